@@ -1,0 +1,155 @@
+# pt2scope build.
+#
+#   make            libpt2scope, build/pt2scope (CLI), build/pt2scoped (daemon)
+#   make run        build and start the daemon on 127.0.0.1:8080 over tests/fixtures
+#   make test       every Check suite, then again under ASan+UBSan, then contract tests
+#   make fixtures   regenerate tests/fixtures/*.pt2 from ../shared/corpus/bins
+#   make bench      benchmarks (never part of make test)
+#
+# Sources are found by wildcard: a new service/lib/foo.c joins the library and
+# a new tests/unit/test_foo.c becomes its own suite without touching this file.
+
+BUILD    ?= build
+SAN      ?=
+CC       ?= cc
+PKGS     := libzip libcjson libmicrohttpd libcurl
+TESTPKGS := check
+
+# Debian packages that provide the pkg-config modules and tools above.
+DEB_PKGS := build-essential pkg-config libzip-dev libcjson-dev libmicrohttpd-dev \
+            libcurl4-openssl-dev check curl python3 nodejs npm
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
+            -Wmissing-prototypes -Wvla -Wno-unused-parameter
+CFLAGS   ?= -O2 -g
+ifeq ($(SAN),1)
+CFLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+            -fno-sanitize-recover=undefined
+LDSAN    := -fsanitize=address,undefined
+endif
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHK_CFLAGS = $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
+CHK_LIBS   = $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) \
+             -Iservice/include -Iservice/lib -Iservice/daemon -Itests/support $(PKG_CFLAGS) -MMD -MP
+LIBS       = $(PKG_LIBS) -lpthread -ldl -lm
+
+LIB_SRC    := $(sort $(wildcard service/lib/*.c))
+CLI_SRC    := $(sort $(wildcard service/cli/*.c))
+DMN_SRC    := $(sort $(wildcard service/daemon/*.c))
+SUP_SRC    := $(sort $(filter-out tests/support/fakecuda.c,$(wildcard tests/support/*.c)))
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+HTTP_SRC   := $(sort $(wildcard tests/http/test_*.c))
+
+LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+DMN_OBJ    := $(DMN_SRC:%.c=$(BUILD)/obj/%.o)
+# The daemon's objects minus main() are linked into the HTTP suites.
+DMN_CORE   := $(filter-out $(BUILD)/obj/service/daemon/main.o,$(DMN_OBJ))
+SUP_OBJ    := $(SUP_SRC:%.c=$(BUILD)/obj/%.o)
+UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+HTTP_BIN   := $(HTTP_SRC:tests/http/%.c=$(BUILD)/tests/%)
+LIBA       := $(BUILD)/libpt2scope.a
+FAKECUDA   := $(BUILD)/fakecuda/libcuda.so.1
+
+.PHONY: all deps run test test-unit test-san test-contract test-shell fixtures bench \
+        format format-check clean lint
+all: deps $(LIBA) $(BUILD)/pt2scope $(BUILD)/pt2scoped
+
+# --- dependencies ----------------------------------------------------------
+# Installs what is missing when run as root; otherwise prints the command.
+deps:
+	@missing=""; \
+	for p in $(PKGS) $(TESTPKGS); do pkg-config --exists $$p || missing="$$missing $$p"; done; \
+	for t in curl python3 npm; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "pt2scope: missing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS) \
+	      >/dev/null || exit 1; \
+	  else \
+	    echo "run as root: apt-get update && apt-get install -y $(DEB_PKGS)"; exit 1; \
+	  fi; \
+	fi
+
+# --- objects and programs --------------------------------------------------
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CHK_CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/pt2scope: $(CLI_OBJ) $(LIBA)
+	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(LIBA) $(LIBS)
+
+$(BUILD)/pt2scoped: $(DMN_OBJ) $(LIBA)
+	$(CC) $(LDSAN) -o $@ $(DMN_OBJ) $(LIBA) $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUP_OBJ) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDSAN) -o $@ $< $(SUP_OBJ) $(LIBA) $(CHK_LIBS) $(LIBS)
+
+$(HTTP_BIN): $(BUILD)/tests/%: $(BUILD)/obj/tests/http/%.o $(SUP_OBJ) $(DMN_CORE) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDSAN) -o $@ $< $(SUP_OBJ) $(DMN_CORE) $(LIBA) $(CHK_LIBS) $(LIBS)
+
+# Stand-in CUDA driver used by the probe tests (never the real one).
+$(FAKECUDA): tests/support/fakecuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
+
+# --- running ---------------------------------------------------------------
+run: all
+	@echo "pt2scoped on http://127.0.0.1:8080 (model root tests/fixtures). Try:"
+	@echo "  curl -s 'http://127.0.0.1:8080/v1/inspect?path=cuda_sm90a_v8.pt2'"
+	@echo "  curl -s 'http://127.0.0.1:8080/v1/inspect?path=cuda_fatbin_multi.pt2&target=H100&target=8.0'"
+	@echo "  curl -s -X POST --data-binary @tests/fixtures/cpu_x86_64.pt2 \\"
+	@echo "       -H 'Content-Type: application/octet-stream' http://127.0.0.1:8080/v1/inspect"
+	@echo "  curl -s http://127.0.0.1:8080/v1/node"
+	exec $(BUILD)/pt2scoped --listen 127.0.0.1:8080 --model-root tests/fixtures
+
+# --- tests -----------------------------------------------------------------
+# Each suite runs from the repository root; CK_FORK stays on so a crash in one
+# test is reported, not fatal to the suite.
+test-unit: all $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA)
+	@fail=0; for t in $(UNIT_BIN) $(HTTP_BIN); do \
+	  echo "== $$t"; PT2SCOPE_BUILD=$(BUILD) $$t || fail=1; \
+	done; exit $$fail
+
+test-san:
+	$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-unit
+
+test-shell: all
+	@for s in tests/shell/*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; \
+	  PT2SCOPE_BUILD=$(BUILD) bash $$s || exit 1; done
+
+test-contract: all
+	@if [ -f openapi/package.json ]; then $(MAKE) --no-print-directory -C openapi contract BUILD=../$(BUILD); fi
+
+test: deps
+	$(MAKE) --no-print-directory test-unit
+	$(MAKE) --no-print-directory test-shell
+	$(MAKE) --no-print-directory test-san
+	$(MAKE) --no-print-directory test-contract
+	@echo "pt2scope: all test stages passed"
+
+fixtures:
+	python3 tests/fixtures/build.py --bins ../shared/corpus/bins --out tests/fixtures
+
+bench: all
+	@bash tests/bench/run.sh
+
+format:
+	clang-format -i $(LIB_SRC) $(CLI_SRC) $(DMN_SRC) $(wildcard service/*/*.h) \
+	  $(wildcard tests/*/*.c) $(wildcard tests/*/*.h)
+
+format-check:
+	clang-format --dry-run --Werror $(LIB_SRC) $(CLI_SRC) $(DMN_SRC) $(wildcard service/*/*.h)
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,77 @@
+/*
+ * pt2_error.c - status slugs and the first-error-wins error object.
+ *
+ * Slugs double as the problem+json `type` suffix in the daemon, so they are
+ * an interface: never rename one.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pt2_error.h"
+
+void pt2_error_clear(struct pt2_error *err)
+{
+    if (err == NULL)
+        return;
+    err->code = PT2_OK;
+    err->message[0] = '\0';
+}
+
+int pt2_error_set(struct pt2_error *err, int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err == NULL)
+        return code;
+    if (err->code != PT2_OK)
+        return err->code;
+    err->code = code;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof(err->message), fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int pt2_error_copy(struct pt2_error *dst, const struct pt2_error *src)
+{
+    if (dst != NULL && dst->code == PT2_OK && src->code != PT2_OK) {
+        dst->code = src->code;
+        snprintf(dst->message, sizeof(dst->message), "%s", src->message);
+    }
+    return src->code;
+}
+
+const char *pt2_status_slug(int code)
+{
+    switch (code) {
+    case PT2_OK:
+        return "ok";
+    case PT2_ERR_NOMEM:
+        return "internal";
+    case PT2_ERR_IO:
+        return "unreadable";
+    case PT2_ERR_NOT_ZIP:
+        return "not-a-zip";
+    case PT2_ERR_TRUNCATED:
+        return "truncated";
+    case PT2_ERR_NOT_PT2:
+        return "not-a-pt2";
+    case PT2_ERR_ENTRY:
+        return "unreadable-entry";
+    case PT2_ERR_METADATA:
+        return "metadata-invalid";
+    case PT2_ERR_TOO_LARGE:
+        return "too-large";
+    case PT2_ERR_INVALID:
+        return "bad-request";
+    case PT2_ERR_NOT_FOUND:
+        return "not-found";
+    case PT2_ERR_FORMAT:
+        return "bad-binary";
+    case PT2_ERR_UNSUPPORTED:
+        return "unsupported";
+    default:
+        return "internal";
+    }
+}

@@ -1,0 +1,83 @@
+/*
+ * testutil.c - see testutil.h.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+
+uint8_t *tu_read_file(const char *path, size_t *len_out)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = NULL;
+    long n;
+
+    if (f == NULL)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+        goto cleanup;
+    buf = malloc((size_t)n + 1);
+    if (buf == NULL)
+        goto cleanup;
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+        goto cleanup;
+    }
+    buf[n] = 0;
+    if (len_out)
+        *len_out = (size_t)n;
+cleanup:
+    fclose(f);
+    return buf;
+}
+
+const char *tu_fixture(const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "tests/fixtures/%s", name);
+    return buf;
+}
+
+const char *tu_shared(const char *rel, char *buf, size_t len)
+{
+    const char *root = getenv("PT2SCOPE_SHARED");
+    char probe[1024];
+
+    if (root == NULL || root[0] == '\0')
+        root = "../shared";
+    snprintf(probe, sizeof(probe), "%s/%s", root, rel);
+    if (!tu_exists(probe))
+        return NULL;
+    snprintf(buf, len, "%s", probe);
+    return buf;
+}
+
+int tu_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+void tu_skip(const char *what, const char *why)
+{
+    fprintf(stderr, "SKIP %s: %s\n", what, why);
+}
+
+const char *tu_build_dir(void)
+{
+    const char *b = getenv("PT2SCOPE_BUILD");
+    return (b != NULL && b[0] != '\0') ? b : "build";
+}
+
+int tu_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

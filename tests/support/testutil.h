@@ -1,0 +1,38 @@
+/*
+ * testutil.h - helpers shared by the Check suites.
+ *
+ * Paths: suites run from the repository root. Fixtures live in
+ * tests/fixtures/; the shared reference corpus is at $PT2SCOPE_SHARED
+ * (default ../shared) and may be absent, in which case corpus tests skip
+ * with a message rather than fail.
+ */
+#ifndef PT2_TESTUTIL_H
+#define PT2_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Read a whole (small) file; returns malloc'd bytes or NULL. */
+uint8_t *tu_read_file(const char *path, size_t *len_out);
+
+/* "tests/fixtures/<name>" into a static-per-call buffer the caller copies. */
+const char *tu_fixture(const char *name, char *buf, size_t len);
+
+/* Path under the shared folder (e.g. "corpus/bins/cubin_cuda13/sm_90a.cubin"),
+ * or NULL when the shared folder is absent. */
+const char *tu_shared(const char *rel, char *buf, size_t len);
+
+/* 1 when the named file exists. */
+int tu_exists(const char *path);
+
+/* Print "SKIP <suite>: <why>" once to stderr. */
+void tu_skip(const char *what, const char *why);
+
+/* Directory of build outputs ($PT2SCOPE_BUILD, default "build"). */
+const char *tu_build_dir(void);
+
+/* Run Check suite `s` (CK_NORMAL) and return the process exit status. */
+struct Suite;
+int tu_run_suite(struct Suite *s);
+
+#endif
