@@ -51,11 +51,15 @@ SUP_OBJ    := $(SUP_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HTTP_BIN   := $(HTTP_SRC:tests/http/%.c=$(BUILD)/tests/%)
 LIBA       := $(BUILD)/libpt2scope.a
-FAKECUDA   := $(BUILD)/fakecuda/libcuda.so.1
+FAKECUDA   := $(BUILD)/fakecuda/libcuda.so.1 $(BUILD)/fakecuda/old/libcuda.so.1
 
 .PHONY: all deps run test test-unit test-san test-contract test-shell fixtures bench \
         format format-check clean lint
-all: deps $(LIBA) $(BUILD)/pt2scope $(BUILD)/pt2scoped
+PROGRAMS   := $(BUILD)/pt2scope
+ifneq ($(wildcard service/daemon/main.c),)
+PROGRAMS   += $(BUILD)/pt2scoped
+endif
+all: deps $(LIBA) $(PROGRAMS)
 
 # --- dependencies ----------------------------------------------------------
 # Installs what is missing when run as root; otherwise prints the command.
@@ -97,9 +101,13 @@ $(HTTP_BIN): $(BUILD)/tests/%: $(BUILD)/obj/tests/http/%.o $(SUP_OBJ) $(DMN_CORE
 	$(CC) $(LDSAN) -o $@ $< $(SUP_OBJ) $(DMN_CORE) $(LIBA) $(CHK_LIBS) $(LIBS)
 
 # Stand-in CUDA driver used by the probe tests (never the real one).
-$(FAKECUDA): tests/support/fakecuda.c
+$(BUILD)/fakecuda/libcuda.so.1: tests/support/fakecuda.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
+
+$(BUILD)/fakecuda/old/libcuda.so.1: tests/support/fakecuda.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DFAKECUDA_OLD_API -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
 
 # --- running ---------------------------------------------------------------
 run: all

@@ -137,6 +137,14 @@ int pt2_driver_version_parse(const char *text, int *out, struct pt2_error *err);
 int pt2_package_check_device(const pt2_package *pkg, const struct pt2_device *dev,
                              struct pt2_verdict_result *out, struct pt2_error *err);
 
+/*
+ * Host CPU verdict: `machine` as uname reports it ("x86_64", "aarch64") and the
+ * node's CPU features in /proc/cpuinfo spelling ("avx2", "avx512f", "asimd").
+ */
+int pt2_package_check_cpu(const pt2_package *pkg, const char *machine,
+                          const char *const *features, size_t nfeatures,
+                          struct pt2_verdict_result *out, struct pt2_error *err);
+
 /* "compatible", "compatible-ptx-jit", "incompatible". */
 const char *pt2_verdict_name(int verdict);
 

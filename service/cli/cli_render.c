@@ -1,0 +1,149 @@
+/*
+ * cli_render.c - human-readable rendering of the inspection document.
+ *
+ * Design: the CLI renders the same JSON document the daemon serves, so the
+ * two can never disagree; this file only lays it out for a terminal.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char *str_or(const cJSON *o, const char *key, const char *dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
+static double num_or(const cJSON *o, const char *key, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* "a, b, c" from a JSON string array. */
+static void join(const cJSON *arr, char *buf, size_t len)
+{
+    const cJSON *it;
+    size_t used = 0;
+
+    buf[0] = '\0';
+    cJSON_ArrayForEach(it, arr)
+    {
+        int n;
+        if (!cJSON_IsString(it))
+            continue;
+        n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", it->valuestring);
+        if (n < 0 || (size_t)n >= len - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
+static void render_tensors(FILE *f, const char *title, const cJSON *arr)
+{
+    const cJSON *t;
+
+    if (cJSON_GetArraySize(arr) == 0)
+        return;
+    fprintf(f, "%s\n", title);
+    cJSON_ArrayForEach(t, arr)
+    {
+        const char *desc = str_or(t, "description", "");
+        fprintf(f, "  %-16s %-10s %s%s%s\n", str_or(t, "name", "?"), str_or(t, "dtype", "?"),
+                str_or(t, "shape_description", "?"), desc[0] ? "  " : "", desc);
+    }
+}
+
+static void render_kernels(FILE *f, const cJSON *arr)
+{
+    const cJSON *k;
+
+    if (cJSON_GetArraySize(arr) == 0)
+        return;
+    fprintf(f, "Kernels\n");
+    cJSON_ArrayForEach(k, arr)
+    {
+        const char *kind = str_or(k, "kind", "?");
+        char extra[160] = "";
+
+        if (strcmp(kind, "sass") == 0) {
+            const cJSON *abi = cJSON_GetObjectItemCaseSensitive(k, "abi_version");
+            const cJSON *stub = cJSON_GetObjectItemCaseSensitive(k, "link_stub");
+            snprintf(extra, sizeof(extra), "ELF ABI v%d, CUDA %s%s%s",
+                     cJSON_IsNumber(abi) ? abi->valueint : 0, str_or(k, "toolkit", "?"),
+                     cJSON_IsTrue(stub) ? ", device-link stub" : "",
+                     str_or(k, "virtual_arch", NULL) ? "" : "");
+        } else if (strcmp(kind, "ptx") == 0) {
+            snprintf(extra, sizeof(extra), "PTX ISA %s", str_or(k, "ptx_isa", "?"));
+        } else if (strcmp(kind, "hsaco") == 0) {
+            snprintf(extra, sizeof(extra), "%s", str_or(k, "gpu_description", ""));
+        }
+        fprintf(f, "  %-14s %-6s %-10s %s  [%s%s%s]\n", str_or(k, "target", "?"), kind,
+                str_or(k, "container", "?"), extra, str_or(k, "source", "?"),
+                str_or(k, "symbol", NULL) ? " " : "", str_or(k, "symbol", ""));
+    }
+}
+
+void cli_render_inspect(FILE *f, const cJSON *doc)
+{
+    const cJSON *pkg = cJSON_GetObjectItemCaseSensitive(doc, "package");
+    const cJSON *arch = cJSON_GetObjectItemCaseSensitive(doc, "arch");
+    const cJSON *meta = cJSON_GetObjectItemCaseSensitive(doc, "metadata");
+    const cJSON *models = cJSON_GetObjectItemCaseSensitive(doc, "models");
+    const cJSON *warn = cJSON_GetObjectItemCaseSensitive(doc, "warnings");
+    const cJSON *isa = cJSON_GetObjectItemCaseSensitive(arch, "cpu_isa");
+    const cJSON *aoti = cJSON_GetObjectItemCaseSensitive(meta, "aoti");
+    const cJSON *m, *it;
+    char buf[1024];
+
+    fprintf(f, "Package     %s (%.0f bytes, %s layout%s%s%s)\n", str_or(pkg, "name", "?"),
+            num_or(pkg, "size", 0), str_or(pkg, "layout", "?"),
+            str_or(pkg, "prefix", NULL) ? ", prefix " : "", str_or(pkg, "prefix", ""),
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pkg, "zip64")) ? ", zip64" : "");
+    fprintf(f, "Format      archive_format %s, %.0f entries\n", str_or(pkg, "archive_format", "-"),
+            num_or(pkg, "entries", 0));
+    cJSON_ArrayForEach(m, models)
+    {
+        join(cJSON_GetObjectItemCaseSensitive(m, "targets"), buf, sizeof(buf));
+        fprintf(f, "Model dir   %s (device %s%s%s)\n", str_or(m, "name", "?"),
+                str_or(m, "device_key", "unknown"), buf[0] ? ", targets " : "", buf);
+    }
+    if (str_or(arch, "cuda_compute_capability", NULL) != NULL)
+        fprintf(f, "GPU         compute capability %s: %s\n",
+                str_or(arch, "cuda_compute_capability", ""),
+                str_or(arch, "cuda_gpu_description", ""));
+    join(cJSON_GetObjectItemCaseSensitive(arch, "cuda_targets"), buf, sizeof(buf));
+    if (buf[0])
+        fprintf(f, "CUDA        %s\n", buf);
+    join(cJSON_GetObjectItemCaseSensitive(arch, "amd_targets"), buf, sizeof(buf));
+    if (buf[0])
+        fprintf(f, "AMD         %s\n", buf);
+    if (str_or(arch, "cpu_description", NULL) != NULL)
+        fprintf(f, "CPU         %s\n", str_or(arch, "cpu_description", ""));
+    if (cJSON_IsObject(isa)) {
+        join(cJSON_GetObjectItemCaseSensitive(isa, "required_features"), buf, sizeof(buf));
+        fprintf(f, "CPU ISA     %s (from %s)%s%s%s%s\n", str_or(isa, "display", "unknown"),
+                str_or(isa, "source", "?"), str_or(isa, "march", NULL) ? ", -march=" : "",
+                str_or(isa, "march", ""), buf[0] ? "; needs " : "", buf);
+    }
+    render_kernels(f, cJSON_GetObjectItemCaseSensitive(arch, "kernels"));
+    if (str_or(meta, "model", NULL) != NULL)
+        fprintf(f, "Model       %s\n", str_or(meta, "model", ""));
+    render_tensors(f, "Inputs", cJSON_GetObjectItemCaseSensitive(meta, "inputs"));
+    render_tensors(f, "Outputs", cJSON_GetObjectItemCaseSensitive(meta, "outputs"));
+    if (cJSON_IsObject(aoti)) {
+        fprintf(f, "AOTI metadata\n");
+        cJSON_ArrayForEach(it, aoti)
+        {
+            if (cJSON_IsString(it))
+                fprintf(f, "  %s = %s\n", it->string, it->valuestring);
+        }
+    }
+    cJSON_ArrayForEach(it, warn)
+    {
+        if (cJSON_IsString(it))
+            fprintf(f, "Warning     %s\n", it->valuestring);
+    }
+    fprintf(f, "Bytes read  %.0f\n", num_or(doc, "bytes_read", 0));
+}

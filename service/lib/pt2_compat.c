@@ -1,0 +1,961 @@
+/*
+ * pt2_compat.c - GPU and CPU verdicts, target and driver-version parsing.
+ *
+ * The verdict functions never allocate: target lists for messages are
+ * collected into a small fixed array (PT2_COMPAT_NAMES_MAX distinct names;
+ * the rest are counted as "N more"), and every sentence goes through a
+ * bounded appender into the fixed-size reason. User text echoed into an
+ * error message (a bad target, a bad device key) is cut short and stripped
+ * of control characters so a message stays one line.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2_compat.h"
+#include "pt2_desc.h"
+#include "pt2_isa.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+#define PT2_COMPAT_NAMES_MAX 24       /* distinct targets named in one reason */
+#define PT2_COMPAT_NODE_FEATURES_MAX 4096
+#define PT2_COMPAT_ECHO_MAX 48        /* bytes of user text echoed in messages */
+
+/* ---- text helpers ---------------------------------------------------------- */
+
+struct sbuf {
+    char *buf;
+    size_t cap, len;
+};
+
+static void sb_init(struct sbuf *b, char *buf, size_t cap)
+{
+    b->buf = buf;
+    b->cap = cap;
+    b->len = 0;
+    if (cap > 0)
+        buf[0] = '\0';
+}
+
+static void sb_add(struct sbuf *b, const char *fmt, ...) PT2_PRINTF(2, 3);
+
+static void sb_add(struct sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (b->cap == 0 || b->len >= b->cap - 1)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(b->buf + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    b->len += (size_t)n;
+    if (b->len > b->cap - 1)
+        b->len = b->cap - 1;
+}
+
+static char lower(char c)
+{
+    return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int streq_nocase(const char *a, const char *b)
+{
+    for (; *a != '\0' && *b != '\0'; a++, b++)
+        if (lower(*a) != lower(*b))
+            return 0;
+    return *a == *b;
+}
+
+/* Printable, bounded copy of user text for messages. */
+static void echo(char *dst, size_t cap, const char *s)
+{
+    size_t i = 0;
+
+    for (; s != NULL && *s != '\0' && i + 1 < cap && i < PT2_COMPAT_ECHO_MAX; s++)
+        dst[i++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
+    dst[i] = '\0';
+}
+
+/* Copy s without leading/trailing blanks into dst; 0 if it does not fit. */
+static int trim_copy(char *dst, size_t cap, const char *s)
+{
+    size_t n;
+
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        n--;
+    if (n >= cap)
+        return 0;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+    return 1;
+}
+
+/* Decimal digits only, no sign; -1 if not a number in [0, max]. */
+static long parse_uint(const char *s, const char **end, long max)
+{
+    char *e;
+    long v;
+
+    if (!is_digit(*s))
+        return -1;
+    errno = 0;
+    v = strtol(s, &e, 10);
+    if (errno == ERANGE || v < 0 || v > max)
+        return -1;
+    *end = e;
+    return v;
+}
+
+/* 12040 -> "12.4". */
+static const char *cuda_text(int v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+    return buf;
+}
+
+/* ---- public: names and parsing ------------------------------------------------ */
+
+const char *pt2_verdict_name(int verdict)
+{
+    switch (verdict) {
+    case PT2_COMPATIBLE:
+        return "compatible";
+    case PT2_COMPATIBLE_PTX_JIT:
+        return "compatible-ptx-jit";
+    case PT2_INCOMPATIBLE:
+        return "incompatible";
+    default:
+        return "unknown";
+    }
+}
+
+int pt2_driver_version_parse(const char *text, int *out, struct pt2_error *err)
+{
+    char t[32], shown[PT2_COMPAT_ECHO_MAX + 1];
+    const char *p;
+    long major, minor = 0, v;
+
+    if (out != NULL)
+        *out = 0;
+    if (text == NULL || out == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "no CUDA driver version given");
+    echo(shown, sizeof(shown), text);
+    if (!trim_copy(t, sizeof(t), text) || (v = parse_uint(t, &p, 99999)) < 0)
+        goto bad;
+    if (*p == '.') {
+        /* "12.4" or "12.4.1" (the patch level does not matter). */
+        major = v;
+        if ((minor = parse_uint(p + 1, &p, 99)) < 0)
+            goto bad;
+        if (*p == '.' && parse_uint(p + 1, &p, 9999) < 0)
+            goto bad;
+        if (*p != '\0' || major < 1 || major > 99)
+            goto bad;
+        *out = (int)(major * 1000 + minor * 10);
+        return PT2_OK;
+    }
+    if (*p != '\0')
+        goto bad;
+    if (v >= 1 && v <= 99) {
+        *out = (int)(v * 1000);
+        return PT2_OK;
+    }
+    if (v >= 1000) {
+        *out = (int)v;
+        return PT2_OK;
+    }
+bad:
+    return pt2_error_set(err, PT2_ERR_INVALID,
+                         "invalid CUDA driver version '%s': use a CUDA version (12.4) or the "
+                         "cuDriverGetVersion() form (12040)",
+                         shown);
+}
+
+/* "9.0" -> 9, 0. */
+static int parse_cc_dotted(const char *t, int *major, int *minor)
+{
+    const char *p;
+    long ma = parse_uint(t, &p, 99), mi;
+
+    if (ma < 1 || *p != '.' || !is_digit(p[1]) || p[2] != '\0')
+        return 0;
+    mi = p[1] - '0';
+    *major = (int)ma;
+    *minor = (int)mi;
+    return 1;
+}
+
+/* "90", "sm_90a", "SM90", "compute_120f" -> 9, 0 / 12, 0. */
+static int parse_sm(const char *t, int *major, int *minor)
+{
+    static const char *const prefixes[] = {"sm_", "sm", "compute_", "compute"};
+    const char *p = t;
+    size_t i, n;
+    long v;
+
+    for (i = 0; i < NELEM(prefixes); i++) {
+        n = strlen(prefixes[i]);
+        if (strlen(t) > n && strncmp(t, prefixes[i], n) == 0 && is_digit(t[n])) {
+            p = t + n;
+            break;
+        }
+    }
+    if (!is_digit(p[0]) || !is_digit(p[1]))
+        return 0;
+    n = is_digit(p[2]) ? 3 : 2;
+    if (is_digit(p[n]))
+        return 0;
+    if (p[n] != '\0' && !((p[n] == 'a' || p[n] == 'f') && p[n + 1] == '\0'))
+        return 0;
+    v = strtol(p, NULL, 10);
+    if (v < 10)
+        return 0;
+    *major = (int)(v / 10);
+    *minor = (int)(v % 10);
+    return 1;
+}
+
+/* "gfx90a", "gfx90a:xnack-", "gfx942:sramecc+:xnack-" (already lower-case). */
+static int parse_gfx(const char *t)
+{
+    const char *p, *f;
+    size_t n;
+
+    if (strncmp(t, "gfx", 3) != 0 || !is_digit(t[3]))
+        return 0;
+    for (p = t + 3; *p != '\0' && *p != ':'; p++)
+        if (!is_digit(*p) && !(*p >= 'a' && *p <= 'z') && *p != '-')
+            return 0;
+    while (*p == ':') {
+        f = p + 1;
+        n = strcspn(f, ":");
+        if (!((n == 6 && strncmp(f, "xnack", 5) == 0) || (n == 8 && strncmp(f, "sramecc", 7) == 0)))
+            return 0;
+        if (f[n - 1] != '+' && f[n - 1] != '-')
+            return 0;
+        p = f + n;
+    }
+    return 1;
+}
+
+int pt2_target_parse(const char *text, struct pt2_device *out, struct pt2_error *err)
+{
+    char t[128], low[128], shown[PT2_COMPAT_ECHO_MAX + 1];
+    struct pt2_gpu_match m;
+    size_t i;
+    int major, minor;
+
+    if (out == NULL || text == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "no target given");
+    memset(out, 0, sizeof(*out));
+    echo(shown, sizeof(shown), text);
+    if (!trim_copy(t, sizeof(t), text))
+        return pt2_error_set(err, PT2_ERR_INVALID, "target '%s...' is too long (at most %zu bytes)",
+                             shown, sizeof(t) - 1);
+    if (t[0] == '\0')
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "empty target: use a compute capability (9.0), an SM (sm_90a), a "
+                             "GPU name (H100) or an AMD gfx target (gfx90a)");
+    for (i = 0; t[i] != '\0'; i++)
+        low[i] = lower(t[i]);
+    low[i] = '\0';
+
+    if (parse_cc_dotted(low, &major, &minor) || parse_sm(low, &major, &minor)) {
+        out->cc_major = major;
+        out->cc_minor = minor;
+        snprintf(out->name, sizeof(out->name), "compute capability %d.%d", major, minor);
+        return PT2_OK;
+    }
+    if (parse_gfx(low)) {
+        if (strlen(low) >= sizeof(out->gfx))
+            return pt2_error_set(err, PT2_ERR_INVALID, "AMD target '%s' is too long", shown);
+        snprintf(out->gfx, sizeof(out->gfx), "%s", low);
+        snprintf(out->name, sizeof(out->name), "AMD %s", low);
+        return PT2_OK;
+    }
+    if (pt2_desc_gpu_lookup(t, &m) == PT2_OK) {
+        if (m.vendor == PT2_VENDOR_AMD) {
+            snprintf(out->gfx, sizeof(out->gfx), "%s", m.gfx);
+            snprintf(out->name, sizeof(out->name), "AMD %s (%s)", m.product, m.gfx);
+        } else {
+            out->cc_major = m.cc_major;
+            out->cc_minor = m.cc_minor;
+            snprintf(out->name, sizeof(out->name), "NVIDIA %s (%d.%d)", m.product, m.cc_major,
+                     m.cc_minor);
+        }
+        return PT2_OK;
+    }
+    return pt2_error_set(err, PT2_ERR_INVALID,
+                         "unknown target '%s': use a compute capability (9.0), an SM (sm_90a), a "
+                         "GPU name (H100) or an AMD gfx target (gfx90a)",
+                         shown);
+}
+
+/* ---- driver requirements ------------------------------------------------------ */
+
+static const struct {
+    unsigned major, minor;
+    int cuda;
+} ptx_isa[] = {
+    {6, 0, 9000},   {6, 1, 9010},   {6, 2, 9020},   {6, 3, 10000},  {6, 4, 10010},
+    {6, 5, 10020},  {7, 0, 11000},  {7, 1, 11010},  {7, 2, 11020},  {7, 3, 11030},
+    {7, 4, 11040},  {7, 5, 11050},  {7, 6, 11060},  {7, 7, 11070},  {7, 8, 11080},
+    {8, 0, 12000},  {8, 1, 12010},  {8, 2, 12020},  {8, 3, 12030},  {8, 4, 12040},
+    {8, 5, 12050},  {8, 6, 12070},  {8, 7, 12080},  {8, 8, 12090},  {9, 0, 13000},
+};
+
+int pt2_compat_ptx_min_driver(unsigned ptx_major, unsigned ptx_minor)
+{
+    size_t i;
+
+    if (ptx_major == 0)
+        return 0;
+    /* The first release at or above this ISA (an ISA between rows is newer). */
+    for (i = 0; i < NELEM(ptx_isa); i++)
+        if (ptx_isa[i].major > ptx_major ||
+            (ptx_isa[i].major == ptx_major && ptx_isa[i].minor >= ptx_minor))
+            return ptx_isa[i].cuda;
+    /* Past the table: PTX x.y has shipped with CUDA (x+4).y since 9.0. */
+    if (ptx_major > 99 || ptx_minor > 9)
+        return 0;
+    return (int)((ptx_major + 4) * 1000 + ptx_minor * 10);
+}
+
+/* Driver a GPU needs at all (docs §7e); 0 = no floor worth checking. */
+static int device_min_driver(int major, int minor)
+{
+    int cc = major * 10 + minor;
+
+    if (cc == 110)
+        return 13000;
+    if (cc == 103 || cc == 121)
+        return 12090;
+    if (cc == 100 || cc == 101 || cc == 120)
+        return 12080;
+    return 0;
+}
+
+/* ---- target lists for messages ---------------------------------------------------- */
+
+struct name_entry {
+    int rank; /* kind order: cubins, PTX, AMD, Intel */
+    unsigned sm;
+    int variant;
+    char name[72];
+};
+
+struct name_list {
+    struct name_entry v[PT2_COMPAT_NAMES_MAX];
+    size_t n, more;
+};
+
+static int kind_rank(int kind)
+{
+    switch (kind) {
+    case PT2_KERNEL_SASS:
+        return 0;
+    case PT2_KERNEL_PTX:
+        return 1;
+    case PT2_KERNEL_HSACO:
+        return 2;
+    default:
+        return 3;
+    }
+}
+
+static int variant_rank(char v)
+{
+    return v == 0 ? 0 : v == 'a' ? 1 : 2;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    const struct name_entry *x = a, *y = b;
+
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if (x->sm != y->sm)
+        return x->sm < y->sm ? -1 : 1;
+    if (x->variant != y->variant)
+        return x->variant < y->variant ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static void names_add(struct name_list *nl, const struct pt2_kernel *k)
+{
+    struct name_entry e;
+    size_t i;
+
+    memset(&e, 0, sizeof(e));
+    e.rank = kind_rank(k->kind);
+    e.sm = k->sm;
+    e.variant = variant_rank(k->variant);
+    pt2_kernel_target_name(k, e.name, sizeof(e.name));
+    for (i = 0; i < nl->n; i++)
+        if (strcmp(nl->v[i].name, e.name) == 0)
+            return;
+    if (nl->n == PT2_COMPAT_NAMES_MAX) {
+        nl->more++;
+        return;
+    }
+    nl->v[nl->n++] = e;
+}
+
+static void names_print(struct sbuf *b, struct name_list *nl)
+{
+    size_t i;
+
+    qsort(nl->v, nl->n, sizeof(nl->v[0]), name_cmp);
+    for (i = 0; i < nl->n; i++)
+        sb_add(b, "%s%s", i ? ", " : "", nl->v[i].name);
+    if (nl->more)
+        sb_add(b, " and %zu more", nl->more);
+}
+
+/* A kernel that counts: device-link stubs carry no kernels. */
+static int has_code(const struct pt2_kernel *k)
+{
+    return !(k->kind == PT2_KERNEL_SASS && k->has_code == 0);
+}
+
+/* ---- GPU verdicts ------------------------------------------------------------------- */
+
+/* SM 101 was Thor's number before CUDA 13 renamed it 110. */
+static unsigned canon_sm(unsigned sm)
+{
+    return sm == 101 ? 110 : sm;
+}
+
+static int nv_matches(const struct pt2_kernel *k, unsigned dcc)
+{
+    unsigned s = canon_sm(k->sm);
+
+    if (k->variant == 'a')
+        return s == dcc;
+    if (k->kind == PT2_KERNEL_SASS || k->variant == 'f')
+        return s / 10 == dcc / 10 && s % 10 <= dcc % 10;
+    return dcc >= s; /* plain PTX: any later GPU, across majors */
+}
+
+struct nv_eval {
+    const struct pt2_kernel *sass;    /* best runnable cubin */
+    int sass_caveat;                  /* it needs CUDA 13 and the driver is unknown */
+    const struct pt2_kernel *sass_v8; /* best cubin refused by a known pre-13 driver */
+    const struct pt2_kernel *ptx;     /* best JIT-able PTX */
+    int ptx_need;                     /* its ISA's CUDA version (0 unknown) */
+    const struct pt2_kernel *ptx_old; /* best PTX too new for the known driver */
+    int ptx_old_need;
+    int any_match;
+};
+
+/* Is cubin a preferable to cubin b (NULL)? Fewer caveats, closer SM, 'a' over plain over 'f'. */
+static int better_sass(const struct pt2_kernel *a, int a_cav, const struct pt2_kernel *b,
+                       int b_cav)
+{
+    static const int vr[3] = {1, 2, 0}; /* plain, 'a', 'f' */
+
+    if (b == NULL)
+        return 1;
+    if (a_cav != b_cav)
+        return a_cav < b_cav;
+    if (canon_sm(a->sm) != canon_sm(b->sm))
+        return canon_sm(a->sm) > canon_sm(b->sm);
+    return vr[variant_rank(a->variant)] > vr[variant_rank(b->variant)];
+}
+
+static void nv_evaluate(const struct pt2_kernel_list *ks, unsigned dcc, int driver,
+                        struct nv_eval *ev)
+{
+    size_t i;
+
+    memset(ev, 0, sizeof(*ev));
+    for (i = 0; ks != NULL && i < ks->n; i++) {
+        const struct pt2_kernel *k = &ks->v[i];
+
+        if ((k->kind != PT2_KERNEL_SASS && k->kind != PT2_KERNEL_PTX) || !has_code(k) ||
+            !nv_matches(k, dcc))
+            continue;
+        ev->any_match = 1;
+        if (k->kind == PT2_KERNEL_SASS) {
+            int v8 = k->abi_version >= 8;
+            if (v8 && driver != 0 && driver < 13000) {
+                if (better_sass(k, 0, ev->sass_v8, 0))
+                    ev->sass_v8 = k;
+            } else if (better_sass(k, v8 && driver == 0, ev->sass, ev->sass_caveat)) {
+                ev->sass = k;
+                ev->sass_caveat = v8 && driver == 0;
+            }
+        } else {
+            int need = pt2_compat_ptx_min_driver(k->ptx_major, k->ptx_minor);
+            if (driver != 0 && need != 0 && driver < need) {
+                if (ev->ptx_old == NULL || need < ev->ptx_old_need) {
+                    ev->ptx_old = k;
+                    ev->ptx_old_need = need;
+                }
+            } else if (ev->ptx == NULL || canon_sm(k->sm) > canon_sm(ev->ptx->sm) ||
+                       (canon_sm(k->sm) == canon_sm(ev->ptx->sm) && need < ev->ptx_need)) {
+                ev->ptx = k;
+                ev->ptx_need = need;
+            }
+        }
+    }
+}
+
+static void reason_targets_only(struct sbuf *b, const struct pt2_kernel_list *ks,
+                                const char *devname, const char *devis)
+{
+    struct name_list nl;
+    size_t i;
+
+    memset(&nl, 0, sizeof(nl));
+    for (i = 0; ks != NULL && i < ks->n; i++)
+        if (has_code(&ks->v[i]))
+            names_add(&nl, &ks->v[i]);
+    sb_add(b, "kernels are ");
+    names_print(b, &nl);
+    if (devis != NULL)
+        sb_add(b, " only; %s is %s", devname, devis);
+    else
+        sb_add(b, " only; %s has no GPU", devname);
+}
+
+static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device *dev,
+                      const char *devname, struct sbuf *b)
+{
+    struct nv_eval ev;
+    char tn[72], tn2[72], c1[16], c2[16], devis[16];
+    int major = dev->cc_major, minor = dev->cc_minor, driver = dev->driver_cuda_version;
+    unsigned dcc = (unsigned)(major * 10 + minor);
+    int floor = device_min_driver(major, minor);
+
+    if (dcc == 101)
+        dcc = 110;
+    snprintf(devis, sizeof(devis), "%d.%d", major, minor);
+    nv_evaluate(ks, dcc, driver, &ev);
+
+    if (ev.any_match && driver != 0 && driver < floor) {
+        sb_add(b, "%s needs a CUDA %s+ driver; this driver supports CUDA %s", devname,
+               cuda_text(floor, c1, sizeof(c1)), cuda_text(driver, c2, sizeof(c2)));
+        return PT2_INCOMPATIBLE;
+    }
+    if (ev.sass != NULL) {
+        sb_add(b, "%s cubin runs on %s", pt2_kernel_target_name(ev.sass, tn, sizeof(tn)),
+               devname);
+        if (ev.sass_caveat)
+            sb_add(b, "; it needs a CUDA 13.0+ driver (ELF ABI v8), driver version unknown");
+        return PT2_COMPATIBLE;
+    }
+    if (ev.sass_v8 != NULL) {
+        sb_add(b,
+               "%s cubins are built with CUDA 13 (ELF ABI v8) and need a CUDA 13.0+ driver; "
+               "this driver supports CUDA %s",
+               pt2_kernel_target_name(ev.sass_v8, tn, sizeof(tn)),
+               cuda_text(driver, c1, sizeof(c1)));
+        if (ev.ptx == NULL && ev.ptx_old == NULL)
+            return PT2_INCOMPATIBLE;
+        sb_add(b, "; ");
+    } else if (ev.ptx != NULL || ev.ptx_old != NULL) {
+        sb_add(b, "no cubin for %s; ", devis);
+    }
+    if (ev.ptx != NULL) {
+        sb_add(b, "%s PTX can be JIT-compiled for %s",
+               pt2_kernel_target_name(ev.ptx, tn, sizeof(tn)), devname);
+        if (driver == 0 && ev.ptx_need != 0)
+            sb_add(b, "; the driver must support PTX ISA %u.%u (CUDA %s+), driver version unknown",
+                   ev.ptx->ptx_major, ev.ptx->ptx_minor, cuda_text(ev.ptx_need, c1, sizeof(c1)));
+        return PT2_COMPATIBLE_PTX_JIT;
+    }
+    if (ev.ptx_old != NULL) {
+        sb_add(b, "%s PTX is ISA %u.%u and needs a CUDA %s+ driver to JIT-compile for %s; "
+                  "this driver supports CUDA %s",
+               pt2_kernel_target_name(ev.ptx_old, tn2, sizeof(tn2)), ev.ptx_old->ptx_major,
+               ev.ptx_old->ptx_minor, cuda_text(ev.ptx_old_need, c1, sizeof(c1)), devname,
+               cuda_text(driver, c2, sizeof(c2)));
+        return PT2_INCOMPATIBLE;
+    }
+    reason_targets_only(b, ks, devname, devis);
+    return PT2_INCOMPATIBLE;
+}
+
+/* Device side of an AMD target id: 0 not named, else PT2_AMD_ON / PT2_AMD_OFF. */
+static int amd_dev_feature(const char *target, const char *feature)
+{
+    const char *p = strchr(target, ':');
+    size_t n = strlen(feature);
+
+    while (p != NULL) {
+        p++;
+        if (strncmp(p, feature, n) == 0 && (p[n] == '+' || p[n] == '-'))
+            return p[n] == '+' ? PT2_AMD_ON : PT2_AMD_OFF;
+        p = strchr(p, ':');
+    }
+    return 0;
+}
+
+static int amd_feature_ok(int kernel, int device)
+{
+    if (kernel != PT2_AMD_ON && kernel != PT2_AMD_OFF)
+        return 1; /* "any" or not supported by the target: runs either way */
+    return device == 0 || kernel == device;
+}
+
+static int amd_verdict(const struct pt2_kernel_list *ks, const struct pt2_device *dev,
+                       const char *devname, struct sbuf *b)
+{
+    size_t i, dn = strcspn(dev->gfx, ":"), kn;
+    int dx = amd_dev_feature(dev->gfx, "xnack"), ds = amd_dev_feature(dev->gfx, "sramecc");
+    char tn[72];
+
+    for (i = 0; ks != NULL && i < ks->n; i++) {
+        const struct pt2_kernel *k = &ks->v[i];
+        const char *g = k->gfx[0] != '\0' ? k->gfx : k->target_id;
+
+        if (k->kind != PT2_KERNEL_HSACO)
+            continue;
+        kn = strcspn(g, ":");
+        if (kn != dn || strncmp(g, dev->gfx, dn) != 0)
+            continue;
+        if (!amd_feature_ok(k->xnack, dx) || !amd_feature_ok(k->sramecc, ds))
+            continue;
+        sb_add(b, "%s code object runs on %s", pt2_kernel_target_name(k, tn, sizeof(tn)),
+               devname);
+        return PT2_COMPATIBLE;
+    }
+    reason_targets_only(b, ks, devname, dev->gfx);
+    return PT2_INCOMPATIBLE;
+}
+
+/* AOTI_COMPUTE_CAPABILITY ("90", "gfx90a") as a stand-in kernel; 0 if not understood. */
+static int meta_kernel(const char *meta_cc, struct pt2_kernel *k)
+{
+    char t[32];
+    const char *p;
+    long v;
+
+    memset(k, 0, sizeof(*k));
+    if (meta_cc == NULL || !trim_copy(t, sizeof(t), meta_cc) || t[0] == '\0')
+        return 0;
+    if ((v = parse_uint(t, &p, 999)) >= 10 && *p == '\0') {
+        k->kind = PT2_KERNEL_SASS;
+        k->sm = (unsigned)v;
+        k->has_code = -1;
+        return 1;
+    }
+    if (parse_gfx(t)) {
+        k->kind = PT2_KERNEL_HSACO;
+        snprintf(k->target_id, sizeof(k->target_id), "%s", t);
+        snprintf(k->gfx, sizeof(k->gfx), "%.*s", (int)strcspn(t, ":"), t);
+        k->xnack = amd_dev_feature(t, "xnack");
+        k->sramecc = amd_dev_feature(t, "sramecc");
+        if (k->xnack == 0)
+            k->xnack = PT2_AMD_ANY;
+        if (k->sramecc == 0)
+            k->sramecc = PT2_AMD_ANY;
+        return 1;
+    }
+    return 0;
+}
+
+static void device_name(const struct pt2_device *dev, char *buf, size_t len)
+{
+    if (dev->name[0] != '\0')
+        snprintf(buf, len, "%.*s", (int)sizeof(dev->name), dev->name);
+    else if (dev->gfx[0] != '\0')
+        snprintf(buf, len, "AMD %.*s", (int)sizeof(dev->gfx), dev->gfx);
+    else if (dev->cc_major > 0)
+        snprintf(buf, len, "compute capability %d.%d", dev->cc_major, dev->cc_minor);
+    else
+        snprintf(buf, len, "this device");
+}
+
+/* Lower-case, bounded, printable copy of AOTI_DEVICE_KEY ("" if absent). */
+static void device_key_norm(const char *key, char *buf, size_t len)
+{
+    size_t i = 0;
+
+    for (; key != NULL && *key != '\0' && i + 1 < len; key++) {
+        char c = lower(*key);
+        buf[i++] = ((c >= 'a' && c <= 'z') || is_digit(c) || c == '_' || c == '-') ? c : '?';
+    }
+    buf[i] = '\0';
+}
+
+int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key,
+                   const char *meta_cc, const struct pt2_device *dev,
+                   struct pt2_verdict_result *out, struct pt2_error *err)
+{
+    struct pt2_kernel synth;
+    struct pt2_kernel_list one;
+    const struct pt2_kernel_list *ks = kernels;
+    struct sbuf b;
+    char devname[160], devis[40], key[17], meta[32];
+    size_t i, ngpu = 0, nother = 0;
+    int is_amd, is_nv, from_meta = 0;
+
+    if (out == NULL || dev == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "GPU check needs a device and a result");
+    memset(out, 0, sizeof(*out));
+    sb_init(&b, out->reason, sizeof(out->reason));
+    device_name(dev, devname, sizeof(devname));
+    device_key_norm(device_key, key, sizeof(key));
+    is_amd = dev->gfx[0] != '\0';
+    is_nv = !is_amd && dev->cc_major > 0;
+    if (is_amd)
+        snprintf(devis, sizeof(devis), "%.*s", (int)sizeof(dev->gfx), dev->gfx);
+    else if (is_nv)
+        snprintf(devis, sizeof(devis), "%d.%d", dev->cc_major, dev->cc_minor);
+    else
+        devis[0] = '\0';
+
+    for (i = 0; kernels != NULL && i < kernels->n; i++) {
+        const struct pt2_kernel *k = &kernels->v[i];
+        if (!has_code(k))
+            continue;
+        if (k->kind == PT2_KERNEL_SASS || k->kind == PT2_KERNEL_PTX ||
+            k->kind == PT2_KERNEL_HSACO)
+            ngpu++;
+        else
+            nother++;
+    }
+
+    if (ngpu == 0) {
+        if (key[0] != '\0' && strcmp(key, "cpu") != 0 && strcmp(key, "cuda") != 0) {
+            sb_add(&b, "package is for %s devices (AOTI_DEVICE_KEY %s); ", key, key);
+            if (is_nv || is_amd)
+                sb_add(&b, "%s is a %s device", devname, is_nv ? "CUDA" : "ROCm");
+            else
+                sb_add(&b, "%s has no GPU", devname);
+            out->verdict = PT2_INCOMPATIBLE;
+            return PT2_OK;
+        }
+        if (nother > 0) {
+            /* Intel kernels without a device key: name them. */
+            reason_targets_only(&b, kernels, devname, devis[0] != '\0' ? devis : NULL);
+            out->verdict = PT2_INCOMPATIBLE;
+            return PT2_OK;
+        }
+        if (key[0] == '\0' || strcmp(key, "cpu") == 0) {
+            if (key[0] == '\0')
+                sb_add(&b, "CPU-only package (no GPU kernels, no AOTI_DEVICE_KEY): runs on the "
+                           "host CPU, needs no GPU");
+            else
+                sb_add(&b, "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs "
+                           "no GPU");
+            out->verdict = PT2_COMPATIBLE;
+            return PT2_OK;
+        }
+        /* A CUDA package whose kernels were not found: trust its metadata. */
+        if (!meta_kernel(meta_cc, &synth)) {
+            echo(meta, sizeof(meta), meta_cc);
+            if (meta_cc == NULL || meta[0] == '\0')
+                sb_add(&b, "no GPU kernels found and no AOTI_COMPUTE_CAPABILITY in the metadata "
+                           "(AOTI_DEVICE_KEY cuda); cannot tell which GPUs it runs on");
+            else
+                sb_add(&b, "no GPU kernels found and AOTI_COMPUTE_CAPABILITY '%s' is not a "
+                           "compute capability (AOTI_DEVICE_KEY cuda); cannot tell which GPUs "
+                           "it runs on",
+                       meta);
+            out->verdict = PT2_INCOMPATIBLE;
+            return PT2_OK;
+        }
+        one.v = &synth;
+        one.n = one.cap = 1;
+        ks = &one;
+        from_meta = 1;
+    }
+
+    if (is_amd) {
+        out->verdict = amd_verdict(ks, dev, devname, &b);
+    } else if (is_nv) {
+        out->verdict = nv_verdict(ks, dev, devname, &b);
+    } else {
+        reason_targets_only(&b, ks, devname, NULL);
+        out->verdict = PT2_INCOMPATIBLE;
+    }
+    if (from_meta) {
+        char tn[72];
+        sb_add(&b, "; no kernel binaries found, so %s is taken from AOTI_COMPUTE_CAPABILITY",
+               pt2_kernel_target_name(&synth, tn, sizeof(tn)));
+    }
+    return PT2_OK;
+}
+
+/* ---- CPU verdicts ------------------------------------------------------------------- */
+
+/* uname -m spellings to one name per architecture. */
+static void machine_norm(const char *m, char *buf, size_t len)
+{
+    static const struct {
+        const char *alias, *name;
+    } aliases[] = {
+        {"amd64", "x86_64"},  {"x86-64", "x86_64"}, {"x64", "x86_64"},   {"arm64", "aarch64"},
+        {"i386", "i686"},     {"i486", "i686"},     {"i586", "i686"},    {"x86", "i686"},
+        {"armv7l", "arm"},    {"armv7", "arm"},     {"armhf", "arm"},    {"ppc64el", "ppc64le"},
+    };
+    char t[32];
+    size_t i = 0;
+
+    for (; m != NULL && *m != '\0' && i + 1 < sizeof(t); m++)
+        t[i++] = (*m >= 0x20 && *m < 0x7f) ? lower(*m) : '?';
+    t[i] = '\0';
+    for (i = 0; i < NELEM(aliases); i++) {
+        if (strcmp(t, aliases[i].alias) == 0) {
+            snprintf(buf, len, "%s", aliases[i].name);
+            return;
+        }
+    }
+    snprintf(buf, len, "%s", t);
+}
+
+static const char *elf_kind(int elf_type)
+{
+    switch (elf_type) {
+    case 1:
+        return "relocatable object";
+    case 2:
+        return "executable";
+    case 3:
+        return "shared object";
+    default:
+        return "ELF file";
+    }
+}
+
+static int node_has(const char *const *feats, size_t n, const char *f)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (feats[i] != NULL && streq_nocase(feats[i], f))
+            return 1;
+    return 0;
+}
+
+/* The strongest vector extension a node reports, for "this CPU has ...". */
+static const char *node_best(const char *const *feats, size_t n)
+{
+    static const char *const ranked[] = {"amx_tile", "avx512f", "avx2", "avx",   "sse4_2",
+                                         "sve2",     "sve",     "asimd", "vxe", "vx"};
+    size_t i;
+
+    for (i = 0; i < NELEM(ranked); i++)
+        if (node_has(feats, n, ranked[i]))
+            return ranked[i];
+    return NULL;
+}
+
+int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *isa,
+                   const char *node_machine, const char *const *node_features, size_t nfeatures,
+                   struct pt2_verdict_result *out, struct pt2_error *err)
+{
+    const char *req[PT2_ISA_FEATURES_MAX], *missing[PT2_ISA_FEATURES_MAX];
+    size_t nreq = 0, nmiss = 0, i;
+    char node[32], hm[32];
+    const char *name, *best;
+    struct sbuf b;
+
+    if (out == NULL || (nfeatures > 0 && node_features == NULL))
+        return pt2_error_set(err, PT2_ERR_INVALID, "CPU check needs a result and a feature list");
+    if (nfeatures > PT2_COMPAT_NODE_FEATURES_MAX)
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "%zu CPU features given, at most %d",
+                             nfeatures, PT2_COMPAT_NODE_FEATURES_MAX);
+    memset(out, 0, sizeof(*out));
+    sb_init(&b, out->reason, sizeof(out->reason));
+    machine_norm(node_machine, node, sizeof(node));
+    out->verdict = PT2_COMPATIBLE;
+
+    /* 1. The host binaries must load on a Linux node of this architecture. */
+    if (hosts == NULL || hosts->n == 0) {
+        sb_add(&b, "no host binary found");
+    } else {
+        const struct pt2_host *h = &hosts->v[0];
+        for (i = 0; i < hosts->n; i++) {
+            const struct pt2_host *x = &hosts->v[i];
+            machine_norm(x->machine, hm, sizeof(hm));
+            if (x->format != PT2_HOST_ELF || (node[0] != '\0' && strcmp(hm, node) != 0)) {
+                h = x;
+                out->verdict = PT2_INCOMPATIBLE;
+                break;
+            }
+        }
+        switch (h->format) {
+        case PT2_HOST_ELF:
+            machine_norm(h->machine, hm, sizeof(hm));
+            sb_add(&b, "package is a Linux %s %s", hm, elf_kind(h->elf_type));
+            break;
+        case PT2_HOST_MACHO:
+            sb_add(&b, "package is a macOS %.*s dylib", (int)sizeof(h->machine), h->machine);
+            break;
+        case PT2_HOST_MACHO_FAT:
+            sb_add(&b, "package is a macOS universal dylib (%.*s)", (int)sizeof(h->machine),
+                   h->machine);
+            break;
+        case PT2_HOST_PE:
+            sb_add(&b, "package is a Windows %.*s DLL", (int)sizeof(h->machine), h->machine);
+            break;
+        default:
+            sb_add(&b, "package has an unrecognised host binary (%.*s)", (int)sizeof(h->machine),
+                   h->machine);
+            out->verdict = PT2_INCOMPATIBLE;
+            break;
+        }
+        if (node[0] != '\0')
+            sb_add(&b, "; this node is Linux %s", node);
+        else
+            sb_add(&b, "; this node's architecture is unknown");
+        if (out->verdict == PT2_INCOMPATIBLE)
+            return PT2_OK;
+    }
+
+    /* 2. Every CPU feature the code was compiled for must be there. */
+    if (isa != NULL)
+        (void)pt2_isa_required_features(isa, req, NELEM(req), &nreq);
+    name = isa != NULL ? pt2_isa_display_name(isa->isa) : "";
+    if (name[0] == '\0')
+        name = "CPU features";
+    if (nreq > 0 && nfeatures == 0) {
+        sb_add(&b, "; it needs %s (", name);
+        for (i = 0; i < nreq; i++)
+            sb_add(&b, "%s%s", i ? ", " : "", req[i]);
+        sb_add(&b, "), this node's CPU features are unknown");
+    } else if (nreq > 0) {
+        for (i = 0; i < nreq; i++)
+            if (!node_has(node_features, nfeatures, req[i]))
+                missing[nmiss++] = req[i];
+        if (nmiss > 0) {
+            sb_init(&b, out->reason, sizeof(out->reason));
+            sb_add(&b, "package needs %s (", name);
+            for (i = 0; i < nmiss; i++)
+                sb_add(&b, "%s%s", i ? ", " : "", missing[i]);
+            best = node_best(node_features, nfeatures);
+            if (best != NULL)
+                sb_add(&b, " missing); this CPU has %s", best);
+            else
+                sb_add(&b, " missing); this CPU has no vector extensions");
+            out->verdict = PT2_INCOMPATIBLE;
+            return PT2_OK;
+        }
+        sb_add(&b, "; it needs %s (", name);
+        for (i = 0; i < nreq; i++)
+            sb_add(&b, "%s%s", i ? ", " : "", req[i]);
+        sb_add(&b, "), all present");
+    }
+    if (pt2_isa_is_native(isa))
+        sb_add(&b, "; built with -march=native, so it may also use other instructions of the "
+                   "build host's CPU");
+    return PT2_OK;
+}

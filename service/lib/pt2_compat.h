@@ -1,0 +1,76 @@
+/*
+ * pt2_compat.h - does a package run on this GPU / this CPU?
+ *
+ * Design: the rules of docs/cuda-elf-facts.md §7 applied to the typed facts
+ * of pt2_model.h, in one place, so the CLI, the daemon's /v1/inspect,
+ * per-node checks and the tests all agree. A verdict is one of
+ * PT2_COMPATIBLE (a cubin / host binary runs as is), PT2_COMPATIBLE_PTX_JIT
+ * (only PTX matches: the driver will JIT-compile it at first load) and
+ * PT2_INCOMPATIBLE, with one sentence that names the package's targets and
+ * the device. The public pt2_target_parse(), pt2_driver_version_parse() and
+ * pt2_verdict_name() of pt2scope.h live in pt2_compat.c as well.
+ *
+ * NVIDIA rules, device CC M.m, kernel SM s (SM 101 and CC 10.1, Thor's
+ * numbering before CUDA 13, are treated as 110 / 11.0):
+ *   cubin sm_s / sm_sf   runs if M == s/10 and m >= s%10
+ *   cubin sm_sa          runs if M.m == s exactly
+ *   PTX compute_s        JIT if M*10+m >= s, and the driver supports its ISA
+ *   PTX compute_sf / _sa JIT as the cubin rules, and the driver supports its ISA
+ * With a known driver version (dev->driver_cuda_version != 0): ELF ABI v8
+ * cubins need CUDA 13.0+, PTX ISA x.y needs the CUDA release that introduced
+ * it (8.4 -> 12.4, 9.0 -> 13.0), and the GPU itself needs a new enough driver
+ * (CC 10.0/12.0 -> 12.8, 10.3/12.1 -> 12.9, 11.0 -> 13.0). An unknown driver
+ * is assumed new enough and the reason says so where it matters.
+ * Device-link stubs (SASS with has_code == 0) are ignored.
+ *
+ * AMD rules: a code object runs on a device with exactly its gfx; an xnack or
+ * sramecc setting of on/off must equal the device's when the device target
+ * names that feature ("gfx90a:xnack-"); "any" always matches.
+ *
+ * Ownership: all inputs are borrowed; results go to caller structs.
+ */
+#ifndef PT2_COMPAT_H
+#define PT2_COMPAT_H
+
+#include <stddef.h>
+
+#include "pt2_model.h"
+
+/*
+ * GPU verdict for the package's kernels on *dev.
+ * device_key: AOTI_DEVICE_KEY ("cpu", "cuda", "xpu", ...) or NULL.
+ * meta_cc:    AOTI_COMPUTE_CAPABILITY ("90", "gfx90a") or NULL; used only
+ *             when no kernel binary was found (it then stands for a plain
+ *             sm_90 cubin or a gfx90a code object).
+ * Without GPU kernels: key "cpu" or no key -> CPU-only, PT2_COMPATIBLE;
+ * another non-CUDA key ("xpu", "mps", "npu") -> PT2_INCOMPATIBLE on an
+ * NVIDIA/AMD device; "cuda" without AOTI_COMPUTE_CAPABILITY ->
+ * PT2_INCOMPATIBLE ("cannot tell").
+ * Returns PT2_OK with *out filled, or PT2_ERR_INVALID for NULL dev/out.
+ * `kernels` may be NULL (= none).
+ */
+int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key,
+                   const char *meta_cc, const struct pt2_device *dev,
+                   struct pt2_verdict_result *out, struct pt2_error *err);
+
+/*
+ * CPU verdict for the package's host binaries on a Linux node.
+ * node_machine: `uname -m` of the node ("x86_64", "aarch64"; "amd64" and
+ *               "arm64" are accepted as the same) or NULL if unknown.
+ * node_features: the node's /proc/cpuinfo flags (any case), or NULL/0 when
+ *               unknown, in which case the ISA is not checked.
+ * Every host binary must be a Linux ELF for the node's machine (a Mach-O
+ * dylib or a Windows DLL never loads on Linux); then every feature of
+ * pt2_isa_required_features(isa) must be present. A -march=native build is
+ * mentioned as a warning but is not by itself a failure. `hosts` and `isa`
+ * may be NULL. Returns PT2_OK with *out filled, or PT2_ERR_INVALID for NULL
+ * out or a nfeatures > 0 with NULL node_features.
+ */
+int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *isa,
+                   const char *node_machine, const char *const *node_features, size_t nfeatures,
+                   struct pt2_verdict_result *out, struct pt2_error *err);
+
+/* Minimum CUDA driver version (12040 form) for PTX ISA major.minor; 0 if unknown. */
+int pt2_compat_ptx_min_driver(unsigned ptx_major, unsigned ptx_minor);
+
+#endif

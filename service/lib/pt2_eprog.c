@@ -1,0 +1,688 @@
+/*
+ * pt2_eprog.c - user I/O specs from an exported program's JSON.
+ *
+ * Sizes that are sympy expressions come as srepr text since torch 2.6
+ * ("Symbol('s0', integer=True, positive=True)"). They are turned into the
+ * form str() would print ("s0", "2*s0 + 1") by a small bounded parser: a
+ * fixed pool of nodes and a depth cap, so hostile text costs O(length) and
+ * anything unexpected simply falls back to the raw string.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2_eprog.h"
+#include "pt2_meta.h"
+
+/* ---- dtype codes ----------------------------------------------------------- */
+
+/* torch/_export/serde/schema.py ScalarType (not c10's numbering). */
+static const struct {
+    int code;
+    const char *name;
+} scalar_types[] = {
+    {0, "unknown"},
+    {1, "uint8"},
+    {2, "int8"},
+    {3, "int16"},
+    {4, "int32"},
+    {5, "int64"},
+    {6, "float16"},
+    {7, "float32"},
+    {8, "float64"},
+    {9, "complex32"},
+    {10, "complex64"},
+    {11, "complex128"},
+    {12, "bool"},
+    {13, "bfloat16"},
+    {28, "uint16"},
+    {29, "float8_e4m3fn"},
+    {30, "float8_e5m2"},
+    {31, "float8_e4m3fnuz"},
+    {32, "float8_e5m2fnuz"},
+};
+
+const char *pt2_eprog_dtype_name(int64_t code, char *buf, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(scalar_types) / sizeof(scalar_types[0]); i++) {
+        if (scalar_types[i].code == code) {
+            snprintf(buf, len, "%s", scalar_types[i].name);
+            return buf;
+        }
+    }
+    snprintf(buf, len, "unknown(%lld)", (long long)code);
+    return buf;
+}
+
+/* ---- sympy expressions ----------------------------------------------------- */
+
+#define EXPR_NODES_MAX 128
+#define EXPR_DEPTH_MAX 32
+#define EXPR_TEXT_MAX 512
+
+enum node_kind { N_INT, N_SYM, N_FUNC };
+
+struct node {
+    int kind;
+    const char *name; /* symbol or function name, not NUL-terminated */
+    size_t name_len;
+    long long value; /* N_INT */
+    int child, next; /* first argument, next sibling; -1 = none */
+};
+
+struct xparse {
+    const char *s;
+    size_t i;
+    struct node nodes[EXPR_NODES_MAX];
+    int n;
+};
+
+static void skip_ws(struct xparse *p)
+{
+    while (p->s[p->i] == ' ')
+        p->i++;
+}
+
+static int is_ident_start(char c)
+{
+    return isalpha((unsigned char)c) || c == '_';
+}
+
+static int is_ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+static int new_node(struct xparse *p, int kind)
+{
+    struct node *nd;
+
+    if (p->n >= EXPR_NODES_MAX)
+        return -1;
+    nd = &p->nodes[p->n];
+    memset(nd, 0, sizeof(*nd));
+    nd->kind = kind;
+    nd->child = nd->next = -1;
+    return p->n++;
+}
+
+static int parse_expr(struct xparse *p, int depth);
+
+/* Integer literal with an optional sign; -1 on overflow or no digits. */
+static int parse_int(struct xparse *p)
+{
+    const char *start = p->s + p->i;
+    char *end;
+    long long v;
+    int id;
+
+    if (!isdigit((unsigned char)start[start[0] == '-']))
+        return -1;
+    errno = 0;
+    v = strtoll(start, &end, 10);
+    if (errno == ERANGE || (id = new_node(p, N_INT)) < 0)
+        return -1;
+    p->nodes[id].value = v;
+    p->i += (size_t)(end - start);
+    return id;
+}
+
+/* `Name(args)` or a bare identifier; `key=value` arguments are dropped and
+ * Symbol('x', ...) / Integer(n) collapse to leaves. */
+static int parse_call(struct xparse *p, int depth)
+{
+    const char *name = p->s + p->i;
+    size_t nlen = 0;
+    int id, arg, last = -1;
+
+    while (is_ident_char(name[nlen]))
+        nlen++;
+    p->i += nlen;
+    skip_ws(p);
+    if (p->s[p->i] != '(') {
+        if ((id = new_node(p, N_SYM)) < 0)
+            return -1;
+        p->nodes[id].name = name;
+        p->nodes[id].name_len = nlen;
+        return id;
+    }
+    p->i++;
+    if (nlen == 6 && strncmp(name, "Symbol", 6) == 0) {
+        char q;
+        size_t start;
+
+        skip_ws(p);
+        q = p->s[p->i];
+        if (q != '\'' && q != '"')
+            return -1;
+        start = ++p->i;
+        while (p->s[p->i] != '\0' && p->s[p->i] != q)
+            p->i++;
+        if (p->s[p->i] != q || p->i == start || (id = new_node(p, N_SYM)) < 0)
+            return -1;
+        p->nodes[id].name = p->s + start;
+        p->nodes[id].name_len = p->i - start;
+        p->i++;
+        /* The assumptions (integer=True, ...) say nothing about the size. */
+        while (p->s[p->i] != '\0' && p->s[p->i] != ')')
+            p->i++;
+        if (p->s[p->i] != ')')
+            return -1;
+        p->i++;
+        return id;
+    }
+    if (nlen == 7 && strncmp(name, "Integer", 7) == 0) {
+        skip_ws(p);
+        id = parse_int(p);
+        skip_ws(p);
+        if (id < 0 || p->s[p->i] != ')')
+            return -1;
+        p->i++;
+        return id;
+    }
+    if ((id = new_node(p, N_FUNC)) < 0)
+        return -1;
+    p->nodes[id].name = name;
+    p->nodes[id].name_len = nlen;
+    for (;;) {
+        skip_ws(p);
+        if (p->s[p->i] == ')') {
+            p->i++;
+            return id;
+        }
+        arg = parse_expr(p, depth + 1);
+        if (arg < 0)
+            return -1;
+        skip_ws(p);
+        if (p->s[p->i] == '=') { /* keyword argument: drop it */
+            p->i++;
+            skip_ws(p);
+            if (parse_expr(p, depth + 1) < 0)
+                return -1;
+            skip_ws(p);
+        } else if (last < 0) {
+            p->nodes[id].child = arg;
+            last = arg;
+        } else {
+            p->nodes[last].next = arg;
+            last = arg;
+        }
+        if (p->s[p->i] == ',')
+            p->i++;
+        else if (p->s[p->i] != ')')
+            return -1;
+    }
+}
+
+static int parse_expr(struct xparse *p, int depth)
+{
+    char c;
+
+    if (depth > EXPR_DEPTH_MAX)
+        return -1;
+    skip_ws(p);
+    c = p->s[p->i];
+    if (c == '-' || isdigit((unsigned char)c))
+        return parse_int(p);
+    if (is_ident_start(c))
+        return parse_call(p, depth);
+    return -1;
+}
+
+struct xout {
+    char buf[EXPR_TEXT_MAX];
+    size_t pos;
+    int overflow;
+};
+
+static void put(struct xout *o, const char *s, size_t n)
+{
+    if (o->pos + n >= sizeof(o->buf)) {
+        o->overflow = 1;
+        return;
+    }
+    memcpy(o->buf + o->pos, s, n);
+    o->pos += n;
+    o->buf[o->pos] = '\0';
+}
+
+static void puts_(struct xout *o, const char *s)
+{
+    put(o, s, strlen(s));
+}
+
+static int is_func(const struct xparse *p, int id, const char *name)
+{
+    const struct node *nd = &p->nodes[id];
+    return nd->kind == N_FUNC && nd->name_len == strlen(name) &&
+           strncmp(nd->name, name, nd->name_len) == 0;
+}
+
+/* A term printed after " - " in a sum: a negative integer or -1*x. */
+static int is_negative(const struct xparse *p, int id)
+{
+    const struct node *nd = &p->nodes[id];
+
+    if (nd->kind == N_INT)
+        return nd->value < 0;
+    return is_func(p, id, "Mul") && nd->child >= 0 && p->nodes[nd->child].kind == N_INT &&
+           p->nodes[nd->child].value < 0;
+}
+
+enum { CTX_TOP, CTX_SUM, CTX_PRODUCT, CTX_POWER };
+
+static void render(const struct xparse *p, int id, int ctx, int negate, struct xout *o);
+
+/* Mul(Integer(-1), x) -> "-x"; Mul(Integer(2), x) -> "2*x". */
+static void render_product(const struct xparse *p, int id, int negate, struct xout *o)
+{
+    int c = p->nodes[id].child, first = 1;
+    char num[32];
+
+    if (c >= 0 && p->nodes[c].kind == N_INT) {
+        long long v = negate ? -p->nodes[c].value : p->nodes[c].value;
+
+        if (v == -1 && p->nodes[c].next >= 0) {
+            puts_(o, "-");
+        } else if (v != 1 || p->nodes[c].next < 0) {
+            snprintf(num, sizeof(num), "%lld", v);
+            puts_(o, num);
+            first = 0;
+        }
+        c = p->nodes[c].next;
+    } else if (negate) {
+        puts_(o, "-");
+    }
+    for (; c >= 0; c = p->nodes[c].next) {
+        if (!first)
+            puts_(o, "*");
+        render(p, c, CTX_PRODUCT, 0, o);
+        first = 0;
+    }
+}
+
+/* Add: symbolic terms first, the constant last, as str() prints it. */
+static void render_sum(const struct xparse *p, int id, struct xout *o)
+{
+    int pass, c, first = 1;
+
+    for (pass = 0; pass < 2; pass++) {
+        for (c = p->nodes[id].child; c >= 0; c = p->nodes[c].next) {
+            if ((p->nodes[c].kind == N_INT) != (pass == 1))
+                continue;
+            if (!first)
+                puts_(o, is_negative(p, c) ? " - " : " + ");
+            render(p, c, CTX_SUM, !first && is_negative(p, c), o);
+            first = 0;
+        }
+    }
+}
+
+static void render(const struct xparse *p, int id, int ctx, int negate, struct xout *o)
+{
+    const struct node *nd = &p->nodes[id];
+    char num[32];
+    int c, paren;
+
+    switch (nd->kind) {
+    case N_INT:
+        paren = nd->value < 0 && !negate && ctx >= CTX_PRODUCT;
+        snprintf(num, sizeof(num), paren ? "(%lld)" : "%lld", negate ? -nd->value : nd->value);
+        puts_(o, num);
+        return;
+    case N_SYM:
+        put(o, nd->name, nd->name_len);
+        return;
+    }
+    if (is_func(p, id, "Add")) {
+        paren = ctx >= CTX_PRODUCT;
+        puts_(o, paren ? "(" : "");
+        render_sum(p, id, o);
+        puts_(o, paren ? ")" : "");
+    } else if (is_func(p, id, "Mul")) {
+        paren = ctx == CTX_POWER;
+        puts_(o, paren ? "(" : "");
+        render_product(p, id, negate, o);
+        puts_(o, paren ? ")" : "");
+    } else if (is_func(p, id, "Pow") && nd->child >= 0 && p->nodes[nd->child].next >= 0) {
+        render(p, nd->child, CTX_POWER, 0, o);
+        puts_(o, "**");
+        render(p, p->nodes[nd->child].next, CTX_POWER, 0, o);
+    } else if (is_func(p, id, "FloorDiv") && nd->child >= 0 && p->nodes[nd->child].next >= 0) {
+        /* torch prints FloorDiv as "(a//b)" whatever the context. */
+        puts_(o, "(");
+        render(p, nd->child, CTX_PRODUCT, 0, o);
+        puts_(o, "//");
+        render(p, p->nodes[nd->child].next, CTX_PRODUCT, 0, o);
+        puts_(o, ")");
+    } else {
+        put(o, nd->name, nd->name_len);
+        puts_(o, "(");
+        for (c = nd->child; c >= 0; c = p->nodes[c].next) {
+            render(p, c, CTX_TOP, 0, o);
+            if (p->nodes[c].next >= 0)
+                puts_(o, ", ");
+        }
+        puts_(o, ")");
+    }
+}
+
+static int all_ident(const char *s)
+{
+    if (!is_ident_start(*s))
+        return 0;
+    while (is_ident_char(*s))
+        s++;
+    return *s == '\0';
+}
+
+static void copy_cut(char *out, size_t len, const char *text)
+{
+    if (len == 0)
+        return;
+    if (strlen(text) < len || len < 4) {
+        snprintf(out, len, "%s", text);
+        return;
+    }
+    snprintf(out, len, "%.*s...", (int)(len - 4), text);
+}
+
+int pt2_eprog_expr_readable(const char *expr, char *out, size_t len)
+{
+    struct xparse p; /* about 5 KiB: fine on any worker thread's stack */
+    struct xout o;
+    const char *text = expr;
+    int root, kind = PT2_EPROG_EXPR_COMPOUND;
+
+    memset(&p, 0, sizeof(p));
+    memset(&o, 0, sizeof(o));
+    p.s = expr;
+    root = parse_expr(&p, 0);
+    skip_ws(&p);
+    if (root >= 0 && p.s[p.i] == '\0') {
+        render(&p, root, CTX_TOP, 0, &o);
+        if (!o.overflow) {
+            text = o.buf;
+            if (p.nodes[root].kind == N_INT)
+                kind = PT2_EPROG_EXPR_INTEGER;
+            else if (p.nodes[root].kind == N_SYM && all_ident(text))
+                kind = PT2_EPROG_EXPR_SYMBOL;
+        }
+    }
+    copy_cut(out, len, text);
+    if (kind != PT2_EPROG_EXPR_COMPOUND && strlen(text) >= len)
+        kind = PT2_EPROG_EXPR_COMPOUND; /* cut text is no longer that symbol */
+    return kind;
+}
+
+/* ---- program --------------------------------------------------------------- */
+
+struct ctx {
+    const char *entry;
+    const cJSON *tensor_values;     /* graph_module.graph.tensor_values */
+    const cJSON *range_constraints; /* may be NULL */
+    struct pt2_error *err;
+};
+
+/* The variant of a union: the one member in the current encoding, the one
+ * non-null member in the old all-variants encoding. NULL if none. */
+static const cJSON *union_pick(const cJSON *u, const char **kind)
+{
+    const cJSON *m;
+
+    if (!cJSON_IsObject(u))
+        return NULL;
+    cJSON_ArrayForEach(m, u)
+    {
+        if (!cJSON_IsNull(m)) {
+            *kind = m->string;
+            return m;
+        }
+    }
+    return NULL;
+}
+
+static const cJSON *member(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* One bound of range_constraints: -1 when unbounded or not a size. */
+static int range_bound(struct ctx *c, const cJSON *v, const char *sym, const char *key,
+                       int64_t *out)
+{
+    int64_t i;
+
+    *out = -1;
+    if (v == NULL || cJSON_IsNull(v) || cJSON_IsString(v))
+        return PT2_OK; /* null, "Infinity", "-Infinity", "oo" */
+    if (!cJSON_IsNumber(v))
+        return pt2_error_set(c->err, PT2_ERR_METADATA,
+                             "%s: range_constraints.%s.%s must be a number or null, got %s",
+                             c->entry, sym, key, pt2_meta_json_type(v));
+    /* Huge values (int_oo as 2^63-2) are beyond exact doubles: unbounded. */
+    if (pt2_tensor_json_int(v, &i) && i >= 0)
+        *out = i;
+    return PT2_OK;
+}
+
+static int apply_range(struct ctx *c, struct pt2_dim *d)
+{
+    const cJSON *r;
+    int rc;
+
+    if (c->range_constraints == NULL)
+        return PT2_OK;
+    r = member(c->range_constraints, d->symbol);
+    if (r == NULL || cJSON_IsNull(r))
+        return PT2_OK;
+    if (!cJSON_IsObject(r))
+        return pt2_error_set(c->err, PT2_ERR_METADATA,
+                             "%s: range_constraints.%s must be an object, got %s", c->entry,
+                             d->symbol, pt2_meta_json_type(r));
+    rc = range_bound(c, member(r, "min_val"), d->symbol, "min_val", &d->min);
+    if (rc == PT2_OK)
+        rc = range_bound(c, member(r, "max_val"), d->symbol, "max_val", &d->max);
+    return rc;
+}
+
+static int parse_symint(struct ctx *c, const cJSON *s, const char *tname, int axis,
+                        struct pt2_dim *d)
+{
+    const char *kind = NULL, *expr = NULL;
+    const cJSON *v = union_pick(s, &kind), *es;
+    char *end;
+    int64_t i;
+
+    d->symbol[0] = '\0';
+    d->min = d->max = -1;
+    if (v == NULL)
+        return pt2_error_set(c->err, PT2_ERR_METADATA,
+                             "%s: tensor_values.%s.sizes[%d] must be a SymInt object", c->entry,
+                             tname, axis);
+    if (strcmp(kind, "as_int") == 0) {
+        if (!pt2_tensor_json_int(v, &i) || i < 0)
+            return pt2_error_set(c->err, PT2_ERR_METADATA,
+                                 "%s: tensor_values.%s.sizes[%d].as_int must be a non-negative "
+                                 "integer",
+                                 c->entry, tname, axis);
+        d->size = i;
+        return PT2_OK;
+    }
+    if (strcmp(kind, "as_expr") != 0)
+        return pt2_error_set(c->err, PT2_ERR_METADATA,
+                             "%s: tensor_values.%s.sizes[%d]: unsupported SymInt form '%s'",
+                             c->entry, tname, axis, kind);
+    /* {"expr_str": ..., "hint": ...}; the oldest writers used a bare string. */
+    es = cJSON_IsString(v) ? v : member(v, "expr_str");
+    if (cJSON_IsString(es))
+        expr = es->valuestring;
+    if (expr == NULL || expr[0] == '\0')
+        return pt2_error_set(c->err, PT2_ERR_METADATA,
+                             "%s: tensor_values.%s.sizes[%d].as_expr.expr_str must be a "
+                             "non-empty string",
+                             c->entry, tname, axis);
+    d->size = -1;
+    switch (pt2_eprog_expr_readable(expr, d->symbol, sizeof(d->symbol))) {
+    case PT2_EPROG_EXPR_INTEGER:
+        errno = 0;
+        i = strtoll(d->symbol, &end, 10);
+        if (errno == 0 && *end == '\0' && i >= 0) {
+            d->size = i;
+            d->symbol[0] = '\0';
+        }
+        return PT2_OK;
+    case PT2_EPROG_EXPR_SYMBOL:
+        return apply_range(c, d);
+    default:
+        return PT2_OK; /* compound: dynamic, no known range */
+    }
+}
+
+static int tensor_from_meta(struct ctx *c, const char *name, const char *role, struct pt2_tensor *t)
+{
+    const cJSON *meta, *sizes, *s;
+    char dtype[32];
+    int64_t code;
+    int n, axis = 0, rc;
+
+    pt2_tensor_init(t);
+    if (strlen(name) >= sizeof(t->name))
+        return pt2_error_set(c->err, PT2_ERR_METADATA,
+                             "%s: %s name '%.40s...' is longer than %zu bytes", c->entry, role,
+                             name, sizeof(t->name) - 1);
+    snprintf(t->name, sizeof(t->name), "%s", name);
+    meta = member(c->tensor_values, name);
+    if (!cJSON_IsObject(meta))
+        return pt2_error_set(c->err, PT2_ERR_METADATA,
+                             "%s: graph_module.graph.tensor_values has no entry for %s '%s'",
+                             c->entry, role, name);
+    if (!pt2_tensor_json_int(member(meta, "dtype"), &code))
+        return pt2_error_set(c->err, PT2_ERR_METADATA,
+                             "%s: tensor_values.%s.dtype must be an integer", c->entry, name);
+    snprintf(t->dtype, sizeof(t->dtype), "%s", pt2_eprog_dtype_name(code, dtype, sizeof(dtype)));
+    sizes = member(meta, "sizes");
+    if (!cJSON_IsArray(sizes))
+        return pt2_error_set(c->err, PT2_ERR_METADATA,
+                             "%s: tensor_values.%s.sizes must be an array", c->entry, name);
+    n = cJSON_GetArraySize(sizes);
+    if (n > PT2_DIMS_MAX)
+        return pt2_error_set(c->err, PT2_ERR_METADATA,
+                             "%s: tensor_values.%s.sizes has %d dimensions (max %d)", c->entry,
+                             name, n, PT2_DIMS_MAX);
+    cJSON_ArrayForEach(s, sizes)
+    {
+        rc = parse_symint(c, s, name, axis, &t->dims[axis]);
+        if (rc != PT2_OK)
+            return rc;
+        axis++;
+    }
+    t->ndim = n;
+    return PT2_OK;
+}
+
+/* Walk input_specs or output_specs, keeping the `want` variant with a tensor. */
+static int collect(struct ctx *c, const cJSON *sig, const char *list_key, const char *want,
+                   const char *role, struct pt2_tensor_list *out)
+{
+    const cJSON *specs = member(sig, list_key), *spec, *v, *arg, *name;
+    const char *kind = NULL, *akind = NULL;
+    struct pt2_tensor t;
+    int i = -1, rc;
+
+    if (!cJSON_IsArray(specs))
+        return pt2_error_set(c->err, PT2_ERR_METADATA,
+                             "%s: graph_module.signature.%s must be an array", c->entry, list_key);
+    cJSON_ArrayForEach(spec, specs)
+    {
+        i++;
+        v = union_pick(spec, &kind);
+        if (v == NULL)
+            return pt2_error_set(c->err, PT2_ERR_METADATA,
+                                 "%s: graph_module.signature.%s[%d] has no variant", c->entry,
+                                 list_key, i);
+        if (strcmp(kind, want) != 0)
+            continue;
+        arg = union_pick(member(v, "arg"), &akind);
+        if (arg == NULL)
+            return pt2_error_set(c->err, PT2_ERR_METADATA,
+                                 "%s: graph_module.signature.%s[%d].%s.arg has no variant",
+                                 c->entry, list_key, i, want);
+        if (strcmp(akind, "as_tensor") != 0)
+            continue; /* ints, floats, None, ...: not tensor specs */
+        name = member(arg, "name");
+        if (!cJSON_IsString(name) || name->valuestring[0] == '\0')
+            return pt2_error_set(c->err, PT2_ERR_METADATA,
+                                 "%s: graph_module.signature.%s[%d].%s.arg.as_tensor.name must "
+                                 "be a non-empty string",
+                                 c->entry, list_key, i, want);
+        rc = tensor_from_meta(c, name->valuestring, role, &t);
+        if (rc == PT2_OK)
+            rc = pt2_tensor_list_push(out, &t, c->err);
+        if (rc != PT2_OK)
+            return rc;
+    }
+    return PT2_OK;
+}
+
+int pt2_eprog_parse(const char *buf, size_t len, const char *entry, struct pt2_tensor_list *inputs,
+                    struct pt2_tensor_list *outputs, struct pt2_error *err)
+{
+    struct pt2_tensor_list in = {0}, outl = {0};
+    const cJSON *gm, *sig, *graph, *rc_obj;
+    cJSON *doc = NULL;
+    struct ctx c;
+    int rc;
+
+    if (entry == NULL)
+        entry = "models/model.json";
+    rc = pt2_meta_json_parse(buf, len, entry, &doc, err);
+    if (rc != PT2_OK)
+        return rc;
+    c.entry = entry;
+    c.err = err;
+    rc = PT2_ERR_METADATA;
+    if (!cJSON_IsObject(doc)) {
+        pt2_error_set(err, rc, "%s: must be a JSON object, got %s", entry, pt2_meta_json_type(doc));
+        goto cleanup;
+    }
+    gm = member(doc, "graph_module");
+    sig = member(gm, "signature");
+    graph = member(gm, "graph");
+    if (!cJSON_IsObject(gm) || !cJSON_IsObject(sig) || !cJSON_IsObject(graph)) {
+        pt2_error_set(err, rc, "%s: graph_module with graph and signature objects is missing",
+                      entry);
+        goto cleanup;
+    }
+    c.tensor_values = member(graph, "tensor_values");
+    if (!cJSON_IsObject(c.tensor_values)) {
+        pt2_error_set(err, rc, "%s: graph_module.graph.tensor_values must be an object", entry);
+        goto cleanup;
+    }
+    rc_obj = member(doc, "range_constraints");
+    if (rc_obj != NULL && !cJSON_IsNull(rc_obj) && !cJSON_IsObject(rc_obj)) {
+        pt2_error_set(err, rc, "%s: range_constraints must be an object, got %s", entry,
+                      pt2_meta_json_type(rc_obj));
+        goto cleanup;
+    }
+    c.range_constraints = cJSON_IsObject(rc_obj) ? rc_obj : NULL;
+
+    rc = collect(&c, sig, "input_specs", "user_input", "user input", &in);
+    if (rc == PT2_OK)
+        rc = collect(&c, sig, "output_specs", "user_output", "user output", &outl);
+    if (rc == PT2_OK) {
+        *inputs = in;
+        *outputs = outl;
+        in = (struct pt2_tensor_list){0};
+        outl = (struct pt2_tensor_list){0};
+    }
+cleanup:
+    pt2_tensor_list_free(&in);
+    pt2_tensor_list_free(&outl);
+    cJSON_Delete(doc);
+    return rc;
+}

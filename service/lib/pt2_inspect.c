@@ -1,0 +1,739 @@
+/*
+ * pt2_inspect.c - one package, inspected: the orchestration behind pt2scope.h.
+ *
+ * Design: pt2_package_open_*() walks the archive's central directory once and
+ * hands each interesting entry to the module that understands it:
+ *
+ *   data/aotinductor/<m>/ *.so .cubin .fatbin .hsaco .ptx .spv .zebin
+ *                                       -> pt2_binary (bounded header reads)
+ *   data/aotinductor/<m>/ *metadata.json -> pt2_meta (AOTI string map)
+ *   data/aotinductor/<m>/ *.cpp          -> tail only, for the compile command
+ *   any  .../model_metadata.json         -> pt2_meta (user tensor specs)
+ *   models/<m>.json                      -> pt2_eprog (exported program I/O)
+ *
+ * Everything is read into typed structs; JSON is produced on demand from them
+ * (pt2_json.c would be the natural split if this file grows further). The
+ * package is immutable once opened, so its const functions may run on many
+ * threads at once (the daemon caches packages).
+ *
+ * Error policy: a broken container (not a zip, truncated, not a pt2) fails
+ * the open. A malformed metadata document does not: the failure is kept and
+ * returned by every call that needs the metadata, so /v1/arch still answers
+ * for a package whose model_metadata.json is bad. A host binary or kernel
+ * file that cannot be parsed becomes a warning in the document: one corrupt
+ * .so must not hide what the rest of the package says.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2_binary.h"
+#include "pt2_compat.h"
+#include "pt2_desc.h"
+#include "pt2_eprog.h"
+#include "pt2_error.h"
+#include "pt2_inspect.h"
+#include "pt2_isa.h"
+#include "pt2_meta.h"
+#include "pt2_model.h"
+#include "pt2_tensor.h"
+#include "pt2_zip.h"
+
+#define JSON_CAP_DEFAULT (1024u * 1024u) /* one small JSON entry */
+#define CPP_TAIL_MAX (64u * 1024u)       /* end of the wrapper .cpp: the compile command */
+#define WARNINGS_MAX 64u
+#define EPROGS_MAX 64u
+
+static const char AOTI_DIR[] = "data/aotinductor/";
+
+struct pkg_model {
+    char name[PT2_NAME_MAX];
+    cJSON *aoti;                   /* AOTI metadata map, or NULL */
+    char aoti_entry[PT2_PATH_MAX]; /* the entry it came from */
+    int aoti_rank;                 /* 2 wrapper_metadata, 1 other *_metadata.json */
+    char cpp_entry[PT2_PATH_MAX];  /* wrapper .cpp (for the compile command) */
+    struct pt2_cpu_isa isa;
+    size_t files;
+};
+
+struct pkg_eprog {
+    char name[PT2_NAME_MAX];
+    char entry[PT2_PATH_MAX];
+    struct pt2_tensor_list inputs, outputs;
+};
+
+struct pt2_package {
+    char display_name[PT2_PATH_MAX];
+    struct pt2_zip_layout layout;
+
+    struct pkg_model *models;
+    size_t nmodels;
+
+    struct pt2_kernel_list kernels;
+    struct pt2_host_list hosts;
+
+    struct pt2_meta_user user;
+    int has_user;
+    char user_entry[PT2_PATH_MAX];
+
+    struct pkg_eprog *eprogs;
+    size_t neprogs;
+
+    /* A metadata error is deferred to the calls that need metadata. */
+    struct pt2_error meta_err;
+
+    char warnings[WARNINGS_MAX][PT2_ERROR_MSG_MAX];
+    size_t nwarnings;
+
+    uint64_t bytes_read, read_calls;
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+static void add_warning(struct pt2_package *pkg, const char *msg)
+{
+    if (pkg->nwarnings < WARNINGS_MAX)
+        snprintf(pkg->warnings[pkg->nwarnings++], PT2_ERROR_MSG_MAX, "%s", msg);
+}
+
+/* Model directory name of `rel` ("data/aotinductor/<m>/..."), or NULL. */
+static int model_of(const char *rel, char *out, size_t len)
+{
+    const char *p, *slash;
+    size_t n;
+
+    if (strncmp(rel, AOTI_DIR, sizeof(AOTI_DIR) - 1) != 0)
+        return 0;
+    p = rel + sizeof(AOTI_DIR) - 1;
+    slash = strchr(p, '/');
+    if (slash == NULL || slash == p)
+        return 0;
+    n = (size_t)(slash - p);
+    if (n >= len)
+        return 0;
+    memcpy(out, p, n);
+    out[n] = '\0';
+    return 1;
+}
+
+static struct pkg_model *find_model(struct pt2_package *pkg, const char *name)
+{
+    for (size_t i = 0; i < pkg->nmodels; i++)
+        if (strcmp(pkg->models[i].name, name) == 0)
+            return &pkg->models[i];
+    return NULL;
+}
+
+static int add_model(struct pt2_package *pkg, const char *name, struct pkg_model **out,
+                     struct pt2_error *err)
+{
+    struct pkg_model *m = find_model(pkg, name), *nv;
+
+    if (m == NULL) {
+        if (pkg->nmodels >= PT2_ZIP_MODELS_MAX)
+            return pt2_error_set(err, PT2_ERR_TOO_LARGE, "more than %u models in one package",
+                                 PT2_ZIP_MODELS_MAX);
+        nv = realloc(pkg->models, (pkg->nmodels + 1) * sizeof(*nv));
+        if (nv == NULL)
+            return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+        pkg->models = nv;
+        m = &pkg->models[pkg->nmodels++];
+        memset(m, 0, sizeof(*m));
+        snprintf(m->name, sizeof(m->name), "%s", name);
+    }
+    *out = m;
+    return PT2_OK;
+}
+
+/* Entries the binary scanner should look at, by extension. */
+static int is_binary_entry(const char *rel)
+{
+    static const char *const exts[] = {".so",  ".cubin", ".fatbin", ".hsaco", ".ptx",
+                                       ".spv", ".zebin", ".dylib",  ".o"};
+    for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
+        if (has_suffix(rel, exts[i]))
+            return 1;
+    return 0;
+}
+
+/* ---- the walk ----------------------------------------------------------- */
+
+static int scan_binary(struct pt2_package *pkg, pt2_zip *z, size_t i, const char *rel,
+                       struct pt2_error *err)
+{
+    pt2_zip_entry *e = NULL;
+    struct pt2_error local = {0};
+    int recognized = 0, rc;
+
+    rc = pt2_zip_entry_open(z, i, &e, &local);
+    if (rc == PT2_OK) {
+        struct pt2_rd *rd = pt2_zip_entry_rd(e);
+        pt2_rd_set_budget(rd, PT2_RD_DEFAULT_BUDGET);
+        rc = pt2_binary_scan(rd, rel, &pkg->kernels, &pkg->hosts, &recognized, &local);
+    }
+    pt2_zip_entry_free(e);
+    if (rc == PT2_ERR_NOMEM || rc == PT2_ERR_IO)
+        return pt2_error_copy(err, &local);
+    if (rc == PT2_ERR_TOO_LARGE && pkg->kernels.n >= PT2_KERNELS_MAX)
+        return pt2_error_copy(err, &local);
+    if (rc != PT2_OK)
+        add_warning(pkg, local.message);
+    return PT2_OK;
+}
+
+static int read_json_entry(pt2_zip *z, size_t i, size_t cap, char **buf, size_t *len,
+                           struct pt2_error *err)
+{
+    return pt2_zip_read_small(z, i, cap, buf, len, err);
+}
+
+static int load_aoti_meta(struct pt2_package *pkg, struct pkg_model *m, pt2_zip *z, size_t i,
+                          const char *rel, size_t cap, struct pt2_error *err)
+{
+    int rank = has_suffix(rel, "wrapper_metadata.json") ? 2 : 1;
+    char *buf = NULL;
+    size_t len = 0;
+    cJSON *map = NULL;
+    struct pt2_error local = {0};
+    int rc;
+
+    /* torch's load_metadata_from_package takes the wrapper's copy first. */
+    if (m->aoti != NULL && m->aoti_rank >= rank)
+        return PT2_OK;
+    rc = read_json_entry(z, i, cap, &buf, &len, &local);
+    if (rc == PT2_OK)
+        rc = pt2_meta_parse_aoti(buf, len, rel, &map, &local);
+    free(buf);
+    if (rc != PT2_OK) {
+        if (rc == PT2_ERR_NOMEM || rc == PT2_ERR_IO)
+            return pt2_error_copy(err, &local);
+        pt2_error_copy(&pkg->meta_err, &local);
+        return PT2_OK;
+    }
+    cJSON_Delete(m->aoti);
+    m->aoti = map;
+    m->aoti_rank = rank;
+    snprintf(m->aoti_entry, sizeof(m->aoti_entry), "%s", rel);
+    return PT2_OK;
+}
+
+/* Where a model_metadata.json sits decides which one wins: extra/ first. */
+static int user_meta_rank(const char *rel)
+{
+    if (strcmp(rel, "extra/model_metadata.json") == 0)
+        return 3;
+    if (strcmp(rel, "extra_files/model_metadata.json") == 0)
+        return 2;
+    return 1;
+}
+
+static int load_user_meta(struct pt2_package *pkg, pt2_zip *z, size_t i, const char *rel,
+                          size_t cap, struct pt2_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    struct pt2_meta_user u;
+    struct pt2_error local = {0};
+    int rc;
+
+    if (pkg->has_user && user_meta_rank(pkg->user_entry) >= user_meta_rank(rel))
+        return PT2_OK;
+    memset(&u, 0, sizeof(u));
+    rc = read_json_entry(z, i, cap, &buf, &len, &local);
+    if (rc == PT2_OK)
+        rc = pt2_meta_parse_user(buf, len, rel, &u, &local);
+    free(buf);
+    if (rc != PT2_OK) {
+        pt2_meta_user_free(&u);
+        if (rc == PT2_ERR_NOMEM || rc == PT2_ERR_IO)
+            return pt2_error_copy(err, &local);
+        pt2_error_copy(&pkg->meta_err, &local);
+        return PT2_OK;
+    }
+    if (pkg->has_user)
+        pt2_meta_user_free(&pkg->user);
+    pkg->user = u;
+    pkg->has_user = 1;
+    snprintf(pkg->user_entry, sizeof(pkg->user_entry), "%s", rel);
+    return PT2_OK;
+}
+
+static int load_eprog(struct pt2_package *pkg, pt2_zip *z, size_t i, const char *rel, size_t cap,
+                      struct pt2_error *err)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    struct pkg_eprog ep, *nv;
+    struct pt2_error local = {0};
+    const char *b = base_name(rel);
+    int rc;
+
+    if (pkg->neprogs >= EPROGS_MAX)
+        return PT2_OK;
+    if (pt2_zip_entry_size(z, i) > cap) {
+        char msg[PT2_ERROR_MSG_MAX];
+        snprintf(msg, sizeof(msg),
+                 "%s: %llu bytes, over the %zu-byte cap; exported-program I/O "
+                 "not read",
+                 rel, (unsigned long long)pt2_zip_entry_size(z, i), cap);
+        add_warning(pkg, msg);
+        return PT2_OK;
+    }
+    memset(&ep, 0, sizeof(ep));
+    snprintf(ep.name, sizeof(ep.name), "%.*s", (int)(strlen(b) - 5), b);
+    snprintf(ep.entry, sizeof(ep.entry), "%s", rel);
+    rc = read_json_entry(z, i, cap, &buf, &len, &local);
+    if (rc == PT2_OK)
+        rc = pt2_eprog_parse(buf, len, rel, &ep.inputs, &ep.outputs, &local);
+    free(buf);
+    if (rc != PT2_OK) {
+        pt2_tensor_list_free(&ep.inputs);
+        pt2_tensor_list_free(&ep.outputs);
+        if (rc == PT2_ERR_NOMEM || rc == PT2_ERR_IO)
+            return pt2_error_copy(err, &local);
+        pt2_error_copy(&pkg->meta_err, &local);
+        return PT2_OK;
+    }
+    nv = realloc(pkg->eprogs, (pkg->neprogs + 1) * sizeof(*nv));
+    if (nv == NULL) {
+        pt2_tensor_list_free(&ep.inputs);
+        pt2_tensor_list_free(&ep.outputs);
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    }
+    pkg->eprogs = nv;
+    pkg->eprogs[pkg->neprogs++] = ep;
+    return PT2_OK;
+}
+
+/* AOTI_CPU_ISA when recorded, else the `// Compile cmd` at the end of the .cpp. */
+static int load_isa(struct pt2_package *pkg, struct pkg_model *m, pt2_zip *z, struct pt2_error *err)
+{
+    const cJSON *v = m->aoti ? cJSON_GetObjectItemCaseSensitive(m->aoti, "AOTI_CPU_ISA") : NULL;
+    char *tail = NULL;
+    size_t len = 0, idx;
+    struct pt2_error local = {0};
+    int rc;
+
+    if (cJSON_IsString(v) && v->valuestring[0] != '\0') {
+        pt2_isa_from_metadata(v->valuestring, &m->isa);
+        /* The compile command still tells the exact -m flags; merge them in. */
+    }
+    if (m->cpp_entry[0] == '\0' || pt2_zip_find(z, m->cpp_entry, &idx) != PT2_OK)
+        return PT2_OK;
+    rc = pt2_zip_read_tail(z, idx, CPP_TAIL_MAX, &tail, &len, &local);
+    if (rc != PT2_OK) {
+        free(tail);
+        if (rc == PT2_ERR_NOMEM || rc == PT2_ERR_IO)
+            return pt2_error_copy(err, &local);
+        add_warning(pkg, local.message);
+        return PT2_OK;
+    }
+    if (m->isa.source[0] == '\0') {
+        pt2_isa_from_compile_cmd(tail, len, &m->isa);
+    } else {
+        struct pt2_cpu_isa cmd;
+        memset(&cmd, 0, sizeof(cmd));
+        if (pt2_isa_from_compile_cmd(tail, len, &cmd) == PT2_OK && cmd.source[0] != '\0') {
+            snprintf(m->isa.march, sizeof(m->isa.march), "%s", cmd.march);
+            m->isa.nflags = cmd.nflags;
+            memcpy(m->isa.flags, cmd.flags, sizeof(cmd.flags));
+        }
+    }
+    free(tail);
+    return PT2_OK;
+}
+
+/* The wrapper .cpp: prefer "*.wrapper.cpp"; else the last .cpp (torch's loader rule). */
+static void note_cpp(struct pkg_model *m, const char *rel)
+{
+    if (has_suffix(m->cpp_entry, ".wrapper.cpp") && !has_suffix(rel, ".wrapper.cpp"))
+        return;
+    snprintf(m->cpp_entry, sizeof(m->cpp_entry), "%s", rel);
+}
+
+static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_error *err)
+{
+    size_t n = pt2_zip_count(z);
+    char mname[PT2_NAME_MAX];
+    int rc = PT2_OK;
+
+    for (size_t i = 0; i < n; i++) {
+        const char *rel = pt2_zip_relname(z, i);
+        struct pkg_model *m = NULL;
+
+        if (rel == NULL)
+            continue;
+        if (model_of(rel, mname, sizeof(mname))) {
+            rc = add_model(pkg, mname, &m, err);
+            if (rc != PT2_OK)
+                return rc;
+            m->files++;
+            if (has_suffix(rel, "metadata.json") && strcmp(base_name(rel), "model_metadata.json"))
+                rc = load_aoti_meta(pkg, m, z, i, rel, cap, err);
+            else if (has_suffix(rel, ".cpp"))
+                note_cpp(m, rel);
+            else if (is_binary_entry(rel))
+                rc = scan_binary(pkg, z, i, rel, err);
+        } else if (strcmp(base_name(rel), "model_metadata.json") == 0) {
+            rc = load_user_meta(pkg, z, i, rel, cap, err);
+        } else if (strncmp(rel, "models/", 7) == 0 && has_suffix(rel, ".json") &&
+                   strchr(rel + 7, '/') == NULL) {
+            rc = load_eprog(pkg, z, i, rel, cap, err);
+        }
+        if (rc != PT2_OK)
+            return rc;
+    }
+    for (size_t i = 0; i < pkg->nmodels; i++) {
+        rc = load_isa(pkg, &pkg->models[i], z, err);
+        if (rc != PT2_OK)
+            return rc;
+    }
+    return PT2_OK;
+}
+
+static int open_common(pt2_package **out, pt2_zip *z, const char *name,
+                       const struct pt2_open_options *opts, struct pt2_error *err)
+{
+    struct pt2_package *pkg;
+    size_t cap = (opts && opts->json_cap) ? opts->json_cap : JSON_CAP_DEFAULT;
+    int rc;
+
+    pkg = calloc(1, sizeof(*pkg));
+    if (pkg == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    snprintf(pkg->display_name, sizeof(pkg->display_name), "%s",
+             (opts && opts->display_name) ? opts->display_name : name);
+    rc = pt2_zip_layout(z, &pkg->layout, err);
+    if (rc == PT2_OK)
+        rc = walk(pkg, z, cap, err);
+    pkg->bytes_read = pt2_zip_bytes_read(z);
+    pkg->read_calls = pt2_zip_read_calls(z);
+    if (rc != PT2_OK) {
+        pt2_package_free(pkg);
+        return rc;
+    }
+    *out = pkg;
+    return PT2_OK;
+}
+
+int pt2_package_open_path(pt2_package **out, const char *path, const struct pt2_open_options *opts,
+                          struct pt2_error *err)
+{
+    pt2_zip *z = NULL;
+    int rc;
+
+    *out = NULL;
+    if (path == NULL || path[0] == '\0')
+        return pt2_error_set(err, PT2_ERR_INVALID, "no package path given");
+    rc = pt2_zip_open_path(&z, path, err);
+    if (rc == PT2_OK)
+        rc = open_common(out, z, base_name(path), opts, err);
+    pt2_zip_free(z);
+    return rc;
+}
+
+int pt2_package_open_fd(pt2_package **out, int fd, const struct pt2_open_options *opts,
+                        struct pt2_error *err)
+{
+    pt2_zip *z = NULL;
+    int rc;
+
+    *out = NULL;
+    if (fd < 0)
+        return pt2_error_set(err, PT2_ERR_INVALID, "invalid file descriptor");
+    rc = pt2_zip_open_fd(&z, fd, err);
+    if (rc == PT2_OK)
+        rc = open_common(out, z, "upload.pt2", opts, err);
+    pt2_zip_free(z);
+    return rc;
+}
+
+void pt2_package_free(pt2_package *pkg)
+{
+    if (pkg == NULL)
+        return;
+    for (size_t i = 0; i < pkg->nmodels; i++)
+        cJSON_Delete(pkg->models[i].aoti);
+    free(pkg->models);
+    for (size_t i = 0; i < pkg->neprogs; i++) {
+        pt2_tensor_list_free(&pkg->eprogs[i].inputs);
+        pt2_tensor_list_free(&pkg->eprogs[i].outputs);
+    }
+    free(pkg->eprogs);
+    if (pkg->has_user)
+        pt2_meta_user_free(&pkg->user);
+    pt2_kernel_list_free(&pkg->kernels);
+    pt2_host_list_free(&pkg->hosts);
+    free(pkg);
+}
+
+uint64_t pt2_package_bytes_read(const pt2_package *pkg)
+{
+    return pkg->bytes_read;
+}
+
+uint64_t pt2_package_read_calls(const pt2_package *pkg)
+{
+    return pkg->read_calls;
+}
+
+/* ---- accessors used by pt2_report.c and the compatibility calls --------- */
+
+const char *pt2_package_name(const pt2_package *pkg)
+{
+    return pkg->display_name;
+}
+
+const struct pt2_zip_layout *pt2_package_layout(const pt2_package *pkg)
+{
+    return &pkg->layout;
+}
+
+const struct pt2_kernel_list *pt2_package_kernels(const pt2_package *pkg)
+{
+    return &pkg->kernels;
+}
+
+const struct pt2_host_list *pt2_package_hosts(const pt2_package *pkg)
+{
+    return &pkg->hosts;
+}
+
+size_t pt2_package_model_count(const pt2_package *pkg)
+{
+    return pkg->nmodels;
+}
+
+const char *pt2_package_model_name(const pt2_package *pkg, size_t i)
+{
+    return pkg->models[i].name;
+}
+
+const cJSON *pt2_package_model_aoti(const pt2_package *pkg, size_t i, const char **entry)
+{
+    if (entry != NULL)
+        *entry = pkg->models[i].aoti_entry;
+    return pkg->models[i].aoti;
+}
+
+const struct pt2_cpu_isa *pt2_package_model_isa(const pt2_package *pkg, size_t i)
+{
+    return &pkg->models[i].isa;
+}
+
+size_t pt2_package_model_files(const pt2_package *pkg, size_t i)
+{
+    return pkg->models[i].files;
+}
+
+const struct pt2_meta_user *pt2_package_user_meta(const pt2_package *pkg, const char **entry)
+{
+    if (!pkg->has_user)
+        return NULL;
+    if (entry != NULL)
+        *entry = pkg->user_entry;
+    return &pkg->user;
+}
+
+size_t pt2_package_eprog_count(const pt2_package *pkg)
+{
+    return pkg->neprogs;
+}
+
+const char *pt2_package_eprog(const pt2_package *pkg, size_t i, const char **entry,
+                              const struct pt2_tensor_list **inputs,
+                              const struct pt2_tensor_list **outputs)
+{
+    const struct pkg_eprog *ep = &pkg->eprogs[i];
+    if (entry)
+        *entry = ep->entry;
+    if (inputs)
+        *inputs = &ep->inputs;
+    if (outputs)
+        *outputs = &ep->outputs;
+    return ep->name;
+}
+
+const struct pt2_error *pt2_package_meta_error(const pt2_package *pkg)
+{
+    return pkg->meta_err.code != PT2_OK ? &pkg->meta_err : NULL;
+}
+
+size_t pt2_package_warning_count(const pt2_package *pkg)
+{
+    return pkg->nwarnings;
+}
+
+const char *pt2_package_warning(const pt2_package *pkg, size_t i)
+{
+    return pkg->warnings[i];
+}
+
+const char *pt2_package_device_key(const pt2_package *pkg, size_t model)
+{
+    const cJSON *v;
+
+    if (model >= pkg->nmodels || pkg->models[model].aoti == NULL)
+        return NULL;
+    v = cJSON_GetObjectItemCaseSensitive(pkg->models[model].aoti, "AOTI_DEVICE_KEY");
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const char *model_meta_str(const pt2_package *pkg, size_t model, const char *key)
+{
+    const cJSON *v;
+
+    if (model >= pkg->nmodels || pkg->models[model].aoti == NULL)
+        return NULL;
+    v = cJSON_GetObjectItemCaseSensitive(pkg->models[model].aoti, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Tensor specs the package declares for its inputs: user metadata first, else
+ * the first exported program. NULL when the package declares none. */
+const struct pt2_tensor_list *pt2_package_inputs(const pt2_package *pkg)
+{
+    if (pkg->has_user && pkg->user.inputs.n > 0)
+        return &pkg->user.inputs;
+    if (pkg->neprogs > 0)
+        return &pkg->eprogs[0].inputs;
+    if (pkg->has_user)
+        return &pkg->user.inputs;
+    return NULL;
+}
+
+const struct pt2_tensor_list *pt2_package_outputs(const pt2_package *pkg)
+{
+    if (pkg->has_user && pkg->user.outputs.n > 0)
+        return &pkg->user.outputs;
+    if (pkg->neprogs > 0)
+        return &pkg->eprogs[0].outputs;
+    if (pkg->has_user)
+        return &pkg->user.outputs;
+    return NULL;
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+int pt2_package_validate(const pt2_package *pkg, const cJSON *inputs, char **message_out,
+                         struct pt2_error *err)
+{
+    const struct pt2_tensor_list *expected;
+
+    *message_out = NULL;
+    if (pkg->meta_err.code != PT2_OK)
+        return pt2_error_copy(err, &pkg->meta_err);
+    if (!cJSON_IsObject(inputs))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "inputs must be a JSON object {\"name\": [d0, d1, ...]}");
+    expected = pt2_package_inputs(pkg);
+    if (expected == NULL)
+        return pt2_error_set(err, PT2_ERR_NOT_FOUND,
+                             "the package declares no input specs (no model_metadata.json and "
+                             "no exported program)");
+    return pt2_tensor_validate(expected, inputs, message_out, err);
+}
+
+/* ---- compatibility ------------------------------------------------------ */
+
+/* Kernels of one model: those whose source lies in its directory. */
+static int model_kernels(const pt2_package *pkg, size_t model, struct pt2_kernel_list *out,
+                         struct pt2_error *err)
+{
+    char dir[PT2_PATH_MAX];
+    size_t dlen;
+
+    snprintf(dir, sizeof(dir), "%s%s/", AOTI_DIR, pkg->models[model].name);
+    dlen = strlen(dir);
+    for (size_t i = 0; i < pkg->kernels.n; i++) {
+        if (strncmp(pkg->kernels.v[i].source, dir, dlen) != 0)
+            continue;
+        int rc = pt2_kernel_list_push(out, &pkg->kernels.v[i], err);
+        if (rc != PT2_OK)
+            return rc;
+    }
+    return PT2_OK;
+}
+
+static int verdict_rank(int v)
+{
+    return v == PT2_INCOMPATIBLE ? 2 : v == PT2_COMPATIBLE_PTX_JIT ? 1 : 0;
+}
+
+int pt2_package_check_device(const pt2_package *pkg, const struct pt2_device *dev,
+                             struct pt2_verdict_result *out, struct pt2_error *err)
+{
+    int rc = PT2_OK, have = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (pkg->nmodels == 0) {
+        out->verdict = PT2_COMPATIBLE;
+        snprintf(out->reason, sizeof(out->reason),
+                 "no compiled code (exported program only): runs wherever torch runs");
+        return PT2_OK;
+    }
+    /* Each model loads on its own; the package verdict is the worst of them. */
+    for (size_t m = 0; m < pkg->nmodels; m++) {
+        struct pt2_kernel_list ks = {0};
+        struct pt2_verdict_result r;
+
+        rc = model_kernels(pkg, m, &ks, err);
+        if (rc == PT2_OK)
+            rc = pt2_compat_gpu(&ks, pt2_package_device_key(pkg, m),
+                                model_meta_str(pkg, m, "AOTI_COMPUTE_CAPABILITY"), dev, &r, err);
+        pt2_kernel_list_free(&ks);
+        if (rc != PT2_OK)
+            return rc;
+        if (!have || verdict_rank(r.verdict) > verdict_rank(out->verdict)) {
+            out->verdict = r.verdict;
+            if (pkg->nmodels > 1)
+                snprintf(out->reason, sizeof(out->reason), "model '%.100s': %.400s", pkg->models[m].name,
+                         r.reason);
+            else
+                snprintf(out->reason, sizeof(out->reason), "%s", r.reason);
+            have = 1;
+        }
+    }
+    return PT2_OK;
+}
+
+int pt2_package_check_cpu(const pt2_package *pkg, const char *machine, const char *const *features,
+                          size_t nfeatures, struct pt2_verdict_result *out, struct pt2_error *err)
+{
+    int rc = PT2_OK, have = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (pkg->nmodels == 0 || pkg->hosts.n == 0) {
+        out->verdict = PT2_COMPATIBLE;
+        snprintf(out->reason, sizeof(out->reason), "%s",
+                 pkg->nmodels == 0 ? "no compiled code (exported program only): runs wherever "
+                                     "torch runs"
+                                   : "no host binary found in the package");
+        return PT2_OK;
+    }
+    for (size_t m = 0; m < pkg->nmodels; m++) {
+        struct pt2_verdict_result r;
+
+        rc =
+            pt2_compat_cpu(&pkg->hosts, &pkg->models[m].isa, machine, features, nfeatures, &r, err);
+        if (rc != PT2_OK)
+            return rc;
+        if (!have || verdict_rank(r.verdict) > verdict_rank(out->verdict)) {
+            *out = r;
+            have = 1;
+        }
+    }
+    return PT2_OK;
+}

@@ -1,0 +1,46 @@
+/*
+ * pt2_inspect.h - read-only accessors over an opened package (internal).
+ *
+ * Design: struct pt2_package stays private to pt2_inspect.c; the report
+ * builder (pt2_report.c) and tests read it through these accessors. Every
+ * pointer returned is borrowed from the package and lives as long as it.
+ */
+#ifndef PT2_INSPECT_H
+#define PT2_INSPECT_H
+
+#include "pt2_meta.h"
+#include "pt2_model.h"
+#include "pt2_tensor.h"
+#include "pt2_zip.h"
+#include "pt2scope.h"
+
+const char *pt2_package_name(const pt2_package *pkg);
+const struct pt2_zip_layout *pt2_package_layout(const pt2_package *pkg);
+const struct pt2_kernel_list *pt2_package_kernels(const pt2_package *pkg);
+const struct pt2_host_list *pt2_package_hosts(const pt2_package *pkg);
+
+size_t pt2_package_model_count(const pt2_package *pkg);
+const char *pt2_package_model_name(const pt2_package *pkg, size_t i);
+/* The model's AOTI metadata map (or NULL) and the entry it came from. */
+const cJSON *pt2_package_model_aoti(const pt2_package *pkg, size_t i, const char **entry);
+const struct pt2_cpu_isa *pt2_package_model_isa(const pt2_package *pkg, size_t i);
+size_t pt2_package_model_files(const pt2_package *pkg, size_t i);
+/* AOTI_DEVICE_KEY of model i, or NULL. */
+const char *pt2_package_device_key(const pt2_package *pkg, size_t model);
+
+/* The user model_metadata.json, or NULL when the package has none. */
+const struct pt2_meta_user *pt2_package_user_meta(const pt2_package *pkg, const char **entry);
+size_t pt2_package_eprog_count(const pt2_package *pkg);
+const char *pt2_package_eprog(const pt2_package *pkg, size_t i, const char **entry,
+                              const struct pt2_tensor_list **inputs,
+                              const struct pt2_tensor_list **outputs);
+/* Declared input/output specs (user metadata, else first exported program). */
+const struct pt2_tensor_list *pt2_package_inputs(const pt2_package *pkg);
+const struct pt2_tensor_list *pt2_package_outputs(const pt2_package *pkg);
+
+/* The deferred metadata error, or NULL when all metadata parsed. */
+const struct pt2_error *pt2_package_meta_error(const pt2_package *pkg);
+size_t pt2_package_warning_count(const pt2_package *pkg);
+const char *pt2_package_warning(const pt2_package *pkg, size_t i);
+
+#endif

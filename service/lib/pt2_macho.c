@@ -1,0 +1,235 @@
+/*
+ * pt2_macho.c - Mach-O header reading (see pt2_macho.h).
+ *
+ * Layouts (Apple <mach-o/loader.h>, <mach-o/fat.h>): mach_header is
+ * magic, cputype, cpusubtype, filetype, ncmds, sizeofcmds, flags (+ reserved
+ * in 64-bit files), in the file's own byte order; the fat header and its
+ * fat_arch / fat_arch_64 records are always big-endian.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pt2_macho.h"
+
+#define MH_MAGIC 0xfeedfaceu
+#define MH_MAGIC_64 0xfeedfacfu
+#define MH_CIGAM 0xcefaedfeu
+#define MH_CIGAM_64 0xcffaedfeu
+#define FAT_MAGIC 0xcafebabeu
+#define FAT_MAGIC_64 0xcafebabfu
+#define CPU_ARCH_ABI64 0x01000000u
+#define CPU_ARCH_ABI64_32 0x02000000u
+#define CPU_TYPE_X86 7u
+#define CPU_TYPE_ARM 12u
+#define CPU_TYPE_POWERPC 18u
+#define CPU_SUBTYPE_MASK 0xff000000u
+#define CPU_SUBTYPE_ARM64E 2u
+#define CPU_SUBTYPE_X86_64_H 8u
+#define MACH_HEADER_SIZE 28u
+
+int pt2_macho_probe(const uint8_t *p, size_t len)
+{
+    uint32_t le, be;
+
+    if (len < 4)
+        return PT2_MACHO_NONE;
+    le = pt2_le32(p);
+    be = pt2_be32(p);
+    if (le == MH_MAGIC || le == MH_MAGIC_64 || le == MH_CIGAM || le == MH_CIGAM_64)
+        return PT2_MACHO_THIN;
+    if (len >= 8 && be == FAT_MAGIC) {
+        uint32_t n = pt2_be32(p + 4);
+        return n >= 1 && n <= PT2_MACHO_FAT32_MAX ? PT2_MACHO_FAT : PT2_MACHO_NONE;
+    }
+    if (len >= 8 && be == FAT_MAGIC_64)
+        return PT2_MACHO_FAT;
+    return PT2_MACHO_NONE;
+}
+
+const char *pt2_macho_cpu_name(uint32_t cputype, uint32_t cpusubtype, char *buf, size_t len)
+{
+    uint32_t sub = cpusubtype & ~CPU_SUBTYPE_MASK;
+    const char *s = NULL;
+
+    switch (cputype) {
+    case CPU_TYPE_X86:
+        s = "i386";
+        break;
+    case CPU_TYPE_X86 | CPU_ARCH_ABI64:
+        s = sub == CPU_SUBTYPE_X86_64_H ? "x86_64h" : "x86_64";
+        break;
+    case CPU_TYPE_ARM:
+        s = "arm";
+        break;
+    case CPU_TYPE_ARM | CPU_ARCH_ABI64:
+        s = sub == CPU_SUBTYPE_ARM64E ? "arm64e" : "arm64";
+        break;
+    case CPU_TYPE_ARM | CPU_ARCH_ABI64_32:
+        s = "arm64_32";
+        break;
+    case CPU_TYPE_POWERPC:
+        s = "ppc";
+        break;
+    case CPU_TYPE_POWERPC | CPU_ARCH_ABI64:
+        s = "ppc64";
+        break;
+    default:
+        break;
+    }
+    if (s != NULL)
+        snprintf(buf, len, "%s", s);
+    else
+        snprintf(buf, len, "cpu_0x%x", cputype);
+    return buf;
+}
+
+static const char *filetype_name(uint32_t t)
+{
+    static const char *const names[] = {"file",   "object",   "executable", "fvmlib",
+                                        "core",   "preload",  "dylib",      "dylinker",
+                                        "bundle", "dylib stub", "dSYM",     "kext bundle",
+                                        "fileset"};
+    return t < sizeof(names) / sizeof(names[0]) ? names[t] : "file";
+}
+
+/* One thin mach header at `off`: cputype, subtype, filetype, bits, byte order. */
+struct thin {
+    uint32_t cputype, cpusubtype, filetype;
+    int bits, big_endian;
+};
+
+static int read_thin(struct pt2_rd *rd, uint64_t off, uint64_t size, struct thin *t,
+                     struct pt2_error *err)
+{
+    uint8_t h[MACH_HEADER_SIZE];
+    uint32_t magic;
+    int rc;
+
+    if (size < sizeof(h))
+        return pt2_error_set(err, PT2_ERR_FORMAT,
+                             "%s: Mach-O header at 0x%llx truncated (%llu bytes, needs 28)",
+                             rd->name, (unsigned long long)off, (unsigned long long)size);
+    rc = pt2_rd_read(rd, off, h, sizeof(h), err);
+    if (rc != PT2_OK)
+        return rc;
+    magic = pt2_le32(h);
+    if (magic == MH_MAGIC || magic == MH_MAGIC_64) {
+        t->big_endian = 0;
+    } else if (magic == MH_CIGAM || magic == MH_CIGAM_64) {
+        t->big_endian = 1;
+    } else {
+        return pt2_error_set(err, PT2_ERR_FORMAT,
+                             "%s: Mach-O slice at 0x%llx has no mach header (magic 0x%08x)",
+                             rd->name, (unsigned long long)off, magic);
+    }
+    t->bits = (magic == MH_MAGIC_64 || magic == MH_CIGAM_64) ? 64 : 32;
+    t->cputype = t->big_endian ? pt2_be32(h + 4) : pt2_le32(h + 4);
+    t->cpusubtype = t->big_endian ? pt2_be32(h + 8) : pt2_le32(h + 8);
+    t->filetype = t->big_endian ? pt2_be32(h + 12) : pt2_le32(h + 12);
+    return PT2_OK;
+}
+
+static int scan_fat(struct pt2_rd *rd, const uint8_t *hdr, struct pt2_host *h,
+                    struct pt2_error *err)
+{
+    int is64 = pt2_be32(hdr) == FAT_MAGIC_64;
+    uint32_t n = pt2_be32(hdr + 4), i;
+    size_t recsz = is64 ? 32 : 20, used = 0;
+    struct thin first = {0};
+    int rc;
+
+    if (n == 0 || n > (is64 ? PT2_MACHO_FAT64_MAX : PT2_MACHO_FAT32_MAX))
+        return pt2_error_set(err, PT2_ERR_FORMAT,
+                             "%s: Mach-O universal header claims %u architectures (limit %u)",
+                             rd->name, n, is64 ? PT2_MACHO_FAT64_MAX : PT2_MACHO_FAT32_MAX);
+    if ((uint64_t)8 + (uint64_t)n * recsz > rd->size)
+        return pt2_error_set(err, PT2_ERR_FORMAT,
+                             "%s: Mach-O universal header (%u architectures) is truncated",
+                             rd->name, n);
+    h->machine[0] = '\0';
+    for (i = 0; i < n; i++) {
+        uint8_t r[32];
+        uint64_t off, size;
+        uint32_t cpu, sub;
+        struct thin t;
+        char name[32];
+        int w;
+
+        rc = pt2_rd_read(rd, 8 + (uint64_t)i * recsz, r, recsz, err);
+        if (rc != PT2_OK)
+            return rc;
+        cpu = pt2_be32(r);
+        sub = pt2_be32(r + 4);
+        off = is64 ? pt2_be64(r + 8) : pt2_be32(r + 8);
+        size = is64 ? pt2_be64(r + 16) : pt2_be32(r + 12);
+        if (off > rd->size || size > rd->size - off)
+            return pt2_error_set(err, PT2_ERR_FORMAT,
+                                 "%s: Mach-O universal architecture %u (offset 0x%llx, size "
+                                 "%llu) lies beyond the end of the file (%llu bytes)",
+                                 rd->name, i, (unsigned long long)off, (unsigned long long)size,
+                                 (unsigned long long)rd->size);
+        rc = read_thin(rd, off, size, &t, err);
+        if (rc != PT2_OK)
+            return rc;
+        if (i == 0)
+            first = t;
+        pt2_macho_cpu_name(cpu, sub, name, sizeof(name));
+        /* Comma-joined list, truncated at the field size. */
+        w = snprintf(h->machine + used, sizeof(h->machine) - used, "%s%s", i ? "," : "", name);
+        if (w > 0)
+            used = used + (size_t)w < sizeof(h->machine) ? used + (size_t)w
+                                                         : sizeof(h->machine) - 1;
+    }
+    h->format = PT2_HOST_MACHO_FAT;
+    h->bits = first.bits;
+    h->big_endian = first.big_endian;
+    h->e_machine = first.cputype;
+    h->elf_type = 0;
+    h->size = rd->size;
+    {
+        char list[sizeof(h->machine)];
+        size_t k;
+
+        snprintf(list, sizeof(list), "%s", h->machine);
+        for (k = 0; list[k] != '\0'; k++)
+            if (list[k] == ',')
+                list[k] = ' ';
+        snprintf(h->description, sizeof(h->description),
+                 "Mach-O universal binary with %u architecture%s: %s", n, n == 1 ? "" : "s",
+                 list);
+    }
+    return PT2_OK;
+}
+
+int pt2_macho_scan(struct pt2_rd *rd, struct pt2_host *h, int *recognized,
+                   struct pt2_error *err)
+{
+    uint8_t p[8];
+    size_t got = 0;
+    struct thin t;
+    int kind, rc;
+
+    *recognized = 0;
+    rc = pt2_rd_read_some(rd, 0, p, sizeof(p), &got, err);
+    if (rc != PT2_OK)
+        return rc;
+    kind = pt2_macho_probe(p, got);
+    if (kind == PT2_MACHO_NONE)
+        return PT2_OK;
+    *recognized = 1;
+    if (kind == PT2_MACHO_FAT)
+        return scan_fat(rd, p, h, err);
+    rc = read_thin(rd, 0, rd->size, &t, err);
+    if (rc != PT2_OK)
+        return rc;
+    h->format = PT2_HOST_MACHO;
+    h->bits = t.bits;
+    h->big_endian = t.big_endian;
+    h->e_machine = t.cputype;
+    h->elf_type = 0;
+    h->size = rd->size;
+    pt2_macho_cpu_name(t.cputype, t.cpusubtype, h->machine, sizeof(h->machine));
+    snprintf(h->description, sizeof(h->description), "Mach-O %d-bit %s, %s", t.bits,
+             filetype_name(t.filetype), h->machine);
+    return PT2_OK;
+}

@@ -1,0 +1,556 @@
+/*
+ * pt2_report.c - the inspection document (JSON) built from an opened package.
+ *
+ * Design: the top-level names (`arch.cuda_compute_capability`,
+ * `arch.cuda_gpu_description`, `arch.cpu_description`, `metadata.model`,
+ * `metadata.inputs`, `metadata.outputs`, `metadata.raw`) are the seed API's
+ * and are an interface: scripts and UIs read them. Everything else is detail
+ * added beside them. cJSON allocation failures are tracked with a sticky flag
+ * (curl's dynbuf habit) so the builders stay readable and the failure is
+ * still reported once, as PT2_ERR_NOMEM.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2_compat.h"
+#include "pt2_desc.h"
+#include "pt2_error.h"
+#include "pt2_inspect.h"
+#include "pt2_isa.h"
+
+struct jb {
+    int failed;
+};
+
+static cJSON *jadd(struct jb *b, cJSON *obj, const char *key, cJSON *item)
+{
+    if (item == NULL || obj == NULL) {
+        b->failed = 1;
+        cJSON_Delete(item);
+        return NULL;
+    }
+    if (key != NULL ? !cJSON_AddItemToObject(obj, key, item) : !cJSON_AddItemToArray(obj, item)) {
+        b->failed = 1;
+        cJSON_Delete(item);
+        return NULL;
+    }
+    return item;
+}
+
+/* NULL or "" (when `empty_null`) become JSON null. */
+static void jstr(struct jb *b, cJSON *obj, const char *key, const char *v, int empty_null)
+{
+    if (v == NULL || (empty_null && v[0] == '\0'))
+        jadd(b, obj, key, cJSON_CreateNull());
+    else
+        jadd(b, obj, key, cJSON_CreateString(v));
+}
+
+static void jnum(struct jb *b, cJSON *obj, const char *key, double v)
+{
+    jadd(b, obj, key, cJSON_CreateNumber(v));
+}
+
+static void jbool(struct jb *b, cJSON *obj, const char *key, int v)
+{
+    jadd(b, obj, key, cJSON_CreateBool(v));
+}
+
+static void jdup(struct jb *b, cJSON *obj, const char *key, const cJSON *src)
+{
+    if (src == NULL)
+        jadd(b, obj, key, cJSON_CreateNull());
+    else
+        jadd(b, obj, key, cJSON_Duplicate(src, 1));
+}
+
+static int finish(struct jb *b, cJSON *doc, cJSON **out, struct pt2_error *err)
+{
+    if (b->failed || doc == NULL) {
+        cJSON_Delete(doc);
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building the JSON document");
+    }
+    *out = doc;
+    return PT2_OK;
+}
+
+/* ---- arch ------------------------------------------------------------------ */
+
+static const char *kind_name(int kind)
+{
+    switch (kind) {
+    case PT2_KERNEL_SASS:
+        return "sass";
+    case PT2_KERNEL_PTX:
+        return "ptx";
+    case PT2_KERNEL_HSACO:
+        return "hsaco";
+    case PT2_KERNEL_SPIRV:
+        return "spirv";
+    case PT2_KERNEL_ZEBIN:
+        return "zebin";
+    default:
+        return "unknown";
+    }
+}
+
+static const char *container_name(int c)
+{
+    switch (c) {
+    case PT2_CONT_FILE:
+        return "file";
+    case PT2_CONT_FATBIN:
+        return "fatbin";
+    case PT2_CONT_SO_FATBIN:
+        return "so-fatbin";
+    case PT2_CONT_SO_SYMBOL:
+        return "so-symbol";
+    default:
+        return "unknown";
+    }
+}
+
+static const char *amd_feature_name(int f)
+{
+    switch (f) {
+    case PT2_AMD_ANY:
+        return "any";
+    case PT2_AMD_OFF:
+        return "off";
+    case PT2_AMD_ON:
+        return "on";
+    default:
+        return "unsupported";
+    }
+}
+
+/* Model directory of a kernel/host source path ("data/aotinductor/<m>/..."). */
+static void source_model(const char *src, char *out, size_t len)
+{
+    static const char dir[] = "data/aotinductor/";
+    const char *p, *slash;
+
+    out[0] = '\0';
+    if (strncmp(src, dir, sizeof(dir) - 1) != 0)
+        return;
+    p = src + sizeof(dir) - 1;
+    slash = strchr(p, '/');
+    if (slash != NULL)
+        snprintf(out, len, "%.*s", (int)(slash - p), p);
+}
+
+static cJSON *kernel_json(struct jb *b, const struct pt2_kernel *k)
+{
+    cJSON *o = cJSON_CreateObject();
+    char buf[128], model[PT2_NAME_MAX];
+    int nv = k->kind == PT2_KERNEL_SASS || k->kind == PT2_KERNEL_PTX;
+
+    if (o == NULL) {
+        b->failed = 1;
+        return NULL;
+    }
+    source_model(k->source, model, sizeof(model));
+    jstr(b, o, "model", model, 1);
+    jstr(b, o, "source", k->source, 0);
+    jstr(b, o, "container", container_name(k->container), 0);
+    jstr(b, o, "symbol", k->symbol, 1);
+    jstr(b, o, "kind", kind_name(k->kind), 0);
+    jstr(b, o, "target", pt2_kernel_target_name(k, buf, sizeof(buf)), 0);
+    if (nv) {
+        char v[2] = {k->variant, '\0'};
+        jnum(b, o, "sm", k->sm);
+        snprintf(buf, sizeof(buf), "%u.%u", k->sm / 10, k->sm % 10);
+        jstr(b, o, "compute_capability", buf, 0);
+        jstr(b, o, "variant", v, 1);
+        if (k->virtual_sm) {
+            snprintf(buf, sizeof(buf), "compute_%u", k->virtual_sm);
+            jstr(b, o, "virtual_arch", buf, 0);
+        } else {
+            jstr(b, o, "virtual_arch", NULL, 0);
+        }
+        if (k->kind == PT2_KERNEL_SASS) {
+            if (k->abi_version)
+                jnum(b, o, "abi_version", k->abi_version);
+            else
+                jstr(b, o, "abi_version", NULL, 0);
+            jstr(b, o, "elf_type", k->elf_type == 1 ? "relocatable" : "executable", 0);
+            if (k->has_code >= 0)
+                jbool(b, o, "link_stub", k->has_code == 0);
+        }
+        if (k->toolkit) {
+            snprintf(buf, sizeof(buf), "%u.%u", k->toolkit / 10, k->toolkit % 10);
+            jstr(b, o, "toolkit", buf, 0);
+        } else {
+            jstr(b, o, "toolkit", NULL, 0);
+        }
+        if (k->ptx_major || k->ptx_minor) {
+            snprintf(buf, sizeof(buf), "%u.%u", k->ptx_major, k->ptx_minor);
+            jstr(b, o, "ptx_isa", buf, 0);
+        }
+        jstr(b, o, "compression", k->compression, 1);
+        jbool(b, o, "debug", k->debug);
+        jstr(b, o, "gpu_description",
+             pt2_desc_cc_text((int)k->sm / 10, (int)k->sm % 10, buf, sizeof(buf)), 0);
+    } else if (k->kind == PT2_KERNEL_HSACO) {
+        jstr(b, o, "gfx", k->gfx, 1);
+        jstr(b, o, "target_id", k->target_id, 1);
+        jstr(b, o, "xnack", amd_feature_name(k->xnack), 0);
+        jstr(b, o, "sramecc", amd_feature_name(k->sramecc), 0);
+        if (k->code_object_version)
+            jnum(b, o, "code_object_version", k->code_object_version);
+        jstr(b, o, "gpu_description", pt2_desc_gfx_text(k->gfx, buf, sizeof(buf)), 0);
+    }
+    return o;
+}
+
+static const char *host_format_name(int f)
+{
+    switch (f) {
+    case PT2_HOST_ELF:
+        return "elf";
+    case PT2_HOST_MACHO:
+        return "macho";
+    case PT2_HOST_MACHO_FAT:
+        return "macho-universal";
+    case PT2_HOST_PE:
+        return "pe";
+    default:
+        return "unknown";
+    }
+}
+
+static cJSON *host_json(struct jb *b, const struct pt2_host *h)
+{
+    cJSON *o = cJSON_CreateObject();
+    char model[PT2_NAME_MAX];
+
+    if (o == NULL) {
+        b->failed = 1;
+        return NULL;
+    }
+    source_model(h->source, model, sizeof(model));
+    jstr(b, o, "model", model, 1);
+    jstr(b, o, "source", h->source, 0);
+    jstr(b, o, "format", host_format_name(h->format), 0);
+    jnum(b, o, "bits", h->bits);
+    jstr(b, o, "endianness", h->big_endian ? "big" : "little", 0);
+    jstr(b, o, "machine", h->machine, 0);
+    jnum(b, o, "e_machine", h->e_machine);
+    jstr(b, o, "description", h->description, 0);
+    jnum(b, o, "size", (double)h->size);
+    return o;
+}
+
+static cJSON *isa_json(struct jb *b, const struct pt2_cpu_isa *isa)
+{
+    cJSON *o, *flags, *req;
+    const char *feat[PT2_ISA_FEATURES_MAX];
+    size_t n = 0;
+
+    if (isa->source[0] == '\0')
+        return cJSON_CreateNull();
+    o = cJSON_CreateObject();
+    if (o == NULL)
+        return NULL;
+    jstr(b, o, "isa", isa->isa, 1);
+    jstr(b, o, "display", pt2_isa_display_name(isa->isa), 1);
+    jstr(b, o, "source", isa->source, 0);
+    jstr(b, o, "march", isa->march, 1);
+    flags = jadd(b, o, "flags", cJSON_CreateArray());
+    for (size_t i = 0; flags != NULL && i < isa->nflags; i++)
+        jadd(b, flags, NULL, cJSON_CreateString(isa->flags[i]));
+    req = jadd(b, o, "required_features", cJSON_CreateArray());
+    if (pt2_isa_required_features(isa, feat, PT2_ISA_FEATURES_MAX, &n) != PT2_OK)
+        n = 0;
+    for (size_t i = 0; req != NULL && i < n; i++)
+        jadd(b, req, NULL, cJSON_CreateString(feat[i]));
+    jbool(b, o, "native", pt2_isa_is_native(isa));
+    return o;
+}
+
+/* Append `s` to a JSON string array unless present. */
+static void add_unique(struct jb *b, cJSON *arr, const char *s)
+{
+    const cJSON *it;
+
+    cJSON_ArrayForEach(it, arr)
+    {
+        if (cJSON_IsString(it) && strcmp(it->valuestring, s) == 0)
+            return;
+    }
+    jadd(b, arr, NULL, cJSON_CreateString(s));
+}
+
+/* "90" / "100" / "8.6" from AOTI_COMPUTE_CAPABILITY into major/minor. */
+static int meta_cc(const char *v, int *major, int *minor)
+{
+    char *end;
+    long n;
+
+    if (v == NULL || v[0] < '0' || v[0] > '9')
+        return 0;
+    if (strchr(v, '.') != NULL) {
+        long mj = strtol(v, &end, 10), mn;
+        if (*end != '.')
+            return 0;
+        mn = strtol(end + 1, &end, 10);
+        if (*end != '\0' || mj < 1 || mj > 99 || mn < 0 || mn > 9)
+            return 0;
+        *major = (int)mj;
+        *minor = (int)mn;
+        return 1;
+    }
+    n = strtol(v, &end, 10);
+    if (*end != '\0' || n < 10 || n > 999)
+        return 0;
+    *major = (int)(n / 10);
+    *minor = (int)(n % 10);
+    return 1;
+}
+
+static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err)
+{
+    struct jb b = {0};
+    const struct pt2_kernel_list *ks = pt2_package_kernels(pkg);
+    const struct pt2_host_list *hs = pt2_package_hosts(pkg);
+    cJSON *o = cJSON_CreateObject(), *arr, *cuda, *amd;
+    const struct pt2_kernel *first = NULL;
+    const struct pt2_cpu_isa *isa = NULL;
+    char buf[256];
+    int major = 0, minor = 0, have_cc = 0;
+    const char *mcc = NULL;
+    const cJSON *aoti;
+
+    for (size_t i = 0; i < ks->n && first == NULL; i++)
+        if (ks->v[i].kind == PT2_KERNEL_SASS && ks->v[i].has_code != 0)
+            first = &ks->v[i];
+    if (pt2_package_model_count(pkg) > 0) {
+        isa = pt2_package_model_isa(pkg, 0);
+        aoti = pt2_package_model_aoti(pkg, 0, NULL);
+        if (aoti != NULL) {
+            const cJSON *v = cJSON_GetObjectItemCaseSensitive(aoti, "AOTI_COMPUTE_CAPABILITY");
+            mcc = cJSON_IsString(v) ? v->valuestring : NULL;
+        }
+    }
+    if (first != NULL) {
+        major = (int)first->sm / 10;
+        minor = (int)first->sm % 10;
+        have_cc = 1;
+    } else {
+        have_cc = meta_cc(mcc, &major, &minor);
+    }
+    if (have_cc) {
+        snprintf(buf, sizeof(buf), "%d.%d", major, minor);
+        jstr(&b, o, "cuda_compute_capability", buf, 0);
+        jstr(&b, o, "cuda_gpu_description", pt2_desc_cc_text(major, minor, buf, sizeof(buf)), 0);
+    } else {
+        jstr(&b, o, "cuda_compute_capability", NULL, 0);
+        jstr(&b, o, "cuda_gpu_description", NULL, 0);
+    }
+    if (hs->n > 0)
+        jstr(&b, o, "cpu_description", pt2_desc_cpu_text(hs, isa, buf, sizeof(buf)), 0);
+    else
+        jstr(&b, o, "cpu_description", NULL, 0);
+    jstr(&b, o, "device_key", pt2_package_device_key(pkg, 0), 0);
+    jstr(&b, o, "compute_capability_metadata", mcc, 1);
+
+    cuda = jadd(&b, o, "cuda_targets", cJSON_CreateArray());
+    amd = jadd(&b, o, "amd_targets", cJSON_CreateArray());
+    for (size_t i = 0; cuda != NULL && amd != NULL && i < ks->n; i++) {
+        const struct pt2_kernel *k = &ks->v[i];
+        if (k->kind == PT2_KERNEL_SASS && k->has_code == 0)
+            continue;
+        pt2_kernel_target_name(k, buf, sizeof(buf));
+        if (k->kind == PT2_KERNEL_SASS || k->kind == PT2_KERNEL_PTX)
+            add_unique(&b, cuda, buf);
+        else if (k->kind == PT2_KERNEL_HSACO)
+            add_unique(&b, amd, buf);
+    }
+    arr = jadd(&b, o, "kernels", cJSON_CreateArray());
+    for (size_t i = 0; arr != NULL && i < ks->n; i++)
+        jadd(&b, arr, NULL, kernel_json(&b, &ks->v[i]));
+    arr = jadd(&b, o, "hosts", cJSON_CreateArray());
+    for (size_t i = 0; arr != NULL && i < hs->n; i++)
+        jadd(&b, arr, NULL, host_json(&b, &hs->v[i]));
+    if (isa != NULL)
+        jadd(&b, o, "cpu_isa", isa_json(&b, isa));
+    else
+        jadd(&b, o, "cpu_isa", cJSON_CreateNull());
+    return finish(&b, o, out, err);
+}
+
+/* ---- metadata ------------------------------------------------------------ */
+
+static void tensors(struct jb *b, cJSON *o, const char *key, const struct pt2_tensor_list *l,
+                    unsigned flags)
+{
+    cJSON *arr = NULL;
+    struct pt2_error e = {0};
+
+    if (l == NULL) {
+        jadd(b, o, key, cJSON_CreateArray());
+        return;
+    }
+    if (pt2_tensor_list_to_json(l, flags, &arr, &e) != PT2_OK) {
+        b->failed = 1;
+        return;
+    }
+    jadd(b, o, key, arr);
+}
+
+static int build_metadata(const pt2_package *pkg, unsigned flags, cJSON **out,
+                          struct pt2_error *err)
+{
+    struct jb b = {0};
+    const struct pt2_error *merr = pt2_package_meta_error(pkg);
+    const char *uentry = NULL;
+    const struct pt2_meta_user *u;
+    cJSON *o, *eps;
+    size_t nep = pt2_package_eprog_count(pkg);
+
+    if (merr != NULL)
+        return pt2_error_copy(err, merr);
+    u = pt2_package_user_meta(pkg, &uentry);
+    o = cJSON_CreateObject();
+    jstr(&b, o, "model", u != NULL ? u->model : NULL, 1);
+    tensors(&b, o, "inputs", pt2_package_inputs(pkg), flags);
+    tensors(&b, o, "outputs", pt2_package_outputs(pkg), flags);
+    jdup(&b, o, "raw", u != NULL ? u->raw : NULL);
+    if (u != NULL)
+        jstr(&b, o, "source", uentry, 0);
+    else if (nep > 0) {
+        const char *entry = NULL;
+        pt2_package_eprog(pkg, 0, &entry, NULL, NULL);
+        jstr(&b, o, "source", entry, 0);
+    } else {
+        jstr(&b, o, "source", NULL, 0);
+    }
+    jdup(&b, o, "aoti",
+         pt2_package_model_count(pkg) > 0 ? pt2_package_model_aoti(pkg, 0, NULL) : NULL);
+    eps = jadd(&b, o, "exported_programs", cJSON_CreateArray());
+    for (size_t i = 0; eps != NULL && i < nep; i++) {
+        const char *entry = NULL;
+        const struct pt2_tensor_list *in = NULL, *outs = NULL;
+        const char *name = pt2_package_eprog(pkg, i, &entry, &in, &outs);
+        cJSON *ep = jadd(&b, eps, NULL, cJSON_CreateObject());
+        if (ep == NULL)
+            break;
+        jstr(&b, ep, "name", name, 0);
+        jstr(&b, ep, "source", entry, 0);
+        tensors(&b, ep, "inputs", in, flags);
+        tensors(&b, ep, "outputs", outs, flags);
+    }
+    return finish(&b, o, out, err);
+}
+
+/* ---- package and models ------------------------------------------------------ */
+
+static cJSON *package_json(struct jb *b, const pt2_package *pkg)
+{
+    const struct pt2_zip_layout *l = pt2_package_layout(pkg);
+    cJSON *o = cJSON_CreateObject();
+
+    if (o == NULL) {
+        b->failed = 1;
+        return NULL;
+    }
+    jstr(b, o, "name", pt2_package_name(pkg), 0);
+    jnum(b, o, "size", (double)l->file_size);
+    jstr(b, o, "archive_format", l->archive_format, 1);
+    jstr(b, o, "archive_version", l->archive_version, 1);
+    jstr(b, o, "data_version", l->data_version, 1);
+    jstr(b, o, "version", l->legacy_version, 1);
+    jstr(b, o, "byteorder", l->byteorder, 1);
+    jstr(b, o, "prefix", l->prefix, 1);
+    jstr(b, o, "layout", l->generation == 2 ? "torch>=2.8" : "torch<=2.7", 0);
+    jbool(b, o, "zip64", l->zip64);
+    jnum(b, o, "entries", (double)l->entries);
+    return o;
+}
+
+static cJSON *models_json(struct jb *b, const pt2_package *pkg)
+{
+    cJSON *arr = cJSON_CreateArray();
+    const struct pt2_kernel_list *ks = pt2_package_kernels(pkg);
+    char buf[128];
+
+    if (arr == NULL) {
+        b->failed = 1;
+        return NULL;
+    }
+    for (size_t m = 0; m < pt2_package_model_count(pkg); m++) {
+        const char *entry = NULL;
+        const cJSON *aoti = pt2_package_model_aoti(pkg, m, &entry);
+        const char *name = pt2_package_model_name(pkg, m);
+        cJSON *o = jadd(b, arr, NULL, cJSON_CreateObject()), *targets;
+        char dir[PT2_PATH_MAX];
+        size_t nk = 0;
+
+        if (o == NULL)
+            break;
+        snprintf(dir, sizeof(dir), "data/aotinductor/%s/", name);
+        jstr(b, o, "name", name, 0);
+        jstr(b, o, "directory", dir, 0);
+        jnum(b, o, "files", (double)pt2_package_model_files(pkg, m));
+        jstr(b, o, "device_key", pt2_package_device_key(pkg, m), 0);
+        jstr(b, o, "aoti_metadata_source", entry, 1);
+        jdup(b, o, "aoti_metadata", aoti);
+        targets = jadd(b, o, "targets", cJSON_CreateArray());
+        for (size_t i = 0; targets != NULL && i < ks->n; i++) {
+            const struct pt2_kernel *k = &ks->v[i];
+            if (strncmp(k->source, dir, strlen(dir)) != 0)
+                continue;
+            nk++;
+            if (k->kind == PT2_KERNEL_SASS && k->has_code == 0)
+                continue;
+            add_unique(b, targets, pt2_kernel_target_name(k, buf, sizeof(buf)));
+        }
+        jnum(b, o, "kernels", (double)nk);
+        jadd(b, o, "cpu_isa", isa_json(b, pt2_package_model_isa(pkg, m)));
+    }
+    return arr;
+}
+
+/* ---- public entry points ---------------------------------------------------- */
+
+int pt2_package_arch_json(const pt2_package *pkg, unsigned flags, cJSON **out,
+                          struct pt2_error *err)
+{
+    (void)flags;
+    *out = NULL;
+    return build_arch(pkg, out, err);
+}
+
+int pt2_package_metadata_json(const pt2_package *pkg, unsigned flags, cJSON **out,
+                              struct pt2_error *err)
+{
+    *out = NULL;
+    return build_metadata(pkg, flags, out, err);
+}
+
+int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, struct pt2_error *err)
+{
+    struct jb b = {0};
+    cJSON *doc = NULL, *arch = NULL, *meta = NULL, *warn;
+    int rc;
+
+    *out = NULL;
+    rc = build_arch(pkg, &arch, err);
+    if (rc == PT2_OK)
+        rc = build_metadata(pkg, flags, &meta, err);
+    if (rc != PT2_OK) {
+        cJSON_Delete(arch);
+        return rc;
+    }
+    doc = cJSON_CreateObject();
+    jadd(&b, doc, "arch", arch);
+    jadd(&b, doc, "metadata", meta);
+    jadd(&b, doc, "package", package_json(&b, pkg));
+    jadd(&b, doc, "models", models_json(&b, pkg));
+    warn = jadd(&b, doc, "warnings", cJSON_CreateArray());
+    for (size_t i = 0; warn != NULL && i < pt2_package_warning_count(pkg); i++)
+        jadd(&b, warn, NULL, cJSON_CreateString(pt2_package_warning(pkg, i)));
+    jnum(&b, doc, "bytes_read", (double)pt2_package_bytes_read(pkg));
+    return finish(&b, doc, out, err);
+}

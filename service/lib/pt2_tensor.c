@@ -1,0 +1,668 @@
+/*
+ * pt2_tensor.c - tensor specs: dtype names, JSON views and shape validation.
+ *
+ * Validation runs on inputs that are partly hostile on both sides (the spec
+ * comes from a package, the proposal from a request), so it does no
+ * quadratic work: names and symbols are looked up in open-addressing tables
+ * sized from the input, and every message is built in a bounded buffer.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2_tensor.h"
+
+#define MSG_MAX 1024       /* longest validation message */
+#define NAMES_LIST_MAX 400 /* bytes of the "(expected: ...)" list */
+
+void pt2_tensor_init(struct pt2_tensor *t)
+{
+    int i;
+
+    memset(t, 0, sizeof(*t));
+    t->ndim = -1;
+    for (i = 0; i < PT2_DIMS_MAX; i++)
+        t->dims[i].min = t->dims[i].max = -1;
+}
+
+/* ---- lists ---------------------------------------------------------------- */
+
+int pt2_tensor_list_push(struct pt2_tensor_list *l, const struct pt2_tensor *t,
+                         struct pt2_error *err)
+{
+    struct pt2_tensor *nv;
+    size_t ncap;
+
+    if (l->n >= PT2_TENSORS_MAX)
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "more than %d tensors in one list",
+                             PT2_TENSORS_MAX);
+    if (l->n == l->cap) {
+        ncap = l->cap ? l->cap * 2 : 4;
+        if (ncap > PT2_TENSORS_MAX)
+            ncap = PT2_TENSORS_MAX;
+        nv = realloc(l->v, ncap * sizeof(*nv));
+        if (nv == NULL)
+            return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+        l->v = nv;
+        l->cap = ncap;
+    }
+    l->v[l->n++] = *t;
+    return PT2_OK;
+}
+
+void pt2_tensor_list_free(struct pt2_tensor_list *l)
+{
+    if (l == NULL)
+        return;
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+const struct pt2_tensor *pt2_tensor_list_find(const struct pt2_tensor_list *l, const char *name)
+{
+    size_t i;
+
+    for (i = 0; l != NULL && i < l->n; i++)
+        if (strcmp(l->v[i].name, name) == 0)
+            return &l->v[i];
+    return NULL;
+}
+
+/* ---- dtype names ----------------------------------------------------------- */
+
+struct dtype_alias {
+    const char *alias;
+    const char *canonical;
+};
+
+/* Lower-case spellings seen in torch, numpy, OIP and the export schema enum. */
+static const struct dtype_alias dtype_aliases[] = {
+    {"float32", "float32"},
+    {"float", "float32"},
+    {"fp32", "float32"},
+    {"f32", "float32"},
+    {"float16", "float16"},
+    {"half", "float16"},
+    {"fp16", "float16"},
+    {"f16", "float16"},
+    {"bfloat16", "bfloat16"},
+    {"bf16", "bfloat16"},
+    {"float64", "float64"},
+    {"double", "float64"},
+    {"fp64", "float64"},
+    {"f64", "float64"},
+    {"int8", "int8"},
+    {"char", "int8"},
+    {"i8", "int8"},
+    {"int16", "int16"},
+    {"short", "int16"},
+    {"i16", "int16"},
+    {"int32", "int32"},
+    {"int", "int32"},
+    {"i32", "int32"},
+    {"int64", "int64"},
+    {"long", "int64"},
+    {"i64", "int64"},
+    {"uint8", "uint8"},
+    {"byte", "uint8"},
+    {"u8", "uint8"},
+    {"uint16", "uint16"},
+    {"u16", "uint16"},
+    {"uint32", "uint32"},
+    {"u32", "uint32"},
+    {"uint64", "uint64"},
+    {"u64", "uint64"},
+    {"bool", "bool"},
+    {"boolean", "bool"},
+    {"complex32", "complex32"},
+    {"chalf", "complex32"},
+    {"complexhalf", "complex32"},
+    {"complex64", "complex64"},
+    {"cfloat", "complex64"},
+    {"complexfloat", "complex64"},
+    {"complex128", "complex128"},
+    {"cdouble", "complex128"},
+    {"complexdouble", "complex128"},
+    {"float8_e4m3fn", "float8_e4m3fn"},
+    {"float8e4m3fn", "float8_e4m3fn"},
+    {"float8_e5m2", "float8_e5m2"},
+    {"float8e5m2", "float8_e5m2"},
+    {"float8_e4m3fnuz", "float8_e4m3fnuz"},
+    {"float8e4m3fnuz", "float8_e4m3fnuz"},
+    {"float8_e5m2fnuz", "float8_e5m2fnuz"},
+    {"float8e5m2fnuz", "float8_e5m2fnuz"},
+};
+
+int pt2_tensor_dtype_normalize(const char *in, char *out, size_t len)
+{
+    char low[64];
+    const char *p = in, *end;
+    size_t i, n;
+
+    if (len == 0)
+        return 0;
+    while (*p != '\0' && isspace((unsigned char)*p))
+        p++;
+    end = p + strlen(p);
+    while (end > p && isspace((unsigned char)end[-1]))
+        end--;
+    n = (size_t)(end - p);
+    if (n >= sizeof(low))
+        n = sizeof(low) - 1;
+    for (i = 0; i < n; i++)
+        low[i] = (char)tolower((unsigned char)p[i]);
+    low[n] = '\0';
+
+    p = low;
+    if (strncmp(p, "torch.", 6) == 0)
+        p += 6;
+    for (i = 0; i < sizeof(dtype_aliases) / sizeof(dtype_aliases[0]); i++) {
+        if (strcmp(p, dtype_aliases[i].alias) == 0) {
+            snprintf(out, len, "%s", dtype_aliases[i].canonical);
+            return 1;
+        }
+    }
+    snprintf(out, len, "%s", low);
+    return 0;
+}
+
+/* Canonical dtypes whose OIP name is not simply the upper-cased torch name. */
+static const struct dtype_alias oip_names[] = {
+    {"float16", "FP16"},
+    {"float32", "FP32"},
+    {"float64", "FP64"},
+    {"bfloat16", "BF16"},
+};
+
+const char *pt2_tensor_dtype_oip(const char *dtype, char *out, size_t len)
+{
+    size_t i;
+
+    if (dtype == NULL || dtype[0] == '\0' || len == 0)
+        return NULL;
+    for (i = 0; i < sizeof(oip_names) / sizeof(oip_names[0]); i++) {
+        if (strcmp(dtype, oip_names[i].alias) == 0) {
+            snprintf(out, len, "%s", oip_names[i].canonical);
+            return out;
+        }
+    }
+    /* BOOL, UINT8..INT64 and BYTES are the upper-cased names; the rest have no
+     * OIP spelling and stay recognisable that way too. */
+    for (i = 0; i + 1 < len && dtype[i] != '\0'; i++)
+        out[i] = (char)toupper((unsigned char)dtype[i]);
+    out[i] = '\0';
+    return out;
+}
+
+/* ---- shape description ----------------------------------------------------- */
+
+/* Append to a bounded buffer; `*pos` keeps counting past the end so callers
+ * can tell truncation happened. */
+static void PT2_PRINTF(4, 5) bappend(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(*pos < len ? buf + *pos : NULL, *pos < len ? len - *pos : 0, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *pos += (size_t)n;
+}
+
+const char *pt2_tensor_shape_description(const struct pt2_tensor *t, char *buf, size_t len)
+{
+    size_t pos = 0;
+    int i;
+
+    if (len == 0)
+        return buf;
+    buf[0] = '\0';
+    if (t->ndim < 0 || t->ndim > PT2_DIMS_MAX) {
+        snprintf(buf, len, "unknown");
+        return buf;
+    }
+    bappend(buf, len, &pos, "(");
+    for (i = 0; i < t->ndim; i++) {
+        const struct pt2_dim *d = &t->dims[i];
+        const char *sep = i ? ", " : "";
+
+        if (d->size >= 0)
+            bappend(buf, len, &pos, "%s%lld", sep, (long long)d->size);
+        else
+            bappend(buf, len, &pos, "%s%s", sep, d->symbol[0] ? d->symbol : "?");
+    }
+    bappend(buf, len, &pos, ")");
+    return buf;
+}
+
+/* ---- JSON views ------------------------------------------------------------ */
+
+/* cJSON_Add*ToObject return NULL on allocation failure; one check per view. */
+static int add_str_or_null(cJSON *o, const char *key, const char *s)
+{
+    if (s == NULL || s[0] == '\0')
+        return cJSON_AddNullToObject(o, key) != NULL;
+    return cJSON_AddStringToObject(o, key, s) != NULL;
+}
+
+static int add_int_or_null(cJSON *o, const char *key, int64_t v)
+{
+    if (v < 0)
+        return cJSON_AddNullToObject(o, key) != NULL;
+    return cJSON_AddNumberToObject(o, key, (double)v) != NULL;
+}
+
+static int add_item(cJSON *parent, cJSON *item)
+{
+    if (item == NULL)
+        return 0;
+    cJSON_AddItemToArray(parent, item);
+    return 1;
+}
+
+static cJSON *oip_view(const struct pt2_tensor *t)
+{
+    char dt[40];
+    cJSON *o = cJSON_CreateObject(), *shape;
+    int ok, i;
+
+    if (o == NULL)
+        return NULL;
+    ok = cJSON_AddStringToObject(o, "name", t->name) != NULL &&
+         add_str_or_null(o, "datatype", pt2_tensor_dtype_oip(t->dtype, dt, sizeof(dt)));
+    if (ok && t->ndim < 0) {
+        ok = cJSON_AddNullToObject(o, "shape") != NULL;
+    } else if (ok) {
+        shape = cJSON_AddArrayToObject(o, "shape");
+        ok = shape != NULL;
+        for (i = 0; ok && i < t->ndim && i < PT2_DIMS_MAX; i++)
+            ok = add_item(
+                shape, cJSON_CreateNumber((double)(t->dims[i].size >= 0 ? t->dims[i].size : -1)));
+    }
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *default_view(const struct pt2_tensor *t)
+{
+    char desc[PT2_DIMS_MAX * (PT2_SYMBOL_MAX + 2) + 8], key[16];
+    cJSON *o = cJSON_CreateObject(), *shape = NULL, *fixed, *dyn, *e;
+    int ok, i, ndim = t->ndim > PT2_DIMS_MAX ? PT2_DIMS_MAX : t->ndim;
+
+    if (o == NULL)
+        return NULL;
+    ok = cJSON_AddStringToObject(o, "name", t->name) != NULL;
+    if (ok && ndim < 0)
+        ok = cJSON_AddNullToObject(o, "shape") != NULL;
+    else if (ok) {
+        shape = cJSON_AddArrayToObject(o, "shape");
+        ok = shape != NULL;
+    }
+    for (i = 0; ok && i < ndim; i++) {
+        const struct pt2_dim *d = &t->dims[i];
+
+        if (d->size >= 0)
+            ok = add_item(shape, cJSON_CreateNumber((double)d->size));
+        else if (d->symbol[0] != '\0')
+            ok = add_item(shape, cJSON_CreateString(d->symbol));
+        else
+            ok = add_item(shape, cJSON_CreateNull());
+    }
+    ok = ok && add_str_or_null(o, "dtype", t->dtype) &&
+         add_str_or_null(o, "description", t->description) && add_int_or_null(o, "ndim", ndim);
+    fixed = ok ? cJSON_AddObjectToObject(o, "fixed_shape") : NULL;
+    ok = fixed != NULL;
+    for (i = 0; ok && i < ndim; i++) {
+        if (t->dims[i].size < 0)
+            continue;
+        snprintf(key, sizeof(key), "%d", i);
+        ok = cJSON_AddNumberToObject(fixed, key, (double)t->dims[i].size) != NULL;
+    }
+    ok = ok && cJSON_AddStringToObject(o, "shape_description",
+                                       pt2_tensor_shape_description(t, desc, sizeof(desc)));
+    dyn = ok ? cJSON_AddArrayToObject(o, "dynamic_dims") : NULL;
+    ok = dyn != NULL;
+    for (i = 0; ok && i < ndim; i++) {
+        const struct pt2_dim *d = &t->dims[i];
+
+        if (d->size >= 0)
+            continue;
+        e = cJSON_CreateObject();
+        ok = add_item(dyn, e) && cJSON_AddNumberToObject(e, "axis", i) != NULL &&
+             add_str_or_null(e, "symbol", d->symbol) && add_int_or_null(e, "min", d->min) &&
+             add_int_or_null(e, "max", d->max);
+    }
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+int pt2_tensor_to_json(const struct pt2_tensor *t, unsigned flags, cJSON **out,
+                       struct pt2_error *err)
+{
+    *out = (flags & PT2_JSON_OIP) ? oip_view(t) : default_view(t);
+    if (*out == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building tensor '%s'", t->name);
+    return PT2_OK;
+}
+
+int pt2_tensor_list_to_json(const struct pt2_tensor_list *l, unsigned flags, cJSON **out,
+                            struct pt2_error *err)
+{
+    cJSON *arr = cJSON_CreateArray(), *item;
+    size_t i;
+    int rc;
+
+    *out = NULL;
+    if (arr == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    for (i = 0; l != NULL && i < l->n; i++) {
+        rc = pt2_tensor_to_json(&l->v[i], flags, &item, err);
+        if (rc != PT2_OK) {
+            cJSON_Delete(arr);
+            return rc;
+        }
+        cJSON_AddItemToArray(arr, item);
+    }
+    *out = arr;
+    return PT2_OK;
+}
+
+/* ---- numbers --------------------------------------------------------------- */
+
+int pt2_tensor_json_int(const cJSON *item, int64_t *out)
+{
+    double d;
+    int64_t i;
+
+    if (!cJSON_IsNumber(item))
+        return 0;
+    d = item->valuedouble;
+    /* The range test also rejects NaN. */
+    if (!(d >= -(double)PT2_JSON_INT_MAX && d <= (double)PT2_JSON_INT_MAX))
+        return 0;
+    i = (int64_t)d;
+    if ((double)i != d)
+        return 0;
+    *out = i;
+    return 1;
+}
+
+/* ---- validation ------------------------------------------------------------ */
+
+/*
+ * String-keyed open-addressing table. Keys are borrowed; the table holds at
+ * most half as many keys as slots, so probing always ends at an empty slot.
+ */
+struct smap_slot {
+    const char *key; /* NULL = empty */
+    size_t idx;      /* tensor index (names) or binding input index (symbols) */
+    int64_t size;    /* bound size (symbols) */
+    const cJSON *shape;
+};
+
+struct smap {
+    struct smap_slot *slots;
+    size_t mask;
+};
+
+static int smap_init(struct smap *m, size_t nkeys)
+{
+    size_t cap = 16;
+
+    while (cap < nkeys * 2)
+        cap *= 2;
+    m->slots = calloc(cap, sizeof(*m->slots));
+    m->mask = cap - 1;
+    return m->slots != NULL;
+}
+
+/* The slot holding `key`, or the empty slot where it would go. */
+static struct smap_slot *smap_slot(const struct smap *m, const char *key)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    const unsigned char *p;
+    size_t i;
+
+    for (p = (const unsigned char *)key; *p != '\0'; p++)
+        h = (h ^ *p) * 1099511628211ULL;
+    for (i = (size_t)h & m->mask;; i = (i + 1) & m->mask) {
+        struct smap_slot *s = &m->slots[i];
+        if (s->key == NULL || strcmp(s->key, key) == 0)
+            return s;
+    }
+}
+
+struct vstate {
+    const struct pt2_tensor_list *expected;
+    struct smap names;    /* expected input name -> index */
+    struct smap proposed; /* proposed input name -> shape array */
+    struct smap symbols;  /* dynamic symbol -> first size seen */
+    char msg[MSG_MAX];    /* the verdict, when there is one */
+};
+
+static void PT2_PRINTF(2, 3) verdict(struct vstate *st, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(st->msg, sizeof(st->msg), fmt, ap);
+    va_end(ap);
+}
+
+/* Malformed proposals are the caller's error, not a verdict. */
+static int check_proposed_form(const cJSON *proposed, size_t *count, struct pt2_error *err)
+{
+    const cJSON *in, *d;
+    int64_t v;
+    int axis;
+
+    if (!cJSON_IsObject(proposed))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "inputs must be a JSON object mapping input names to shapes");
+    *count = 0;
+    cJSON_ArrayForEach(in, proposed)
+    {
+        if (in->string == NULL)
+            return pt2_error_set(err, PT2_ERR_INVALID, "inputs: member without a name");
+        if (!cJSON_IsArray(in))
+            return pt2_error_set(err, PT2_ERR_INVALID,
+                                 "input '%s': shape must be an array of integers", in->string);
+        axis = 0;
+        cJSON_ArrayForEach(d, in)
+        {
+            if (!pt2_tensor_json_int(d, &v) || v < 0)
+                return pt2_error_set(err, PT2_ERR_INVALID,
+                                     "input '%s' axis %d: size must be a non-negative integer",
+                                     in->string, axis);
+            axis++;
+        }
+        (*count)++;
+    }
+    return PT2_OK;
+}
+
+/* "image, scale" (cut with ", ..." when long) for the unknown-input verdict. */
+static const char *expected_names(const struct pt2_tensor_list *l, char *buf, size_t len)
+{
+    size_t i, pos = 0;
+
+    buf[0] = '\0';
+    if (l->n == 0) {
+        snprintf(buf, len, "no inputs");
+        return buf;
+    }
+    for (i = 0; i < l->n; i++) {
+        size_t before = pos;
+
+        bappend(buf, len, &pos, "%s%s", i ? ", " : "", l->v[i].name);
+        if (pos >= NAMES_LIST_MAX || pos >= len) {
+            /* Drop the partial name and say there is more. */
+            buf[before < len ? before : len - 1] = '\0';
+            snprintf(buf + strlen(buf), len - strlen(buf), ", ...");
+            break;
+        }
+    }
+    return buf;
+}
+
+static int symbol_comparable(const char *sym)
+{
+    size_t n = strlen(sym);
+    return !(n >= 3 && strcmp(sym + n - 3, "...") == 0);
+}
+
+/* Rank, fixed sizes, ranges and shared symbols of one input. 1 = verdict set. */
+static int check_input(struct vstate *st, size_t ti, const cJSON *shape)
+{
+    const struct pt2_tensor *t = &st->expected->v[ti];
+    char desc[PT2_DIMS_MAX * (PT2_SYMBOL_MAX + 2) + 8];
+    const cJSON *d;
+    int n = cJSON_GetArraySize(shape), axis = 0;
+    int64_t got;
+
+    if (t->ndim < 0)
+        return 0;
+    if (n != t->ndim) {
+        verdict(st, "input '%s': expected %d dimension%s %s, got %d", t->name, t->ndim,
+                t->ndim == 1 ? "" : "s", pt2_tensor_shape_description(t, desc, sizeof(desc)), n);
+        return 1;
+    }
+    cJSON_ArrayForEach(d, shape)
+    {
+        const struct pt2_dim *dim = &t->dims[axis];
+        const char *sym = dim->symbol[0] ? dim->symbol : PT2_TENSOR_IMPLICIT_SYMBOL;
+        struct smap_slot *s;
+
+        /* Form already checked by check_proposed_form(). */
+        if (!pt2_tensor_json_int(d, &got))
+            got = -1;
+        if (dim->size >= 0) {
+            if (got != dim->size) {
+                verdict(st, "input '%s' axis %d: expected %lld, got %lld", t->name, axis,
+                        (long long)dim->size, (long long)got);
+                return 1;
+            }
+        } else if ((dim->min >= 0 && got < dim->min) || (dim->max >= 0 && got > dim->max)) {
+            if (dim->min >= 0 && dim->max >= 0)
+                verdict(
+                    st, "input '%s' axis %d: dynamic dim '%s' must be in [%lld, %lld], got %lld",
+                    t->name, axis, sym, (long long)dim->min, (long long)dim->max, (long long)got);
+            else if (dim->min >= 0)
+                verdict(st, "input '%s' axis %d: dynamic dim '%s' must be >= %lld, got %lld",
+                        t->name, axis, sym, (long long)dim->min, (long long)got);
+            else
+                verdict(st, "input '%s' axis %d: dynamic dim '%s' must be <= %lld, got %lld",
+                        t->name, axis, sym, (long long)dim->max, (long long)got);
+            return 1;
+        } else if (symbol_comparable(sym)) {
+            s = smap_slot(&st->symbols, sym);
+            if (s->key == NULL) {
+                s->key = sym;
+                s->idx = ti;
+                s->size = got;
+            } else if (s->size != got) {
+                verdict(st,
+                        "input '%s' axis %d: dynamic dim '%s' is %lld in input '%s' but %lld here",
+                        t->name, axis, sym, (long long)s->size, st->expected->v[s->idx].name,
+                        (long long)got);
+                return 1;
+            }
+        }
+        axis++;
+    }
+    return 0;
+}
+
+int pt2_tensor_validate(const struct pt2_tensor_list *expected, const cJSON *proposed,
+                        char **message_out, struct pt2_error *err)
+{
+    static const struct pt2_tensor_list no_inputs = {0};
+    struct vstate *st = NULL;
+    char list[NAMES_LIST_MAX + 16];
+    const cJSON *in;
+    size_t i, nproposed = 0, ndyn = 0;
+    int rc, found = 0;
+
+    *message_out = NULL;
+    if (expected == NULL)
+        expected = &no_inputs;
+    rc = check_proposed_form(proposed, &nproposed, err);
+    if (rc != PT2_OK)
+        return rc;
+
+    st = calloc(1, sizeof(*st));
+    if (st == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    st->expected = expected;
+    for (i = 0; i < expected->n; i++)
+        if (expected->v[i].ndim > 0)
+            ndyn += (size_t)expected->v[i].ndim;
+    if (!smap_init(&st->names, expected->n) || !smap_init(&st->proposed, nproposed) ||
+        !smap_init(&st->symbols, ndyn)) {
+        rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    for (i = 0; i < expected->n; i++) {
+        struct smap_slot *s = smap_slot(&st->names, expected->v[i].name);
+        if (s->key == NULL) {
+            s->key = expected->v[i].name;
+            s->idx = i;
+        }
+    }
+
+    cJSON_ArrayForEach(in, proposed)
+    {
+        struct smap_slot *s = smap_slot(&st->proposed, in->string);
+        if (s->key != NULL) {
+            rc = pt2_error_set(err, PT2_ERR_INVALID, "input '%s' is given more than once",
+                               in->string);
+            goto cleanup;
+        }
+        s->key = in->string;
+        s->shape = in;
+    }
+    cJSON_ArrayForEach(in, proposed)
+    {
+        if (smap_slot(&st->names, in->string)->key == NULL) {
+            verdict(st, "unknown input '%s' (expected: %s)", in->string,
+                    expected_names(expected, list, sizeof(list)));
+            found = 1;
+            goto done;
+        }
+    }
+    for (i = 0; i < expected->n; i++) {
+        if (smap_slot(&st->proposed, expected->v[i].name)->key == NULL) {
+            verdict(st, "missing input '%s'", expected->v[i].name);
+            found = 1;
+            goto done;
+        }
+    }
+    for (i = 0; i < expected->n && !found; i++)
+        found = check_input(st, i, smap_slot(&st->proposed, expected->v[i].name)->shape);
+
+done:
+    rc = PT2_OK;
+    if (found) {
+        *message_out = strdup(st->msg);
+        if (*message_out == NULL)
+            rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    }
+cleanup:
+    if (st != NULL) {
+        free(st->names.slots);
+        free(st->proposed.slots);
+        free(st->symbols.slots);
+        free(st);
+    }
+    return rc;
+}

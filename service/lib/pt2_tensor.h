@@ -1,0 +1,119 @@
+/*
+ * pt2_tensor.h - tensor specs: the model, dtype names, JSON views, validation.
+ *
+ * Design: both sources of I/O specs (the user's model_metadata.json, parsed
+ * by pt2_meta, and the exported program, parsed by pt2_eprog) produce the
+ * same plain structs, so the JSON views and the shape validation exist once.
+ * A dimension is either fixed (size >= 0) or dynamic (size -1) with an
+ * optional symbol ("B", "s0", or a readable expression such as "2*s0") and
+ * an optional known range. Dynamic dims that share a symbol must agree in a
+ * proposed call; unnamed dynamic dims all share the implicit symbol "batch".
+ *
+ * Ownership: a list owns its array; pt2_tensor_list_free() accepts NULL and
+ * zeroed lists. cJSON values returned through `cJSON **out` and messages
+ * returned through `char **message_out` belong to the caller (cJSON_Delete /
+ * free). Nothing here keeps state between calls, so every function is safe
+ * to call from many threads on distinct or read-only objects.
+ */
+#ifndef PT2_TENSOR_H
+#define PT2_TENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "pt2_error.h"
+
+#define PT2_DIMS_MAX 32      /* rank of one tensor */
+#define PT2_TENSORS_MAX 4096 /* tensors in one list */
+#define PT2_SYMBOL_MAX 64    /* bytes of a dim symbol, NUL included */
+
+/* Symbol shared by unnamed dynamic dims when validating. */
+#define PT2_TENSOR_IMPLICIT_SYMBOL "batch"
+
+struct pt2_dim {
+    int64_t size;                /* >= 0 fixed; -1 dynamic */
+    char symbol[PT2_SYMBOL_MAX]; /* "B", "s0", "2*s0"; "" = unnamed. A text cut to fit
+                                    ends in "..." and is never compared. */
+    int64_t min, max;            /* known range of a dynamic dim; -1 = unknown/unbounded */
+};
+
+struct pt2_tensor {
+    char name[128];
+    char dtype[32];        /* canonical torch name ("float32", "bfloat16"); "" = unknown */
+    char description[256]; /* "" = none */
+    int ndim;              /* -1 = unknown rank */
+    struct pt2_dim dims[PT2_DIMS_MAX];
+};
+
+struct pt2_tensor_list {
+    struct pt2_tensor *v;
+    size_t n, cap;
+};
+
+/* Largest integer a JSON number (a double) carries exactly: 2^53. */
+#define PT2_JSON_INT_MAX 9007199254740992LL
+
+/* Reset *t to an empty spec of unknown rank and dtype. */
+void pt2_tensor_init(struct pt2_tensor *t);
+
+/* Append a copy of *t. PT2_ERR_TOO_LARGE past PT2_TENSORS_MAX. */
+int pt2_tensor_list_push(struct pt2_tensor_list *l, const struct pt2_tensor *t,
+                         struct pt2_error *err) PT2_WARN_UNUSED;
+void pt2_tensor_list_free(struct pt2_tensor_list *l);
+/* The first tensor named `name`, borrowed from the list; NULL if none. */
+const struct pt2_tensor *pt2_tensor_list_find(const struct pt2_tensor_list *l, const char *name);
+
+/*
+ * Canonical torch dtype name for `in` ("torch.float32", "fp32", "FP32", "f32",
+ * "float", "half", "bf16", "long", ...) into out. Unknown names are copied
+ * lower-cased. Returns 1 when the name was recognised, 0 otherwise.
+ */
+int pt2_tensor_dtype_normalize(const char *in, char *out, size_t len);
+
+/*
+ * Open Inference Protocol datatype for a canonical dtype ("float32" -> "FP32",
+ * "bfloat16" -> "BF16"). Types without an OIP name (complex, float8 variants,
+ * unknown names) get the upper-cased torch name ("COMPLEX64", "FLOAT8_E4M3FN").
+ * Returns NULL for the empty (unknown) dtype, else out.
+ */
+const char *pt2_tensor_dtype_oip(const char *dtype, char *out, size_t len);
+
+/* "(B, 3, 512, 512)"; "?" for an unnamed dynamic dim, "()" for a scalar,
+ * "unknown" for an unknown rank. Truncated to fit; returns buf. */
+const char *pt2_tensor_shape_description(const struct pt2_tensor *t, char *buf, size_t len);
+
+/*
+ * JSON view of one spec (flags from enum pt2_json_flags).
+ * Default: {"name", "shape": ["B", 3, null], "dtype", "description", "ndim",
+ *           "fixed_shape": {"1": 3}, "shape_description",
+ *           "dynamic_dims": [{"axis", "symbol", "min", "max"}]}
+ *   with null for an unknown rank/dtype/description/symbol/bound.
+ * PT2_JSON_OIP: {"name", "datatype": "FP32", "shape": [-1, 3]}; shape is null
+ *   for an unknown rank and datatype null for an unknown dtype.
+ */
+int pt2_tensor_to_json(const struct pt2_tensor *t, unsigned flags, cJSON **out,
+                       struct pt2_error *err) PT2_WARN_UNUSED;
+/* JSON array of the views of every spec in the list. */
+int pt2_tensor_list_to_json(const struct pt2_tensor_list *l, unsigned flags, cJSON **out,
+                            struct pt2_error *err) PT2_WARN_UNUSED;
+
+/*
+ * Check proposed input shapes against `expected`. `proposed` must be a JSON
+ * object {name: [d0, d1, ...]} with integer dims >= 0; anything else is
+ * PT2_ERR_INVALID. Otherwise returns PT2_OK with *message_out NULL when the
+ * shapes are acceptable, or one malloc'd line (caller frees) naming the
+ * input, axis, expected and got. Rules, in the order checked: no unknown or
+ * repeated names, no missing input, then per input in `expected` order the
+ * rank, fixed sizes, dynamic ranges and agreement of shared symbols.
+ * Inputs of unknown rank accept any shape; a NULL `expected` means none.
+ */
+int pt2_tensor_validate(const struct pt2_tensor_list *expected, const cJSON *proposed,
+                        char **message_out, struct pt2_error *err) PT2_WARN_UNUSED;
+
+/* 1 and *out set when `item` is a JSON number that is an integer of
+ * magnitude <= 2^53, else 0 (cJSON's valueint saturates; never use it). */
+int pt2_tensor_json_int(const cJSON *item, int64_t *out);
+
+#endif
