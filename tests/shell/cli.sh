@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# CLI contract: exit codes (0 ok, 1 negative, 2 error), one-line errors on
+# stderr, and the exact verdict lines pipelines grep for.
+set -u
+B=${PT2SCOPE_BUILD:-build}/pt2scope
+F=tests/fixtures
+pass=0 fail=0
+
+# expect RC CMD... : run, compare exit code; stdout+stderr kept in $OUT/$ERR
+expect() {
+    local want=$1; shift
+    OUT=$("$@" 2>/tmp/pt2cli.err); local rc=$?
+    ERR=$(cat /tmp/pt2cli.err)
+    if [ "$rc" = "$want" ]; then pass=$((pass+1)); else
+        fail=$((fail+1)); echo "FAIL: exit $rc (want $want): $*"; echo "$OUT$ERR" | head -5; fi
+}
+same() { # same ACTUAL EXPECTED
+    if [ "$1" = "$2" ]; then pass=$((pass+1)); else
+        fail=$((fail+1)); printf 'FAIL: got\n  %s\nwant\n  %s\n' "$1" "$2"; fi
+}
+
+expect 0 "$B" inspect $F/cuda_sm90a_v8.pt2
+same "$(echo "$OUT" | grep '^CUDA')" "CUDA        sm_90a"
+expect 0 "$B" inspect $F/cuda_sm90a_v8.pt2 --json
+same "$(echo "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["arch"]["cuda_compute_capability"])')" "9.0"
+expect 0 "$B" check $F/cuda_sm90a_v8.pt2 --target H100
+same "$OUT" "H100: compatible: sm_90a cubin runs on NVIDIA H100 (9.0); it needs a CUDA 13.0+ driver (ELF ABI v8), driver version unknown"
+expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target A100
+same "$OUT" "A100: incompatible: kernels are sm_90a only; NVIDIA A100 (8.0) is 8.0"
+expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target 9.0 --target 8.0
+expect 0 "$B" check $F/cuda_fatbin_multi.pt2 --target 11.0
+same "${OUT%%:*}" "11.0"
+expect 1 "$B" check $F/cuda_fatbin_multi.pt2 --target H100 --driver 12.4
+expect 0 "$B" check $F/cuda_sm90a_v8.pt2 --target sm_90a --json
+same "$(echo "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["verdict"])')" "compatible"
+expect 2 "$B" check $F/cuda_sm90a_v8.pt2 --target H999
+same "$(echo "$ERR" | wc -l)" "1"
+expect 2 "$B" check $F/cuda_sm90a_v8.pt2 --target
+same "$ERR" "pt2scope: usage: option '--target' needs a value"
+expect 0 "$B" validate $F/cuda_sm90a_v8.pt2 --input image=8,3,512,512 --input scale=8
+same "$OUT" "valid"
+expect 1 "$B" validate $F/cuda_sm90a_v8.pt2 --input image=8,4,512,512 --input scale=8
+same "$OUT" "input 'image' axis 1: expected 3, got 4"
+expect 2 "$B" validate $F/cuda_sm90a_v8.pt2 --input image=8,x
+expect 2 "$B" inspect $F/broken_not_zip.pt2
+same "$ERR" "pt2scope: $F/broken_not_zip.pt2: not a zip archive (no end-of-central-directory record)"
+expect 2 "$B" inspect $F/broken_truncated.pt2
+expect 2 "$B" inspect $F/no_such_file.pt2
+expect 2 "$B" inspect
+expect 2 "$B" frobnicate
+expect 0 "$B" --help
+expect 0 "$B" version
+# No driver here: a CUDA package cannot run, the CPU verdict still comes.
+expect 1 env PT2SCOPE_LIBCUDA=/nonexistent/libcuda.so.1 "$B" check $F/cuda_sm90a_v8.pt2
+same "$(echo "$OUT" | cut -d: -f1-2)" "$(printf 'gpu: incompatible\ncpu: %s' "$(echo "$OUT" | sed -n 2p | cut -d: -f2 | tr -d ' ')")"
+expect 0 "$B" check-kernel tests/fixtures/bins/cubin_cuda13/sm_90a.cubin --target H100
+expect 1 "$B" check-kernel tests/fixtures/bins/cubin_cuda13/sm_90a.cubin --target 10.0
+expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" gpus --json
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" = 0 ]
