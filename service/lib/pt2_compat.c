@@ -20,9 +20,13 @@
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-#define PT2_COMPAT_NAMES_MAX 24       /* distinct targets named in one reason */
+#define PT2_COMPAT_NAMES_MAX 24 /* distinct targets named in one reason */
 #define PT2_COMPAT_NODE_FEATURES_MAX 4096
-#define PT2_COMPAT_ECHO_MAX 48        /* bytes of user text echoed in messages */
+#define PT2_COMPAT_ECHO_MAX 48 /* bytes of user text echoed in messages */
+
+#define TARGET_HINT                                                                                \
+    "use a compute capability (9.0), an SM (sm_90a), a GPU name (H100) or an AMD gfx target "      \
+    "(gfx90a)"
 
 /* ---- text helpers ---------------------------------------------------------- */
 
@@ -205,7 +209,7 @@ static int parse_sm(const char *t, int *major, int *minor)
     static const char *const prefixes[] = {"sm_", "sm", "compute_", "compute"};
     const char *p = t;
     size_t i, n;
-    long v;
+    int v;
 
     for (i = 0; i < NELEM(prefixes); i++) {
         n = strlen(prefixes[i]);
@@ -221,11 +225,14 @@ static int parse_sm(const char *t, int *major, int *minor)
         return 0;
     if (p[n] != '\0' && !((p[n] == 'a' || p[n] == 'f') && p[n + 1] == '\0'))
         return 0;
-    v = strtol(p, NULL, 10);
+    /* Two or three digits checked above: no overflow possible. */
+    v = (p[0] - '0') * 10 + (p[1] - '0');
+    if (n == 3)
+        v = v * 10 + (p[2] - '0');
     if (v < 10)
         return 0;
-    *major = (int)(v / 10);
-    *minor = (int)(v % 10);
+    *major = v / 10;
+    *minor = v % 10;
     return 1;
 }
 
@@ -256,7 +263,7 @@ int pt2_target_parse(const char *text, struct pt2_device *out, struct pt2_error 
 {
     char t[128], low[128], shown[PT2_COMPAT_ECHO_MAX + 1];
     struct pt2_gpu_match m;
-    size_t i;
+    size_t n;
     int major, minor;
 
     if (out == NULL || text == NULL)
@@ -267,12 +274,10 @@ int pt2_target_parse(const char *text, struct pt2_device *out, struct pt2_error 
         return pt2_error_set(err, PT2_ERR_INVALID, "target '%s...' is too long (at most %zu bytes)",
                              shown, sizeof(t) - 1);
     if (t[0] == '\0')
-        return pt2_error_set(err, PT2_ERR_INVALID,
-                             "empty target: use a compute capability (9.0), an SM (sm_90a), a "
-                             "GPU name (H100) or an AMD gfx target (gfx90a)");
-    for (i = 0; t[i] != '\0'; i++)
-        low[i] = lower(t[i]);
-    low[i] = '\0';
+        return pt2_error_set(err, PT2_ERR_INVALID, "empty target: %s", TARGET_HINT);
+    for (n = 0; t[n] != '\0'; n++)
+        low[n] = lower(t[n]);
+    low[n] = '\0';
 
     if (parse_cc_dotted(low, &major, &minor) || parse_sm(low, &major, &minor)) {
         out->cc_major = major;
@@ -281,10 +286,10 @@ int pt2_target_parse(const char *text, struct pt2_device *out, struct pt2_error 
         return PT2_OK;
     }
     if (parse_gfx(low)) {
-        if (strlen(low) >= sizeof(out->gfx))
+        if (n >= sizeof(out->gfx))
             return pt2_error_set(err, PT2_ERR_INVALID, "AMD target '%s' is too long", shown);
-        snprintf(out->gfx, sizeof(out->gfx), "%s", low);
-        snprintf(out->name, sizeof(out->name), "AMD %s", low);
+        memcpy(out->gfx, low, n + 1);
+        snprintf(out->name, sizeof(out->name), "AMD %s", out->gfx);
         return PT2_OK;
     }
     if (pt2_desc_gpu_lookup(t, &m) == PT2_OK) {
@@ -299,10 +304,7 @@ int pt2_target_parse(const char *text, struct pt2_device *out, struct pt2_error 
         }
         return PT2_OK;
     }
-    return pt2_error_set(err, PT2_ERR_INVALID,
-                         "unknown target '%s': use a compute capability (9.0), an SM (sm_90a), a "
-                         "GPU name (H100) or an AMD gfx target (gfx90a)",
-                         shown);
+    return pt2_error_set(err, PT2_ERR_INVALID, "unknown target '%s': %s", shown, TARGET_HINT);
 }
 
 /* ---- driver requirements ------------------------------------------------------ */
@@ -311,11 +313,11 @@ static const struct {
     unsigned major, minor;
     int cuda;
 } ptx_isa[] = {
-    {6, 0, 9000},   {6, 1, 9010},   {6, 2, 9020},   {6, 3, 10000},  {6, 4, 10010},
-    {6, 5, 10020},  {7, 0, 11000},  {7, 1, 11010},  {7, 2, 11020},  {7, 3, 11030},
-    {7, 4, 11040},  {7, 5, 11050},  {7, 6, 11060},  {7, 7, 11070},  {7, 8, 11080},
-    {8, 0, 12000},  {8, 1, 12010},  {8, 2, 12020},  {8, 3, 12030},  {8, 4, 12040},
-    {8, 5, 12050},  {8, 6, 12070},  {8, 7, 12080},  {8, 8, 12090},  {9, 0, 13000},
+    {6, 0, 9000},  {6, 1, 9010},  {6, 2, 9020},  {6, 3, 10000}, {6, 4, 10010},
+    {6, 5, 10020}, {7, 0, 11000}, {7, 1, 11010}, {7, 2, 11020}, {7, 3, 11030},
+    {7, 4, 11040}, {7, 5, 11050}, {7, 6, 11060}, {7, 7, 11070}, {7, 8, 11080},
+    {8, 0, 12000}, {8, 1, 12010}, {8, 2, 12020}, {8, 3, 12030}, {8, 4, 12040},
+    {8, 5, 12050}, {8, 6, 12070}, {8, 7, 12080}, {8, 8, 12090}, {9, 0, 13000},
 };
 
 int pt2_compat_ptx_min_driver(unsigned ptx_major, unsigned ptx_minor)
@@ -463,8 +465,7 @@ struct nv_eval {
 };
 
 /* Is cubin a preferable to cubin b (NULL)? Fewer caveats, closer SM, 'a' over plain over 'f'. */
-static int better_sass(const struct pt2_kernel *a, int a_cav, const struct pt2_kernel *b,
-                       int b_cav)
+static int better_sass(const struct pt2_kernel *a, int a_cav, const struct pt2_kernel *b, int b_cav)
 {
     static const int vr[3] = {1, 2, 0}; /* plain, 'a', 'f' */
 
@@ -491,7 +492,8 @@ static void nv_evaluate(const struct pt2_kernel_list *ks, unsigned dcc, int driv
             continue;
         ev->any_match = 1;
         if (k->kind == PT2_KERNEL_SASS) {
-            int v8 = k->abi_version >= 8;
+            /* ABI v8 (or a CUDA 13 toolkit note) means a CUDA 13 build. */
+            int v8 = k->abi_version >= 8 || k->toolkit >= 130;
             if (v8 && driver != 0 && driver < 13000) {
                 if (better_sass(k, 0, ev->sass_v8, 0))
                     ev->sass_v8 = k;
@@ -538,7 +540,8 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
 {
     struct nv_eval ev;
     char tn[72], tn2[72], c1[16], c2[16], devis[16];
-    int major = dev->cc_major, minor = dev->cc_minor, driver = dev->driver_cuda_version;
+    int major = dev->cc_major, minor = dev->cc_minor;
+    int driver = dev->driver_cuda_version > 0 ? dev->driver_cuda_version : 0;
     unsigned dcc = (unsigned)(major * 10 + minor);
     int floor = device_min_driver(major, minor);
 
@@ -553,8 +556,7 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
         return PT2_INCOMPATIBLE;
     }
     if (ev.sass != NULL) {
-        sb_add(b, "%s cubin runs on %s", pt2_kernel_target_name(ev.sass, tn, sizeof(tn)),
-               devname);
+        sb_add(b, "%s cubin runs on %s", pt2_kernel_target_name(ev.sass, tn, sizeof(tn)), devname);
         if (ev.sass_caveat)
             sb_add(b, "; it needs a CUDA 13.0+ driver (ELF ABI v8), driver version unknown");
         return PT2_COMPATIBLE;
@@ -580,8 +582,9 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
         return PT2_COMPATIBLE_PTX_JIT;
     }
     if (ev.ptx_old != NULL) {
-        sb_add(b, "%s PTX is ISA %u.%u and needs a CUDA %s+ driver to JIT-compile for %s; "
-                  "this driver supports CUDA %s",
+        sb_add(b,
+               "%s PTX is ISA %u.%u and needs a CUDA %s+ driver to JIT-compile for %s; "
+               "this driver supports CUDA %s",
                pt2_kernel_target_name(ev.ptx_old, tn2, sizeof(tn2)), ev.ptx_old->ptx_major,
                ev.ptx_old->ptx_minor, cuda_text(ev.ptx_old_need, c1, sizeof(c1)), devname,
                cuda_text(driver, c2, sizeof(c2)));
@@ -613,11 +616,12 @@ static int amd_feature_ok(int kernel, int device)
     return device == 0 || kernel == device;
 }
 
-static int amd_verdict(const struct pt2_kernel_list *ks, const struct pt2_device *dev,
-                       const char *devname, struct sbuf *b)
+/* devgfx: the device's target id, NUL-terminated ("gfx90a:xnack-"). */
+static int amd_verdict(const struct pt2_kernel_list *ks, const char *devgfx, const char *devname,
+                       struct sbuf *b)
 {
-    size_t i, dn = strcspn(dev->gfx, ":"), kn;
-    int dx = amd_dev_feature(dev->gfx, "xnack"), ds = amd_dev_feature(dev->gfx, "sramecc");
+    size_t i, dn = strcspn(devgfx, ":"), kn;
+    int dx = amd_dev_feature(devgfx, "xnack"), ds = amd_dev_feature(devgfx, "sramecc");
     char tn[72];
 
     for (i = 0; ks != NULL && i < ks->n; i++) {
@@ -627,15 +631,14 @@ static int amd_verdict(const struct pt2_kernel_list *ks, const struct pt2_device
         if (k->kind != PT2_KERNEL_HSACO)
             continue;
         kn = strcspn(g, ":");
-        if (kn != dn || strncmp(g, dev->gfx, dn) != 0)
+        if (kn != dn || strncmp(g, devgfx, dn) != 0)
             continue;
         if (!amd_feature_ok(k->xnack, dx) || !amd_feature_ok(k->sramecc, ds))
             continue;
-        sb_add(b, "%s code object runs on %s", pt2_kernel_target_name(k, tn, sizeof(tn)),
-               devname);
+        sb_add(b, "%s code object runs on %s", pt2_kernel_target_name(k, tn, sizeof(tn)), devname);
         return PT2_COMPATIBLE;
     }
-    reason_targets_only(b, ks, devname, dev->gfx);
+    reason_targets_only(b, ks, devname, devgfx);
     return PT2_INCOMPATIBLE;
 }
 
@@ -708,6 +711,9 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
 
     if (out == NULL || dev == NULL)
         return pt2_error_set(err, PT2_ERR_INVALID, "GPU check needs a device and a result");
+    if (dev->cc_major < 0 || dev->cc_major > 99 || dev->cc_minor < 0 || dev->cc_minor > 9)
+        return pt2_error_set(err, PT2_ERR_INVALID, "compute capability %d.%d is out of range",
+                             dev->cc_major, dev->cc_minor);
     memset(out, 0, sizeof(*out));
     sb_init(&b, out->reason, sizeof(out->reason));
     device_name(dev, devname, sizeof(devname));
@@ -725,8 +731,7 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
         const struct pt2_kernel *k = &kernels->v[i];
         if (!has_code(k))
             continue;
-        if (k->kind == PT2_KERNEL_SASS || k->kind == PT2_KERNEL_PTX ||
-            k->kind == PT2_KERNEL_HSACO)
+        if (k->kind == PT2_KERNEL_SASS || k->kind == PT2_KERNEL_PTX || k->kind == PT2_KERNEL_HSACO)
             ngpu++;
         else
             nother++;
@@ -765,9 +770,10 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
                 sb_add(&b, "no GPU kernels found and no AOTI_COMPUTE_CAPABILITY in the metadata "
                            "(AOTI_DEVICE_KEY cuda); cannot tell which GPUs it runs on");
             else
-                sb_add(&b, "no GPU kernels found and AOTI_COMPUTE_CAPABILITY '%s' is not a "
-                           "compute capability (AOTI_DEVICE_KEY cuda); cannot tell which GPUs "
-                           "it runs on",
+                sb_add(&b,
+                       "no GPU kernels found and AOTI_COMPUTE_CAPABILITY '%s' is not a "
+                       "compute capability (AOTI_DEVICE_KEY cuda); cannot tell which GPUs "
+                       "it runs on",
                        meta);
             out->verdict = PT2_INCOMPATIBLE;
             return PT2_OK;
@@ -779,7 +785,7 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
     }
 
     if (is_amd) {
-        out->verdict = amd_verdict(ks, dev, devname, &b);
+        out->verdict = amd_verdict(ks, devis, devname, &b);
     } else if (is_nv) {
         out->verdict = nv_verdict(ks, dev, devname, &b);
     } else {
@@ -802,9 +808,9 @@ static void machine_norm(const char *m, char *buf, size_t len)
     static const struct {
         const char *alias, *name;
     } aliases[] = {
-        {"amd64", "x86_64"},  {"x86-64", "x86_64"}, {"x64", "x86_64"},   {"arm64", "aarch64"},
-        {"i386", "i686"},     {"i486", "i686"},     {"i586", "i686"},    {"x86", "i686"},
-        {"armv7l", "arm"},    {"armv7", "arm"},     {"armhf", "arm"},    {"ppc64el", "ppc64le"},
+        {"amd64", "x86_64"}, {"x86-64", "x86_64"}, {"x64", "x86_64"}, {"arm64", "aarch64"},
+        {"i386", "i686"},    {"i486", "i686"},     {"i586", "i686"},  {"x86", "i686"},
+        {"armv7l", "arm"},   {"armv7", "arm"},     {"armhf", "arm"},  {"ppc64el", "ppc64le"},
     };
     char t[32];
     size_t i = 0;
@@ -848,7 +854,7 @@ static int node_has(const char *const *feats, size_t n, const char *f)
 /* The strongest vector extension a node reports, for "this CPU has ...". */
 static const char *node_best(const char *const *feats, size_t n)
 {
-    static const char *const ranked[] = {"amx_tile", "avx512f", "avx2", "avx",   "sse4_2",
+    static const char *const ranked[] = {"amx_tile", "avx512f", "avx2",  "avx", "sse4_2",
                                          "sve2",     "sve",     "asimd", "vxe", "vx"};
     size_t i;
 

@@ -46,8 +46,11 @@
  * another non-CUDA key ("xpu", "mps", "npu") -> PT2_INCOMPATIBLE on an
  * NVIDIA/AMD device; "cuda" without AOTI_COMPUTE_CAPABILITY ->
  * PT2_INCOMPATIBLE ("cannot tell").
- * Returns PT2_OK with *out filled, or PT2_ERR_INVALID for NULL dev/out.
- * `kernels` may be NULL (= none).
+ * A device with cc 0.0 and no gfx has no GPU. dev->name (or, if empty,
+ * "compute capability X.Y" / "AMD <gfx>") is the device named in the reason;
+ * a driver_cuda_version <= 0 is unknown.
+ * Returns PT2_OK with *out filled, or PT2_ERR_INVALID for NULL dev/out or a
+ * compute capability outside 0.0-99.9. `kernels` may be NULL (= none).
  */
 int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key,
                    const char *meta_cc, const struct pt2_device *dev,

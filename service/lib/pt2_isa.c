@@ -53,6 +53,24 @@ static int eq(const char *s, size_t n, const char *word)
     return strlen(word) == n && memcmp(s, word, n) == 0;
 }
 
+static int eq_nocase(const char *s, size_t n, const char *word)
+{
+    return strlen(word) == n && has_prefix_nocase(s, n, word);
+}
+
+/* Letters, digits and '_' only: what a VecISA name can be. */
+static int is_word(const char *s, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        char c = up(s[i]);
+        if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+            return 0;
+    }
+    return 1;
+}
+
 /* Copy s[0..n) into dst (size cap) upper-cased; 0 if it does not fit. */
 static int copy_upper(char *dst, size_t cap, const char *s, size_t n)
 {
@@ -158,23 +176,21 @@ int pt2_isa_from_metadata(const char *value, struct pt2_cpu_isa *out)
             break;
         if (first) {
             first = 0;
-            if (has_prefix_nocase(w, n, "asimd") && n == 5)
+            if (eq_nocase(w, n, "asimd"))
                 snprintf(out->isa, sizeof(out->isa), "NEON");
-            else if ((n == 7 && has_prefix_nocase(w, n, "default")) ||
-                     (n == 15 && has_prefix_nocase(w, n, "invalid_vec_isa")))
-                out->isa[0] = '\0';
-            else if (!copy_upper(out->isa, sizeof(out->isa), w, n))
+            else if (eq_nocase(w, n, "default") || eq_nocase(w, n, "invalid_vec_isa") ||
+                     !is_word(w, n) || !copy_upper(out->isa, sizeof(out->isa), w, n))
                 out->isa[0] = '\0';
             continue;
         }
         /* Later words name the VecISA subclasses' extra -m flags. */
-        if (n == 11 && has_prefix_nocase(w, n, "avx512_vnni")) {
+        if (eq_nocase(w, n, "avx512_vnni")) {
             flag_add_str(out, "avx512vnni");
-        } else if (n == 8 && has_prefix_nocase(w, n, "amx_tile")) {
+        } else if (eq_nocase(w, n, "amx_tile")) {
             flag_add_str(out, "amx-tile");
             flag_add_str(out, "amx-bf16");
             flag_add_str(out, "amx-int8");
-        } else if (n == 11 && has_prefix_nocase(w, n, "avx512_bf16")) {
+        } else if (eq_nocase(w, n, "avx512_bf16")) {
             flag_add_str(out, "avx512bf16");
         }
     }
@@ -206,7 +222,7 @@ static void take_define(struct cmd_state *st, const char *m, size_t n)
         return;
     while (v + vn < m + n && v[vn] != '=')
         vn++;
-    if (vn == 0 || !copy_upper(cand, sizeof(cand), v, vn))
+    if (vn == 0 || !is_word(v, vn) || !copy_upper(cand, sizeof(cand), v, vn))
         return;
     /* The most specific macro wins: SVE256 over SVE, whatever the order. */
     cur = strlen(st->isa->isa);

@@ -32,8 +32,9 @@
 /*
  * Fill *out from an AOTI_CPU_ISA value. The first word gives out->isa
  * ("AVX512", "AVX2", "NEON" for ASIMD/NEON, "SVE256"/"SVE", "VSX",
- * "ZVECTOR"; "" for "", "DEFAULT" and "INVALID_VEC_ISA"; any other word is
- * kept upper-cased); later words add the -m flags they imply
+ * "ZVECTOR"; "" for "", "DEFAULT" and "INVALID_VEC_ISA"; any other word of
+ * letters, digits and '_' that fits is kept upper-cased, anything else gives
+ * ""); later words add the -m flags they imply
  * ("AVX512_VNNI" -> avx512vnni, "AMX_TILE" -> amx-tile, amx-bf16, amx-int8).
  * out->source = "metadata". PT2_ERR_INVALID if value or out is NULL.
  */
@@ -74,7 +75,7 @@ int pt2_isa_required_features(const struct pt2_cpu_isa *isa, const char **out, s
                               size_t *n);
 
 /* Display name of an ISA: "AVX-512", "AVX2", "NEON", "SVE", "VSX",
- * "z/Architecture vector"; the text itself if unknown; "" for "". */
+ * "z/Architecture vector"; `isa` itself (borrowed) if unknown; "" for NULL. */
 const char *pt2_isa_display_name(const char *isa);
 
 /* 1 when the package was built with -march=native (or -mcpu=native). */

@@ -16,32 +16,39 @@ START_TEST(test_cc_text_every_row)
         const char *text;
     } rows[] = {
         {5, 0, "Maxwell (GM107/GM108): Tesla M10, Quadro K620/K1200, GTX 750/750 Ti"},
-        {5, 2, "Maxwell (GM20x): Tesla M4/M6/M40/M60, Quadro M4000/M6000, GTX 970/980/980 Ti, "
-               "Titan X (Maxwell)"},
+        {5, 2,
+         "Maxwell (GM20x): Tesla M4/M6/M40/M60, Quadro M4000/M6000, GTX 970/980/980 Ti, "
+         "Titan X (Maxwell)"},
         {5, 3, "Maxwell (GM20B): Jetson TX1, Jetson Nano"},
         {6, 0, "Pascal (GP100): Tesla P100, Quadro GP100"},
-        {6, 1, "Pascal (GP10x): Tesla P4/P40, Quadro P4000/P5000/P6000, GTX 1050-1080 Ti, "
-               "Titan Xp"},
+        {6, 1,
+         "Pascal (GP10x): Tesla P4/P40, Quadro P4000/P5000/P6000, GTX 1050-1080 Ti, "
+         "Titan Xp"},
         {6, 2, "Pascal (GP10B): Jetson TX2"},
         {7, 0, "Volta (GV100): Tesla V100, Quadro GV100, Titan V"},
         {7, 2, "Volta (GV10B): Jetson AGX Xavier, Xavier NX"},
-        {7, 5, "Turing (TU10x/TU11x): Tesla T4, Quadro RTX 4000-8000, T400-T1000, "
-               "RTX 2060-2080 Ti, GTX 1650/1660, Titan RTX"},
+        {7, 5,
+         "Turing (TU10x/TU11x): Tesla T4, Quadro RTX 4000-8000, T400-T1000, "
+         "RTX 2060-2080 Ti, GTX 1650/1660, Titan RTX"},
         {8, 0, "Ampere (GA100): A100, A30, A800"},
         {8, 6, "Ampere (GA10x): A10, A10G, A16, A2, A40, RTX A2000-A6000, RTX 3050-3090 Ti"},
         {8, 7, "Ampere (GA10B): Jetson AGX Orin, Orin NX, Orin Nano"},
         {8, 8, "Unreleased (sm_88 target of CUDA 13.0): no public product known"},
-        {8, 9, "Ada Lovelace (AD10x): L4, L40, L40S, L20, RTX 6000 Ada, RTX 4000/4500/5000 Ada, "
-               "RTX 4060-4090"},
+        {8, 9,
+         "Ada Lovelace (AD10x): L4, L40, L40S, L20, RTX 6000 Ada, RTX 4000/4500/5000 Ada, "
+         "RTX 4060-4090"},
         {9, 0, "Hopper (GH100): H100, H200, H800, H20, GH200"},
         {10, 0, "Blackwell (GB100): B200, GB200, B100"},
-        {10, 1, "Blackwell (Thor): Jetson AGX Thor, DRIVE AGX Thor; CC 10.1 is Thor's number "
-                "before CUDA 13.0, which calls it 11.0"},
+        {10, 1,
+         "Blackwell (Thor): Jetson AGX Thor, DRIVE AGX Thor; CC 10.1 is Thor's number "
+         "before CUDA 13.0, which calls it 11.0"},
         {10, 3, "Blackwell Ultra: B300, GB300"},
-        {11, 0, "Blackwell (Thor): Jetson AGX Thor, DRIVE AGX Thor; CUDA 12.8/12.9 called it "
-                "10.1 (sm_101)"},
-        {12, 0, "Blackwell (GB20x): RTX PRO 6000 Blackwell Server Edition, RTX PRO 4000-6000 "
-                "Blackwell, RTX 5050-5090"},
+        {11, 0,
+         "Blackwell (Thor): Jetson AGX Thor, DRIVE AGX Thor; CUDA 12.8/12.9 called it "
+         "10.1 (sm_101)"},
+        {12, 0,
+         "Blackwell (GB20x): RTX PRO 6000 Blackwell Server Edition, RTX PRO 4000-6000 "
+         "Blackwell, RTX 5050-5090"},
         {12, 1, "Blackwell (GB10): DGX Spark, other GB10 systems"},
     };
     char buf[512];
@@ -208,16 +215,15 @@ END_TEST
 START_TEST(test_gpu_lookup_rejects)
 {
     static const char *const bad[] = {
-        "H999", "", "NVIDIA", "A1000", "H1000", "GB1000", "X100", "L400", "MI2500", "9.0",
-        "sm_90", "gfx90a", "-", "   ", "T40000",
+        "H999",   "",    "NVIDIA", "A1000",  "H1000", "GB1000", "X100",   "L400",
+        "MI2500", "9.0", "sm_90",  "gfx90a", "-",     "   ",    "T40000",
     };
     char huge[300];
     struct pt2_gpu_match m;
     size_t i;
 
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-        ck_assert_msg(pt2_desc_gpu_lookup(bad[i], &m) == PT2_ERR_NOT_FOUND, "lookup '%s'",
-                      bad[i]);
+        ck_assert_msg(pt2_desc_gpu_lookup(bad[i], &m) == PT2_ERR_NOT_FOUND, "lookup '%s'", bad[i]);
     memset(huge, 'A', sizeof(huge) - 1);
     huge[sizeof(huge) - 1] = '\0';
     ck_assert_int_eq(pt2_desc_gpu_lookup(huge, &m), PT2_ERR_INVALID);
@@ -261,9 +267,9 @@ START_TEST(test_gfx_text)
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         ck_assert_str_eq(pt2_desc_gfx_text(cases[i].gfx, buf, sizeof(buf)), cases[i].text);
     ck_assert_str_eq(pt2_desc_gfx_text(NULL, buf, sizeof(buf)), "unknown AMD GPU target ");
-    ck_assert_str_eq(pt2_desc_gfx_text("gfx1aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", buf,
-                                       sizeof(buf)),
-                     "unknown AMD GPU target gfx1aaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+    ck_assert_str_eq(
+        pt2_desc_gfx_text("gfx1aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", buf, sizeof(buf)),
+        "unknown AMD GPU target gfx1aaaaaaaaaaaaaaaaaaaaaaaaaaaa");
 }
 END_TEST
 
@@ -339,8 +345,7 @@ START_TEST(test_cpu_text)
                      "Linux shared object + em_999 Linux executable + more");
 
     /* No host at all; ISA from flags only. */
-    ck_assert_int_eq(pt2_isa_from_compile_cmd("// Compile cmd\n// g++ -mf16c\n", 29, &isa),
-                     PT2_OK);
+    ck_assert_int_eq(pt2_isa_from_compile_cmd("// Compile cmd\n// g++ -mf16c\n", 29, &isa), PT2_OK);
     ck_assert_str_eq(pt2_desc_cpu_text(NULL, &isa, buf, sizeof(buf)),
                      "no host binary, CPU features (f16c)");
     ck_assert_str_eq(pt2_desc_cpu_text(NULL, NULL, buf, sizeof(buf)), "no host binary");

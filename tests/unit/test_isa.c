@@ -86,6 +86,8 @@ START_TEST(test_metadata_other_isas)
         {"DEFAULT", "", ""},
         {"", "", ""},
         {"RISCV_V", "RISCV_V", ""},
+        {"AVX\x1b[2J", "", ""},
+        {"amx-tile", "", ""},
         /* A word too long for the field is dropped, not truncated. */
         {"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "", ""},
     };
@@ -110,8 +112,8 @@ START_TEST(test_cmd_real_mlcolvar_avx512)
 {
     char path[256], b[512];
     size_t len = 0;
-    uint8_t *text = tu_read_file(
-        tu_fixture("isa/mlcolvar_avx512.wrapper_tail.txt", path, sizeof(path)), &len);
+    uint8_t *text =
+        tu_read_file(tu_fixture("isa/mlcolvar_avx512.wrapper_tail.txt", path, sizeof(path)), &len);
     struct pt2_cpu_isa isa;
 
     ck_assert_ptr_nonnull(text);
@@ -269,6 +271,13 @@ START_TEST(test_cmd_sve_most_specific_macro)
         PT2_OK);
     ck_assert_str_eq(isa.isa, "SVE256");
 
+    /* A macro value that is not a name is ignored. */
+    ck_assert_int_eq(from_cmd("// Compile cmd\n// g++ -DCPU_CAPABILITY=AVX2 "
+                              "-DCPU_CAPABILITY=$(X) -DCPU_CAPABILITY_=1\n",
+                              &isa),
+                     PT2_OK);
+    ck_assert_str_eq(isa.isa, "AVX2");
+
     /* Without macros the flags say SVE256. */
     ck_assert_int_eq(from_cmd("// Compile cmd\n// g++ -msve-vector-bits=256\n", &isa), PT2_OK);
     ck_assert_str_eq(isa.isa, "SVE256");
@@ -298,12 +307,11 @@ START_TEST(test_cmd_zvector_vsx_mcpu_msvc)
     ck_assert_str_eq(features(&isa, b, sizeof(b)), "");
 
     /* -march wins over -mcpu whatever the order. */
-    ck_assert_int_eq(
-        from_cmd("// Compile cmd\n// g++ -march=armv8.2-a -mcpu=neoverse-v1\n", &isa), PT2_OK);
+    ck_assert_int_eq(from_cmd("// Compile cmd\n// g++ -march=armv8.2-a -mcpu=neoverse-v1\n", &isa),
+                     PT2_OK);
     ck_assert_str_eq(isa.march, "armv8.2-a");
 
-    ck_assert_int_eq(from_cmd("// Compile cmd\n// cl /arch:AVX512 /DCPU_CAPABILITY_AVX512\n",
-                              &isa),
+    ck_assert_int_eq(from_cmd("// Compile cmd\n// cl /arch:AVX512 /DCPU_CAPABILITY_AVX512\n", &isa),
                      PT2_OK);
     ck_assert_str_eq(isa.isa, "AVX512");
     ck_assert_str_eq(flags(&isa, b, sizeof(b)), "avx512f avx512cd avx512bw avx512dq avx512vl");
