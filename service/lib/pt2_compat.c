@@ -9,12 +9,12 @@
  * of control characters so a message stays one line.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pt2_compat.h"
+#include "pt2_sbuf.h"
 #include "pt2_desc.h"
 #include "pt2_isa.h"
 
@@ -30,38 +30,6 @@
 
 /* ---- text helpers ---------------------------------------------------------- */
 
-struct sbuf {
-    char *buf;
-    size_t cap, len;
-};
-
-static void sb_init(struct sbuf *b, char *buf, size_t cap)
-{
-    b->buf = buf;
-    b->cap = cap;
-    b->len = 0;
-    if (cap > 0)
-        buf[0] = '\0';
-}
-
-static void sb_add(struct sbuf *b, const char *fmt, ...) PT2_PRINTF(2, 3);
-
-static void sb_add(struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    if (b->cap == 0 || b->len >= b->cap - 1)
-        return;
-    va_start(ap, fmt);
-    n = vsnprintf(b->buf + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    b->len += (size_t)n;
-    if (b->len > b->cap - 1)
-        b->len = b->cap - 1;
-}
 
 static char lower(char c)
 {
@@ -417,15 +385,15 @@ static void names_add(struct name_list *nl, const struct pt2_kernel *k)
     nl->v[nl->n++] = e;
 }
 
-static void names_print(struct sbuf *b, struct name_list *nl)
+static void names_print(struct pt2_sbuf *b, struct name_list *nl)
 {
     size_t i;
 
     qsort(nl->v, nl->n, sizeof(nl->v[0]), name_cmp);
     for (i = 0; i < nl->n; i++)
-        sb_add(b, "%s%s", i ? ", " : "", nl->v[i].name);
+        pt2_sbuf_add(b, "%s%s", i ? ", " : "", nl->v[i].name);
     if (nl->more)
-        sb_add(b, " and %zu more", nl->more);
+        pt2_sbuf_add(b, " and %zu more", nl->more);
 }
 
 /* A kernel that counts: device-link stubs carry no kernels. */
@@ -517,7 +485,7 @@ static void nv_evaluate(const struct pt2_kernel_list *ks, unsigned dcc, int driv
     }
 }
 
-static void reason_targets_only(struct sbuf *b, const struct pt2_kernel_list *ks,
+static void reason_targets_only(struct pt2_sbuf *b, const struct pt2_kernel_list *ks,
                                 const char *devname, const char *devis)
 {
     struct name_list nl;
@@ -527,16 +495,16 @@ static void reason_targets_only(struct sbuf *b, const struct pt2_kernel_list *ks
     for (i = 0; ks != NULL && i < ks->n; i++)
         if (has_code(&ks->v[i]))
             names_add(&nl, &ks->v[i]);
-    sb_add(b, "kernels are ");
+    pt2_sbuf_add(b, "kernels are ");
     names_print(b, &nl);
     if (devis != NULL)
-        sb_add(b, " only; %s is %s", devname, devis);
+        pt2_sbuf_add(b, " only; %s is %s", devname, devis);
     else
-        sb_add(b, " only; %s has no GPU", devname);
+        pt2_sbuf_add(b, " only; %s has no GPU", devname);
 }
 
 static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device *dev,
-                      const char *devname, struct sbuf *b)
+                      const char *devname, struct pt2_sbuf *b)
 {
     struct nv_eval ev;
     char tn[72], tn2[72], c1[16], c2[16], devis[16];
@@ -551,38 +519,38 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
     nv_evaluate(ks, dcc, driver, &ev);
 
     if (ev.any_match && driver != 0 && driver < floor) {
-        sb_add(b, "%s needs a CUDA %s+ driver; this driver supports CUDA %s", devname,
+        pt2_sbuf_add(b, "%s needs a CUDA %s+ driver; this driver supports CUDA %s", devname,
                cuda_text(floor, c1, sizeof(c1)), cuda_text(driver, c2, sizeof(c2)));
         return PT2_INCOMPATIBLE;
     }
     if (ev.sass != NULL) {
-        sb_add(b, "%s cubin runs on %s", pt2_kernel_target_name(ev.sass, tn, sizeof(tn)), devname);
+        pt2_sbuf_add(b, "%s cubin runs on %s", pt2_kernel_target_name(ev.sass, tn, sizeof(tn)), devname);
         if (ev.sass_caveat)
-            sb_add(b, "; it needs a CUDA 13.0+ driver (ELF ABI v8), driver version unknown");
+            pt2_sbuf_add(b, "; it needs a CUDA 13.0+ driver (ELF ABI v8), driver version unknown");
         return PT2_COMPATIBLE;
     }
     if (ev.sass_v8 != NULL) {
-        sb_add(b,
+        pt2_sbuf_add(b,
                "%s cubins are built with CUDA 13 (ELF ABI v8) and need a CUDA 13.0+ driver; "
                "this driver supports CUDA %s",
                pt2_kernel_target_name(ev.sass_v8, tn, sizeof(tn)),
                cuda_text(driver, c1, sizeof(c1)));
         if (ev.ptx == NULL && ev.ptx_old == NULL)
             return PT2_INCOMPATIBLE;
-        sb_add(b, "; ");
+        pt2_sbuf_add(b, "; ");
     } else if (ev.ptx != NULL || ev.ptx_old != NULL) {
-        sb_add(b, "no cubin for %s; ", devis);
+        pt2_sbuf_add(b, "no cubin for %s; ", devis);
     }
     if (ev.ptx != NULL) {
-        sb_add(b, "%s PTX can be JIT-compiled for %s",
+        pt2_sbuf_add(b, "%s PTX can be JIT-compiled for %s",
                pt2_kernel_target_name(ev.ptx, tn, sizeof(tn)), devname);
         if (driver == 0 && ev.ptx_need != 0)
-            sb_add(b, "; the driver must support PTX ISA %u.%u (CUDA %s+), driver version unknown",
+            pt2_sbuf_add(b, "; the driver must support PTX ISA %u.%u (CUDA %s+), driver version unknown",
                    ev.ptx->ptx_major, ev.ptx->ptx_minor, cuda_text(ev.ptx_need, c1, sizeof(c1)));
         return PT2_COMPATIBLE_PTX_JIT;
     }
     if (ev.ptx_old != NULL) {
-        sb_add(b,
+        pt2_sbuf_add(b,
                "%s PTX is ISA %u.%u and needs a CUDA %s+ driver to JIT-compile for %s; "
                "this driver supports CUDA %s",
                pt2_kernel_target_name(ev.ptx_old, tn2, sizeof(tn2)), ev.ptx_old->ptx_major,
@@ -618,7 +586,7 @@ static int amd_feature_ok(int kernel, int device)
 
 /* devgfx: the device's target id, NUL-terminated ("gfx90a:xnack-"). */
 static int amd_verdict(const struct pt2_kernel_list *ks, const char *devgfx, const char *devname,
-                       struct sbuf *b)
+                       struct pt2_sbuf *b)
 {
     size_t i, dn = strcspn(devgfx, ":"), kn;
     int dx = amd_dev_feature(devgfx, "xnack"), ds = amd_dev_feature(devgfx, "sramecc");
@@ -635,7 +603,7 @@ static int amd_verdict(const struct pt2_kernel_list *ks, const char *devgfx, con
             continue;
         if (!amd_feature_ok(k->xnack, dx) || !amd_feature_ok(k->sramecc, ds))
             continue;
-        sb_add(b, "%s code object runs on %s", pt2_kernel_target_name(k, tn, sizeof(tn)), devname);
+        pt2_sbuf_add(b, "%s code object runs on %s", pt2_kernel_target_name(k, tn, sizeof(tn)), devname);
         return PT2_COMPATIBLE;
     }
     reason_targets_only(b, ks, devname, devgfx);
@@ -704,7 +672,7 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
     struct pt2_kernel synth;
     struct pt2_kernel_list one;
     const struct pt2_kernel_list *ks = kernels;
-    struct sbuf b;
+    struct pt2_sbuf b;
     char devname[160], devis[40], key[17], meta[32];
     size_t i, ngpu = 0, nother = 0;
     int is_amd, is_nv, from_meta = 0;
@@ -715,7 +683,7 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
         return pt2_error_set(err, PT2_ERR_INVALID, "compute capability %d.%d is out of range",
                              dev->cc_major, dev->cc_minor);
     memset(out, 0, sizeof(*out));
-    sb_init(&b, out->reason, sizeof(out->reason));
+    pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
     device_name(dev, devname, sizeof(devname));
     device_key_norm(device_key, key, sizeof(key));
     is_amd = dev->gfx[0] != '\0';
@@ -739,11 +707,11 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
 
     if (ngpu == 0) {
         if (key[0] != '\0' && strcmp(key, "cpu") != 0 && strcmp(key, "cuda") != 0) {
-            sb_add(&b, "package is for %s devices (AOTI_DEVICE_KEY %s); ", key, key);
+            pt2_sbuf_add(&b, "package is for %s devices (AOTI_DEVICE_KEY %s); ", key, key);
             if (is_nv || is_amd)
-                sb_add(&b, "%s is a %s device", devname, is_nv ? "CUDA" : "ROCm");
+                pt2_sbuf_add(&b, "%s is a %s device", devname, is_nv ? "CUDA" : "ROCm");
             else
-                sb_add(&b, "%s has no GPU", devname);
+                pt2_sbuf_add(&b, "%s has no GPU", devname);
             out->verdict = PT2_INCOMPATIBLE;
             return PT2_OK;
         }
@@ -755,10 +723,10 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
         }
         if (key[0] == '\0' || strcmp(key, "cpu") == 0) {
             if (key[0] == '\0')
-                sb_add(&b, "CPU-only package (no GPU kernels, no AOTI_DEVICE_KEY): runs on the "
+                pt2_sbuf_add(&b, "CPU-only package (no GPU kernels, no AOTI_DEVICE_KEY): runs on the "
                            "host CPU, needs no GPU");
             else
-                sb_add(&b, "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs "
+                pt2_sbuf_add(&b, "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs "
                            "no GPU");
             out->verdict = PT2_COMPATIBLE;
             return PT2_OK;
@@ -767,10 +735,10 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
         if (!meta_kernel(meta_cc, &synth)) {
             echo(meta, sizeof(meta), meta_cc);
             if (meta_cc == NULL || meta[0] == '\0')
-                sb_add(&b, "no GPU kernels found and no AOTI_COMPUTE_CAPABILITY in the metadata "
+                pt2_sbuf_add(&b, "no GPU kernels found and no AOTI_COMPUTE_CAPABILITY in the metadata "
                            "(AOTI_DEVICE_KEY cuda); cannot tell which GPUs it runs on");
             else
-                sb_add(&b,
+                pt2_sbuf_add(&b,
                        "no GPU kernels found and AOTI_COMPUTE_CAPABILITY '%s' is not a "
                        "compute capability (AOTI_DEVICE_KEY cuda); cannot tell which GPUs "
                        "it runs on",
@@ -794,7 +762,7 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
     }
     if (from_meta) {
         char tn[72];
-        sb_add(&b, "; no kernel binaries found, so %s is taken from AOTI_COMPUTE_CAPABILITY",
+        pt2_sbuf_add(&b, "; no kernel binaries found, so %s is taken from AOTI_COMPUTE_CAPABILITY",
                pt2_kernel_target_name(&synth, tn, sizeof(tn)));
     }
     return PT2_OK;
@@ -872,7 +840,7 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
     size_t nreq = 0, nmiss = 0, i;
     char node[32], hm[32];
     const char *name, *best;
-    struct sbuf b;
+    struct pt2_sbuf b;
 
     if (out == NULL || (nfeatures > 0 && node_features == NULL))
         return pt2_error_set(err, PT2_ERR_INVALID, "CPU check needs a result and a feature list");
@@ -880,13 +848,13 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
         return pt2_error_set(err, PT2_ERR_TOO_LARGE, "%zu CPU features given, at most %d",
                              nfeatures, PT2_COMPAT_NODE_FEATURES_MAX);
     memset(out, 0, sizeof(*out));
-    sb_init(&b, out->reason, sizeof(out->reason));
+    pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
     machine_norm(node_machine, node, sizeof(node));
     out->verdict = PT2_COMPATIBLE;
 
     /* 1. The host binaries must load on a Linux node of this architecture. */
     if (hosts == NULL || hosts->n == 0) {
-        sb_add(&b, "no host binary found");
+        pt2_sbuf_add(&b, "no host binary found");
     } else {
         const struct pt2_host *h = &hosts->v[0];
         for (i = 0; i < hosts->n; i++) {
@@ -901,28 +869,28 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
         switch (h->format) {
         case PT2_HOST_ELF:
             machine_norm(h->machine, hm, sizeof(hm));
-            sb_add(&b, "package is a Linux %s %s", hm, elf_kind(h->elf_type));
+            pt2_sbuf_add(&b, "package is a Linux %s %s", hm, elf_kind(h->elf_type));
             break;
         case PT2_HOST_MACHO:
-            sb_add(&b, "package is a macOS %.*s dylib", (int)sizeof(h->machine), h->machine);
+            pt2_sbuf_add(&b, "package is a macOS %.*s dylib", (int)sizeof(h->machine), h->machine);
             break;
         case PT2_HOST_MACHO_FAT:
-            sb_add(&b, "package is a macOS universal dylib (%.*s)", (int)sizeof(h->machine),
+            pt2_sbuf_add(&b, "package is a macOS universal dylib (%.*s)", (int)sizeof(h->machine),
                    h->machine);
             break;
         case PT2_HOST_PE:
-            sb_add(&b, "package is a Windows %.*s DLL", (int)sizeof(h->machine), h->machine);
+            pt2_sbuf_add(&b, "package is a Windows %.*s DLL", (int)sizeof(h->machine), h->machine);
             break;
         default:
-            sb_add(&b, "package has an unrecognised host binary (%.*s)", (int)sizeof(h->machine),
+            pt2_sbuf_add(&b, "package has an unrecognised host binary (%.*s)", (int)sizeof(h->machine),
                    h->machine);
             out->verdict = PT2_INCOMPATIBLE;
             break;
         }
         if (node[0] != '\0')
-            sb_add(&b, "; this node is Linux %s", node);
+            pt2_sbuf_add(&b, "; this node is Linux %s", node);
         else
-            sb_add(&b, "; this node's architecture is unknown");
+            pt2_sbuf_add(&b, "; this node's architecture is unknown");
         if (out->verdict == PT2_INCOMPATIBLE)
             return PT2_OK;
     }
@@ -934,34 +902,34 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
     if (name[0] == '\0')
         name = "CPU features";
     if (nreq > 0 && nfeatures == 0) {
-        sb_add(&b, "; it needs %s (", name);
+        pt2_sbuf_add(&b, "; it needs %s (", name);
         for (i = 0; i < nreq; i++)
-            sb_add(&b, "%s%s", i ? ", " : "", req[i]);
-        sb_add(&b, "), this node's CPU features are unknown");
+            pt2_sbuf_add(&b, "%s%s", i ? ", " : "", req[i]);
+        pt2_sbuf_add(&b, "), this node's CPU features are unknown");
     } else if (nreq > 0) {
         for (i = 0; i < nreq; i++)
             if (!node_has(node_features, nfeatures, req[i]))
                 missing[nmiss++] = req[i];
         if (nmiss > 0) {
-            sb_init(&b, out->reason, sizeof(out->reason));
-            sb_add(&b, "package needs %s (", name);
+            pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
+            pt2_sbuf_add(&b, "package needs %s (", name);
             for (i = 0; i < nmiss; i++)
-                sb_add(&b, "%s%s", i ? ", " : "", missing[i]);
+                pt2_sbuf_add(&b, "%s%s", i ? ", " : "", missing[i]);
             best = node_best(node_features, nfeatures);
             if (best != NULL)
-                sb_add(&b, " missing); this CPU has %s", best);
+                pt2_sbuf_add(&b, " missing); this CPU has %s", best);
             else
-                sb_add(&b, " missing); this CPU has no vector extensions");
+                pt2_sbuf_add(&b, " missing); this CPU has no vector extensions");
             out->verdict = PT2_INCOMPATIBLE;
             return PT2_OK;
         }
-        sb_add(&b, "; it needs %s (", name);
+        pt2_sbuf_add(&b, "; it needs %s (", name);
         for (i = 0; i < nreq; i++)
-            sb_add(&b, "%s%s", i ? ", " : "", req[i]);
-        sb_add(&b, "), all present");
+            pt2_sbuf_add(&b, "%s%s", i ? ", " : "", req[i]);
+        pt2_sbuf_add(&b, "), all present");
     }
     if (pt2_isa_is_native(isa))
-        sb_add(&b, "; built with -march=native, so it may also use other instructions of the "
+        pt2_sbuf_add(&b, "; built with -march=native, so it may also use other instructions of the "
                    "build host's CPU");
     return PT2_OK;
 }

@@ -8,49 +8,17 @@
  * "A100"; where a separator stood is remembered so that "H100 80GB" still
  * ends the key "H100" while "A100" does not end the key "A10".
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "pt2_desc.h"
+#include "pt2_sbuf.h"
 #include "pt2_isa.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- bounded appender ---------------------------------------------------- */
 
-struct sbuf {
-    char *buf;
-    size_t cap, len;
-};
-
-static void sb_init(struct sbuf *b, char *buf, size_t cap)
-{
-    b->buf = buf;
-    b->cap = cap;
-    b->len = 0;
-    if (cap > 0)
-        buf[0] = '\0';
-}
-
-static void sb_add(struct sbuf *b, const char *fmt, ...) PT2_PRINTF(2, 3);
-
-static void sb_add(struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    int n;
-
-    if (b->cap == 0 || b->len >= b->cap - 1)
-        return;
-    va_start(ap, fmt);
-    n = vsnprintf(b->buf + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    b->len += (size_t)n;
-    if (b->len > b->cap - 1)
-        b->len = b->cap - 1;
-}
 
 /* ---- compute capabilities ------------------------------------------------ */
 
@@ -104,20 +72,20 @@ int pt2_desc_cc(int major, int minor, struct pt2_cc_desc *out)
 const char *pt2_desc_cc_text(int major, int minor, char *buf, size_t len)
 {
     struct pt2_cc_desc d;
-    struct sbuf b;
+    struct pt2_sbuf b;
     const char *cols[4];
     const char *sep = "";
     size_t i;
 
-    sb_init(&b, buf, len);
+    pt2_sbuf_init(&b, buf, len);
     if (pt2_desc_cc(major, minor, &d) != PT2_OK) {
-        sb_add(&b, "unknown compute capability %d.%d", major, minor);
+        pt2_sbuf_add(&b, "unknown compute capability %d.%d", major, minor);
         return buf;
     }
     if (d.chip[0] != '\0')
-        sb_add(&b, "%s (%s): ", d.arch, d.chip);
+        pt2_sbuf_add(&b, "%s (%s): ", d.arch, d.chip);
     else
-        sb_add(&b, "%s: ", d.arch);
+        pt2_sbuf_add(&b, "%s: ", d.arch);
     cols[0] = d.datacenter;
     cols[1] = d.workstation;
     cols[2] = d.consumer;
@@ -125,13 +93,13 @@ const char *pt2_desc_cc_text(int major, int minor, char *buf, size_t len)
     for (i = 0; i < 4; i++) {
         if (cols[i][0] == '\0')
             continue;
-        sb_add(&b, "%s%s", sep, cols[i]);
+        pt2_sbuf_add(&b, "%s%s", sep, cols[i]);
         sep = ", ";
     }
     if (sep[0] == '\0')
-        sb_add(&b, "no public product known");
+        pt2_sbuf_add(&b, "no public product known");
     if (d.note[0] != '\0')
-        sb_add(&b, "; %s", d.note);
+        pt2_sbuf_add(&b, "; %s", d.note);
     return buf;
 }
 
@@ -434,20 +402,20 @@ static const struct {
 
 const char *pt2_desc_gfx_text(const char *gfx, char *buf, size_t len)
 {
-    struct sbuf b;
+    struct pt2_sbuf b;
     size_t i, n;
 
-    sb_init(&b, buf, len);
+    pt2_sbuf_init(&b, buf, len);
     if (gfx == NULL)
         gfx = "";
     n = strcspn(gfx, ":");
     for (i = 0; i < NELEM(gfx_table); i++) {
         if (strlen(gfx_table[i].gfx) == n && strncmp(gfx_table[i].gfx, gfx, n) == 0) {
-            sb_add(&b, "%s", gfx_table[i].text);
+            pt2_sbuf_add(&b, "%s", gfx_table[i].text);
             return buf;
         }
     }
-    sb_add(&b, "unknown AMD GPU target %.*s", (int)(n > 32 ? 32 : n), gfx);
+    pt2_sbuf_add(&b, "unknown AMD GPU target %.*s", (int)(n > 32 ? 32 : n), gfx);
     return buf;
 }
 
@@ -473,10 +441,10 @@ static const char *machine_display(const char *m)
 
 static void host_text(const struct pt2_host *h, char *buf, size_t len)
 {
-    struct sbuf b;
+    struct pt2_sbuf b;
     const char *kind;
 
-    sb_init(&b, buf, len);
+    pt2_sbuf_init(&b, buf, len);
     switch (h->format) {
     case PT2_HOST_ELF:
         switch (h->elf_type) {
@@ -493,25 +461,25 @@ static void host_text(const struct pt2_host *h, char *buf, size_t len)
             kind = "ELF file";
             break;
         }
-        sb_add(&b, "%s%s Linux %s", machine_display(h->machine),
+        pt2_sbuf_add(&b, "%s%s Linux %s", machine_display(h->machine),
                h->big_endian ? " (big-endian)" : "", kind);
         break;
     case PT2_HOST_MACHO:
         if (strcmp(h->machine, "arm64") == 0 || strcmp(h->machine, "aarch64") == 0)
-            sb_add(&b, "macOS arm64 (Apple silicon) dylib");
+            pt2_sbuf_add(&b, "macOS arm64 (Apple silicon) dylib");
         else if (strcmp(h->machine, "x86_64") == 0)
-            sb_add(&b, "macOS x86-64 (Intel) dylib");
+            pt2_sbuf_add(&b, "macOS x86-64 (Intel) dylib");
         else
-            sb_add(&b, "macOS %s dylib", h->machine);
+            pt2_sbuf_add(&b, "macOS %s dylib", h->machine);
         break;
     case PT2_HOST_MACHO_FAT:
-        sb_add(&b, "macOS universal dylib (%s)", h->machine);
+        pt2_sbuf_add(&b, "macOS universal dylib (%s)", h->machine);
         break;
     case PT2_HOST_PE:
-        sb_add(&b, "Windows %s DLL", machine_display(h->machine));
+        pt2_sbuf_add(&b, "Windows %s DLL", machine_display(h->machine));
         break;
     default:
-        sb_add(&b, "unrecognised host binary (%s)", h->machine);
+        pt2_sbuf_add(&b, "unrecognised host binary (%s)", h->machine);
         break;
     }
 }
@@ -525,9 +493,9 @@ const char *pt2_desc_cpu_text(const struct pt2_host_list *hosts, const struct pt
     size_t nseen = 0, i, j, nfeat = 0;
     const char *feat[PT2_ISA_FEATURES_MAX];
     const char *name;
-    struct sbuf b;
+    struct pt2_sbuf b;
 
-    sb_init(&b, buf, len);
+    pt2_sbuf_init(&b, buf, len);
     for (i = 0; hosts != NULL && i < hosts->n; i++) {
         char t[128];
         host_text(&hosts->v[i], t, sizeof(t));
@@ -537,14 +505,14 @@ const char *pt2_desc_cpu_text(const struct pt2_host_list *hosts, const struct pt
         if (j < nseen)
             continue;
         if (nseen == CPU_HOST_KINDS_MAX) {
-            sb_add(&b, " + more");
+            pt2_sbuf_add(&b, " + more");
             break;
         }
         memcpy(seen[nseen++], t, sizeof(t));
-        sb_add(&b, "%s%s", nseen > 1 ? " + " : "", t);
+        pt2_sbuf_add(&b, "%s%s", nseen > 1 ? " + " : "", t);
     }
     if (nseen == 0)
-        sb_add(&b, "no host binary");
+        pt2_sbuf_add(&b, "no host binary");
     if (isa == NULL)
         return buf;
 
@@ -552,13 +520,13 @@ const char *pt2_desc_cpu_text(const struct pt2_host_list *hosts, const struct pt
     (void)pt2_isa_required_features(isa, feat, NELEM(feat), &nfeat);
     name = pt2_isa_display_name(isa->isa);
     if (name[0] != '\0' || nfeat > 0) {
-        sb_add(&b, ", %s", name[0] != '\0' ? name : "CPU features");
+        pt2_sbuf_add(&b, ", %s", name[0] != '\0' ? name : "CPU features");
         for (i = 0; i < nfeat; i++)
-            sb_add(&b, "%s%s", i == 0 ? " (" : ", ", feat[i]);
+            pt2_sbuf_add(&b, "%s%s", i == 0 ? " (" : ", ", feat[i]);
         if (nfeat > 0)
-            sb_add(&b, ")");
+            pt2_sbuf_add(&b, ")");
     }
     if (pt2_isa_is_native(isa))
-        sb_add(&b, ", -march=native");
+        pt2_sbuf_add(&b, ", -march=native");
     return buf;
 }

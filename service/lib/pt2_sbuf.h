@@ -1,0 +1,26 @@
+/*
+ * pt2_sbuf.h - bounded string builder over a caller-owned buffer.
+ *
+ * Design: verdict reasons and descriptions are assembled from many pieces
+ * into fixed-size buffers. Appends past the end are dropped silently (the
+ * text is truncated, never overflowed), so callers need no length checks.
+ * The struct lives on the caller's stack; it owns nothing.
+ */
+#ifndef PT2_SBUF_H
+#define PT2_SBUF_H
+
+#include <stddef.h>
+
+#include "pt2_error.h"
+
+struct pt2_sbuf {
+    char *buf;  /* borrowed, always NUL-terminated when cap > 0 */
+    size_t cap; /* bytes in buf */
+    size_t len; /* bytes used, excluding the NUL */
+};
+
+void pt2_sbuf_init(struct pt2_sbuf *b, char *buf, size_t cap);
+/* Append printf-style text, truncating at the buffer's end. */
+void pt2_sbuf_add(struct pt2_sbuf *b, const char *fmt, ...) PT2_PRINTF(2, 3);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * test_sbuf.c - the bounded string builder: appends, truncation, zero size.
+ */
+#include <check.h>
+
+#include "pt2_sbuf.h"
+#include "testutil.h"
+
+START_TEST(test_appends)
+{
+    char buf[32];
+    struct pt2_sbuf b;
+
+    pt2_sbuf_init(&b, buf, sizeof(buf));
+    pt2_sbuf_add(&b, "sm_%u", 90u);
+    pt2_sbuf_add(&b, "%s", "a");
+    pt2_sbuf_add(&b, ", %s", "sm_80");
+    ck_assert_str_eq(buf, "sm_90a, sm_80");
+    ck_assert_uint_eq(b.len, 13);
+}
+END_TEST
+
+START_TEST(test_truncates_never_overflows)
+{
+    char buf[8] = "xxxxxxx";
+    struct pt2_sbuf b;
+
+    pt2_sbuf_init(&b, buf, 6);
+    pt2_sbuf_add(&b, "%s", "abcd");
+    pt2_sbuf_add(&b, "%s", "efgh");
+    pt2_sbuf_add(&b, "%s", "ijkl");
+    ck_assert_str_eq(buf, "abcde");
+    ck_assert_uint_eq(b.len, 5);
+    ck_assert_int_eq(buf[6], 'x'); /* nothing written past cap */
+}
+END_TEST
+
+START_TEST(test_zero_capacity)
+{
+    char buf[1] = {'z'};
+    struct pt2_sbuf b;
+
+    pt2_sbuf_init(&b, buf, 0);
+    pt2_sbuf_add(&b, "%s", "abc");
+    ck_assert_int_eq(buf[0], 'z');
+    ck_assert_uint_eq(b.len, 0);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sbuf");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_appends);
+    tcase_add_test(tc, test_truncates_never_overflows);
+    tcase_add_test(tc, test_zero_capacity);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}
