@@ -497,7 +497,10 @@ static void reason_targets_only(struct pt2_sbuf *b, const struct pt2_kernel_list
             names_add(&nl, &ks->v[i]);
     pt2_sbuf_add(b, "kernels are ");
     names_print(b, &nl);
-    if (devis != NULL)
+    /* A bare "compute capability 8.0" target would read "... 8.0 is 8.0". */
+    if (devis != NULL && strncmp(devname, "compute capability ", 19) == 0)
+        pt2_sbuf_add(b, " only; the target is %s", devname);
+    else if (devis != NULL)
         pt2_sbuf_add(b, " only; %s is %s", devname, devis);
     else
         pt2_sbuf_add(b, " only; %s has no GPU", devname);

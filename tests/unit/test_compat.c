@@ -157,6 +157,10 @@ START_TEST(test_reason_styles)
     ck_assert_int_eq(gpu(kv, 1, "cuda", "90", &d, &r), I);
     ck_assert_str_eq(r.reason, "kernels are sm_90a only; NVIDIA A100 (8.0) is 8.0");
 
+    d = device("8.0", 0);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", "90", &d, &r), I);
+    ck_assert_str_eq(r.reason, "kernels are sm_90a only; the target is compute capability 8.0");
+
     d = device("H100", 13000);
     ck_assert_int_eq(gpu(kv, 1, "cuda", "90", &d, &r), C);
     ck_assert_str_eq(r.reason, "sm_90a cubin runs on NVIDIA H100 (9.0)");
