@@ -6,7 +6,8 @@
  * are kept although LLVM now lists them as reserved, because old code objects
  * still carry them). The per-processor "supports xnack / sramecc" bits are
  * only needed for code object v2/v3, whose single "on" bit cannot tell "off"
- * from "not supported by this processor".
+ * from "not supported by this processor"; such a bit clear on a chip that
+ * has the feature is reported as "off".
  */
 #include <stdio.h>
 #include <string.h>
@@ -135,16 +136,15 @@ void pt2_amdgpu_decode(unsigned osabi, unsigned abiversion, uint32_t e_flags, st
         snprintf(k->gfx, sizeof(k->gfx), "gfx_mach_0x%02x", e_flags & 0xffu);
 
     /* EI_ABIVERSION 0..4 = code object v2..v6 under the HSA OS ABI only. */
-    k->code_object_version = osabi == PT2_ELFOSABI_AMDGPU_HSA ? (int)abiversion + 2 : 0;
+    k->code_object_version = osabi == PT2_AMDGPU_OSABI_HSA ? (int)abiversion + 2 : 0;
     if (k->code_object_version >= 4) {
         k->xnack = v4_feature((e_flags >> 8) & 3u);
         k->sramecc = v4_feature((e_flags >> 10) & 3u);
-    } else if (k->code_object_version == 3) {
+    } else if (k->code_object_version == 2 || k->code_object_version == 3) {
+        /* LLVM writes v2 objects with the v3 flag layout (getEFlagsV3); the old
+         * v2-only bits 0x1/0x2 would collide with the MACH byte and are ignored. */
         k->xnack = v3_feature((e_flags & 0x100u) != 0, (sup & SUP_XNACK) != 0);
         k->sramecc = v3_feature((e_flags & 0x200u) != 0, (sup & SUP_SRAMECC) != 0);
-    } else if (k->code_object_version == 2) {
-        k->xnack = v3_feature((e_flags & 0x1u) != 0, (sup & SUP_XNACK) != 0);
-        k->sramecc = PT2_AMD_UNSUPPORTED; /* v2 has no sramecc bit */
     } else {
         k->xnack = PT2_AMD_UNSUPPORTED;
         k->sramecc = PT2_AMD_UNSUPPORTED;
@@ -158,7 +158,7 @@ void pt2_amdgpu_decode(unsigned osabi, unsigned abiversion, uint32_t e_flags, st
 
 int pt2_amdgpu_from_elf(const struct pt2_elf *elf, struct pt2_kernel *k, struct pt2_error *err)
 {
-    if (elf->machine != PT2_EM_AMDGPU)
+    if (elf->machine != PT2_ELF_EM_AMDGPU)
         return pt2_error_set(err, PT2_ERR_FORMAT,
                              "%s: not an AMD GPU code object (e_machine %u, expected 224)",
                              elf->label, elf->machine);

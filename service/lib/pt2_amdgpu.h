@@ -18,7 +18,7 @@
 #include "pt2_elf.h"
 #include "pt2_model.h"
 
-#define PT2_ELFOSABI_AMDGPU_HSA 64u
+#define PT2_AMDGPU_OSABI_HSA 64u
 
 /* Processor name for an EF_AMDGPU_MACH value ("gfx90a"), or NULL if unknown. */
 const char *pt2_amdgpu_mach_name(unsigned mach);

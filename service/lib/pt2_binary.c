@@ -20,12 +20,13 @@
  *    PT2_BINARY_SYMTAB_BYTES_MAX bytes of symbol entries (about 10,900 ELF64
  *    symbols), so a table larger than the read budget is never loaded; names
  *    are read only for NOTYPE/OBJECT symbols in `.rodata*` / `.lrodata*` or
- *    absolute ones. Candidates past PT2_BINARY_EMBED_SYMS_MAX give
- *    PT2_ERR_TOO_LARGE.
+ *    absolute ones. Symbol names of 256 bytes or more are skipped (the
+ *    kernel name in a record is further cut to PT2_NAME_MAX - 1). Candidates
+ *    past PT2_BINARY_EMBED_SYMS_MAX give PT2_ERR_TOO_LARGE.
  * Each blob costs roughly 2-3 KiB of reads (ELF header, section table and
- * three small sections), so a .so with several hundred embedded kernels can
+ * three small sections), so a .so with a few hundred embedded kernels can
  * exhaust the caller's budget; that surfaces as PT2_ERR_TOO_LARGE from the
- * reader rather than as a partial list.
+ * reader, with the kernels decoded until then left in the list.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,9 +75,8 @@ static int emb_push(struct emb_list *l, const struct emb_sym *s, const char *lab
                     struct pt2_error *err)
 {
     if (l->n >= PT2_BINARY_EMBED_SYMS_MAX)
-        return pt2_error_set(err, PT2_ERR_TOO_LARGE,
-                             "%s: more than %u embedded-kernel symbols", label,
-                             PT2_BINARY_EMBED_SYMS_MAX);
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "%s: more than %u embedded-kernel symbols",
+                             label, PT2_BINARY_EMBED_SYMS_MAX);
     if (l->n == l->cap) {
         size_t ncap = l->cap ? l->cap * 2 : 16;
         struct emb_sym *nv;
@@ -98,7 +98,7 @@ static int blob_section(const struct pt2_elf *elf, uint32_t shndx)
 {
     const struct pt2_elf_section *s = pt2_elf_section_at(elf, shndx);
 
-    if (s == NULL || shndx == PT2_SHN_UNDEF)
+    if (s == NULL || shndx == PT2_ELF_SHN_UNDEF)
         return 0;
     return has_prefix(s->name, ".rodata") || has_prefix(s->name, ".lrodata");
 }
@@ -146,7 +146,7 @@ static int collect_symbols(struct pt2_elf *elf, const struct pt2_elf_section *ta
     if (rc != PT2_OK)
         goto cleanup;
     while ((more = pt2_elf_symiter_next(it, &sym, err)) == 1) {
-        int absolute = sym.shndx == PT2_SHN_ABS;
+        int absolute = sym.shndx == PT2_ELF_SHN_ABS;
         struct emb_sym e;
         const char *name;
 
@@ -183,7 +183,7 @@ static int cmp_key(const void *a, const void *b)
 static const struct emb_sym *lookup(struct emb_sym **sorted, size_t n, const char *key, int what)
 {
     struct emb_sym probe;
-    const struct emb_sym *pp = &probe, *const *hit;
+    const struct emb_sym *pp = &probe, *const * hit;
 
     snprintf(probe.key, sizeof(probe.key), "%s", key);
     probe.what = what;
@@ -214,9 +214,9 @@ static int scan_blob(struct pt2_elf *elf, uint64_t off, uint64_t size, const cha
         struct pt2_elf blob;
 
         rc = pt2_elf_open(&blob, rd, off, size, err);
-        if (rc == PT2_OK && blob.machine == PT2_EM_CUDA)
+        if (rc == PT2_OK && blob.machine == PT2_ELF_EM_CUDA)
             rc = pt2_cubin_from_elf(&blob, &k, err);
-        else if (rc == PT2_OK && blob.machine == PT2_EM_AMDGPU)
+        else if (rc == PT2_OK && blob.machine == PT2_ELF_EM_AMDGPU)
             rc = pt2_amdgpu_from_elf(&blob, &k, err);
         else if (rc == PT2_OK)
             k.kind = 0; /* an ELF, but not GPU code */
@@ -279,7 +279,7 @@ static int scan_embedded_in(struct pt2_elf *elf, const struct pt2_elf_section *t
         else
             continue; /* a lone _start is not the objcopy pattern */
         sec = pt2_elf_section_at(elf, st->shndx);
-        if (sec == NULL || sec->type == PT2_SHT_NOBITS)
+        if (sec == NULL || sec->type == PT2_ELF_SHT_NOBITS)
             continue;
         if (sec->offset > elf->size || sec->size > elf->size - sec->offset) {
             rc = pt2_error_set(err, PT2_ERR_FORMAT,
@@ -316,10 +316,10 @@ cleanup:
     return rc;
 }
 
-static int scan_embedded(struct pt2_elf *elf, const char *source,
-                         struct pt2_kernel_list *kernels, struct pt2_error *err)
+static int scan_embedded(struct pt2_elf *elf, const char *source, struct pt2_kernel_list *kernels,
+                         struct pt2_error *err)
 {
-    static const uint32_t order[2] = {PT2_SHT_DYNSYM, PT2_SHT_SYMTAB};
+    static const uint32_t order[2] = {PT2_ELF_SHT_DYNSYM, PT2_ELF_SHT_SYMTAB};
     size_t t, i, found = 0;
     int rc;
 
@@ -367,7 +367,7 @@ static int scan_host_elf(struct pt2_rd *rd, struct pt2_elf *elf, const char *sou
     for (i = 0; i < elf->shnum; i++) {
         const struct pt2_elf_section *s = &elf->sec[i];
 
-        if (s->type == PT2_SHT_NOBITS ||
+        if (s->type == PT2_ELF_SHT_NOBITS ||
             (strcmp(s->name, ".nv_fatbin") != 0 && strcmp(s->name, "__nv_relfatbin") != 0))
             continue;
         if (s->offset > rd->size || s->size > rd->size - s->offset)
@@ -396,17 +396,17 @@ static int scan_elf(struct pt2_rd *rd, const char *source, struct pt2_kernel_lis
         goto cleanup;
     kernel_template(&k, PT2_CONT_FILE, source, NULL);
     switch (elf.machine) {
-    case PT2_EM_CUDA:
+    case PT2_ELF_EM_CUDA:
         rc = pt2_cubin_from_elf(&elf, &k, err);
         if (rc == PT2_OK)
             rc = pt2_kernel_list_push(kernels, &k, err);
         break;
-    case PT2_EM_AMDGPU:
+    case PT2_ELF_EM_AMDGPU:
         rc = pt2_amdgpu_from_elf(&elf, &k, err);
         if (rc == PT2_OK)
             rc = pt2_kernel_list_push(kernels, &k, err);
         break;
-    case PT2_EM_INTELGT:
+    case PT2_ELF_EM_INTELGT:
         k.kind = PT2_KERNEL_ZEBIN; /* presence only */
         rc = pt2_kernel_list_push(kernels, &k, err);
         break;
@@ -455,7 +455,8 @@ int pt2_binary_scan(struct pt2_rd *rd, const char *source, struct pt2_kernel_lis
         kernel_template(&k, PT2_CONT_FATBIN, source, NULL);
         return pt2_fatbin_scan(rd, 0, rd->size, 0, &k, kernels, &n, err);
     }
-    if (got >= 4 && (pt2_le32(head) == PT2_SPIRV_MAGIC || pt2_be32(head) == PT2_SPIRV_MAGIC)) {
+    if (got >= 4 &&
+        (pt2_le32(head) == PT2_BINARY_SPIRV_MAGIC || pt2_be32(head) == PT2_BINARY_SPIRV_MAGIC)) {
         *recognized = 1;
         kernel_template(&k, PT2_CONT_FILE, source, NULL);
         k.kind = PT2_KERNEL_SPIRV; /* presence only */

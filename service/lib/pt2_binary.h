@@ -26,7 +26,7 @@
 #include "pt2_model.h"
 #include "pt2_rd.h"
 
-#define PT2_SPIRV_MAGIC 0x07230203u
+#define PT2_BINARY_SPIRV_MAGIC 0x07230203u
 
 /* Bytes of padding between fatbins in a `.nv_fatbin` section that are skipped. */
 #define PT2_BINARY_SECTION_GAP_MAX (64u * 1024u)

@@ -30,25 +30,48 @@
 
 /* ---- feature vocabulary --------------------------------------------------- */
 
-enum x86_reg { L1_ECX, L1_EDX, L7_EBX, L7_ECX, L7_EDX, L7S1_EAX };
-enum x86_os { OS_NONE, OS_AVX, OS_AVX512, OS_AMX };
+enum x86_reg { L1_ECX, L1_EDX, L7_EBX, L7_ECX, L7_EDX, L7S1_EAX, LX1_ECX, X86_NREGS };
+enum x86_os { OS_NONE, OS_AVX, OS_AVX512, OS_AMX, X86_NOS };
 
-/* cpuid leaf 1 / leaf 7 subleaf 0 / leaf 7 subleaf 1 bits (Intel SDM vol. 2A, CPUID). */
+/*
+ * cpuid bits (Intel SDM vol. 2A "CPUID"; AMD APM vol. 3 for leaf 0x80000001):
+ * leaf 1, leaf 7 subleaf 0, leaf 7 subleaf 1, leaf 0x80000001. The list
+ * covers every feature pt2_isa derives from -m/-march flags, so a node is
+ * never judged to lack a feature only because it was not probed.
+ */
 static const struct {
     const char *name;
     unsigned char reg, bit, os;
 } x86_features[] = {
+    {"mmx", L1_EDX, 23, OS_NONE},
+    {"sse", L1_EDX, 25, OS_NONE},
     {"sse2", L1_EDX, 26, OS_NONE},
+    {"pni", L1_ECX, 0, OS_NONE}, /* SSE3 */
     {"ssse3", L1_ECX, 9, OS_NONE},
     {"sse4_1", L1_ECX, 19, OS_NONE},
     {"sse4_2", L1_ECX, 20, OS_NONE},
+    {"sse4a", LX1_ECX, 6, OS_NONE},
     {"popcnt", L1_ECX, 23, OS_NONE},
+    {"abm", LX1_ECX, 5, OS_NONE}, /* LZCNT */
+    {"cx16", L1_ECX, 13, OS_NONE},
+    {"movbe", L1_ECX, 22, OS_NONE},
+    {"aes", L1_ECX, 25, OS_NONE},
+    {"pclmulqdq", L1_ECX, 1, OS_NONE},
+    {"sha_ni", L7_EBX, 29, OS_NONE},
+    {"rdrand", L1_ECX, 30, OS_NONE},
+    {"rdseed", L7_EBX, 18, OS_NONE},
+    {"adx", L7_EBX, 19, OS_NONE},
+    {"xsave", L1_ECX, 26, OS_NONE},
     {"avx", L1_ECX, 28, OS_AVX},
     {"avx2", L7_EBX, 5, OS_AVX},
     {"fma", L1_ECX, 12, OS_AVX},
+    {"fma4", LX1_ECX, 16, OS_AVX},
     {"f16c", L1_ECX, 29, OS_AVX},
     {"bmi1", L7_EBX, 3, OS_NONE},
     {"bmi2", L7_EBX, 8, OS_NONE},
+    {"gfni", L7_ECX, 8, OS_NONE},
+    {"vaes", L7_ECX, 9, OS_AVX},
+    {"vpclmulqdq", L7_ECX, 10, OS_AVX},
     {"avx_vnni", L7S1_EAX, 4, OS_AVX},
     {"avx512f", L7_EBX, 16, OS_AVX512},
     {"avx512dq", L7_EBX, 17, OS_AVX512},
@@ -57,12 +80,17 @@ static const struct {
     {"avx512vl", L7_EBX, 31, OS_AVX512},
     {"avx512ifma", L7_EBX, 21, OS_AVX512},
     {"avx512vbmi", L7_ECX, 1, OS_AVX512},
+    {"avx512_vbmi2", L7_ECX, 6, OS_AVX512},
     {"avx512_vnni", L7_ECX, 11, OS_AVX512},
+    {"avx512_bitalg", L7_ECX, 12, OS_AVX512},
+    {"avx512_vpopcntdq", L7_ECX, 14, OS_AVX512},
+    {"avx512_vp2intersect", L7_EDX, 8, OS_AVX512},
     {"avx512_bf16", L7S1_EAX, 5, OS_AVX512},
     {"avx512_fp16", L7_EDX, 23, OS_AVX512},
     {"amx_tile", L7_EDX, 24, OS_AMX},
     {"amx_bf16", L7_EDX, 22, OS_AMX},
     {"amx_int8", L7_EDX, 25, OS_AMX},
+    {"amx_fp16", L7S1_EAX, 21, OS_AMX},
 };
 
 /* Linux arch/arm64/include/uapi/asm/hwcap.h: AT_HWCAP (1) and AT_HWCAP2 (2) bits. */
@@ -421,11 +449,11 @@ static uint64_t xgetbv0(void)
 
 static void probe_x86(struct pt2_cpu_info *c)
 {
-    unsigned r[6] = {0}; /* indexed by enum x86_reg */
+    unsigned r[X86_NREGS] = {0};
     unsigned a, b, cx, d, max, maxext, i;
     unsigned brand[12];
     uint64_t xcr0 = 0;
-    int os[4];
+    int os[X86_NOS];
     size_t k;
 
     max = __get_cpuid_max(0, NULL);
@@ -442,6 +470,9 @@ static void probe_x86(struct pt2_cpu_info *c)
         if (a >= 1)
             __cpuid_count(7, 1, r[L7S1_EAX], b, cx, d);
     }
+    maxext = __get_cpuid_max(0x80000000u, NULL);
+    if (maxext >= 0x80000001u)
+        __cpuid(0x80000001u, a, b, r[LX1_ECX], d);
     /* OSXSAVE: the OS uses XSAVE, so XCR0 says which register state it saves. */
     if (r[L1_ECX] & (1u << 27))
         xcr0 = xgetbv0();
@@ -453,7 +484,6 @@ static void probe_x86(struct pt2_cpu_info *c)
         if (os[x86_features[k].os] && (r[x86_features[k].reg] & (1u << x86_features[k].bit)))
             add_feature_str(c, x86_features[k].name);
 
-    maxext = __get_cpuid_max(0x80000000u, NULL);
     if (maxext >= 0x80000004u) {
         struct span s;
 

@@ -12,10 +12,13 @@
  * Feature names are the Linux /proc/cpuinfo spellings, listed in a fixed
  * order so the probe and the parser give the same list for the same CPU:
  *
- *   x86:     sse2 ssse3 sse4_1 sse4_2 popcnt avx avx2 fma f16c bmi1 bmi2
- *            avx_vnni avx512f avx512dq avx512cd avx512bw avx512vl avx512ifma
- *            avx512vbmi avx512_vnni avx512_bf16 avx512_fp16 amx_tile amx_bf16
- *            amx_int8
+ *   x86:     mmx sse sse2 pni ssse3 sse4_1 sse4_2 sse4a popcnt abm cx16 movbe
+ *            aes pclmulqdq sha_ni rdrand rdseed adx xsave avx avx2 fma fma4
+ *            f16c bmi1 bmi2 gfni vaes vpclmulqdq avx_vnni avx512f avx512dq
+ *            avx512cd avx512bw avx512vl avx512ifma avx512vbmi avx512_vbmi2
+ *            avx512_vnni avx512_bitalg avx512_vpopcntdq avx512_vp2intersect
+ *            avx512_bf16 avx512_fp16 amx_tile amx_bf16 amx_int8 amx_fp16
+ *            (every feature pt2_isa derives from compile flags)
  *   aarch64: fp asimd crc32 atomics fphp asimdhp asimddp asimdfhm sve sve2
  *            i8mm bf16 svei8mm svebf16 sme
  *   others:  every token of the first flags/Features line, in text order

@@ -163,7 +163,7 @@ int pt2_cubin_from_elf(struct pt2_elf *elf, struct pt2_kernel *k, struct pt2_err
     int v7_layout, arch_specific = 0, rc, found, have_opts = 0;
     size_t i, len;
 
-    if (elf->machine != PT2_EM_CUDA)
+    if (elf->machine != PT2_ELF_EM_CUDA)
         return pt2_error_set(err, PT2_ERR_FORMAT, "%s: not a cubin (e_machine %u, expected 190)",
                              elf->label, elf->machine);
     rc = pt2_elf_load_sections(elf, err);

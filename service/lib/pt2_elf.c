@@ -183,7 +183,7 @@ static int table_geometry(struct pt2_elf *elf, size_t *shnum, size_t *shstrndx,
                              "of the file (%llu bytes)",
                              elf->label, (unsigned long long)elf->shoff,
                              (unsigned long long)elf->size);
-    if (n == 0 || idx == PT2_SHN_XINDEX) {
+    if (n == 0 || idx == PT2_ELF_SHN_XINDEX) {
         uint8_t s0[SHDR64_SIZE];
         struct pt2_elf_section sec0;
         uint32_t name0;
@@ -194,7 +194,7 @@ static int table_geometry(struct pt2_elf *elf, size_t *shnum, size_t *shstrndx,
         parse_shdr(elf, s0, &sec0, &name0);
         if (n == 0)
             n = sec0.size;
-        if (idx == PT2_SHN_XINDEX)
+        if (idx == PT2_ELF_SHN_XINDEX)
             idx = sec0.link;
     }
     if (n > PT2_ELF_SECTIONS_MAX)
@@ -206,7 +206,7 @@ static int table_geometry(struct pt2_elf *elf, size_t *shnum, size_t *shstrndx,
                              "beyond the end of the file (%llu bytes)",
                              elf->label, (unsigned long long)elf->shoff, (unsigned long long)n,
                              (unsigned long long)elf->size);
-    if (idx != PT2_SHN_UNDEF && idx >= n)
+    if (idx != PT2_ELF_SHN_UNDEF && idx >= n)
         return pt2_error_set(err, PT2_ERR_FORMAT,
                              "%s: ELF section name table index %llu is out of range (%llu "
                              "sections)",
@@ -265,9 +265,9 @@ int pt2_elf_load_sections(struct pt2_elf *elf, struct pt2_error *err)
     }
     elf->shnum = shnum;
 
-    if (shstrndx != PT2_SHN_UNDEF) {
+    if (shstrndx != PT2_ELF_SHN_UNDEF) {
         const struct pt2_elf_section *st = &elf->sec[shstrndx];
-        uint64_t len = st->type == PT2_SHT_NOBITS ? 0 : st->size;
+        uint64_t len = st->type == PT2_ELF_SHT_NOBITS ? 0 : st->size;
 
         if (!in_image(elf, st->offset, len)) {
             rc = pt2_error_set(err, PT2_ERR_FORMAT,
@@ -346,7 +346,7 @@ int pt2_elf_read_section(struct pt2_elf *elf, const struct pt2_elf_section *s, u
     *len = 0;
     if (clipped != NULL)
         *clipped = 0;
-    if (s->type == PT2_SHT_NOBITS)
+    if (s->type == PT2_ELF_SHT_NOBITS)
         return PT2_OK;
     if (!in_image(elf, s->offset, s->size))
         return pt2_error_set(err, PT2_ERR_FORMAT,
@@ -425,7 +425,7 @@ int pt2_elf_symiter_init(struct pt2_elf_symiter *it, struct pt2_elf *elf,
     memset(it, 0, sizeof(*it));
     it->elf = elf;
     it->symtab = symtab;
-    if (symtab->type == PT2_SHT_NOBITS || symtab->size == 0)
+    if (symtab->type == PT2_ELF_SHT_NOBITS || symtab->size == 0)
         return PT2_OK; /* empty walk */
     if (!in_image(elf, symtab->offset, symtab->size))
         return pt2_error_set(err, PT2_ERR_FORMAT,
@@ -442,7 +442,7 @@ int pt2_elf_symiter_init(struct pt2_elf_symiter *it, struct pt2_elf *elf,
     it->next = first;
     it->limit = limit == 0 || limit > it->count ? it->count : limit;
     st = pt2_elf_section_at(elf, symtab->link);
-    if (st != NULL && st->type == PT2_SHT_STRTAB)
+    if (st != NULL && st->type == PT2_ELF_SHT_STRTAB)
         it->strtab = st;
     return PT2_OK;
 }
@@ -547,7 +547,7 @@ int pt2_elf_symiter_name(struct pt2_elf_symiter *it, const struct pt2_elf_sym *s
 int pt2_elf_find_symbol(struct pt2_elf *elf, const char *name, struct pt2_elf_sym *sym, int *found,
                         struct pt2_error *err)
 {
-    static const uint32_t order[2] = {PT2_SHT_SYMTAB, PT2_SHT_DYNSYM};
+    static const uint32_t order[2] = {PT2_ELF_SHT_SYMTAB, PT2_ELF_SHT_DYNSYM};
     struct pt2_elf_symiter *it;
     size_t t, i;
     int rc = PT2_OK;
@@ -600,40 +600,40 @@ const char *pt2_elf_machine_name(unsigned machine, int bits, int big_endian, cha
     const char *s = NULL;
 
     switch (machine) {
-    case PT2_EM_X86_64:
+    case PT2_ELF_EM_X86_64:
         s = "x86_64";
         break;
-    case PT2_EM_AARCH64:
+    case PT2_ELF_EM_AARCH64:
         s = "aarch64";
         break;
-    case PT2_EM_PPC64:
+    case PT2_ELF_EM_PPC64:
         s = big_endian ? "ppc64" : "ppc64le";
         break;
-    case PT2_EM_PPC:
+    case PT2_ELF_EM_PPC:
         s = big_endian ? "ppc" : "ppcle";
         break;
-    case PT2_EM_S390:
+    case PT2_ELF_EM_S390:
         s = bits == 64 ? "s390x" : "s390";
         break;
-    case PT2_EM_RISCV:
+    case PT2_ELF_EM_RISCV:
         s = bits == 64 ? "riscv64" : "riscv32";
         break;
-    case PT2_EM_386:
+    case PT2_ELF_EM_386:
         s = "i686";
         break;
-    case PT2_EM_ARM:
+    case PT2_ELF_EM_ARM:
         s = "arm";
         break;
-    case PT2_EM_LOONGARCH:
+    case PT2_ELF_EM_LOONGARCH:
         s = bits == 64 ? "loongarch64" : "loongarch32";
         break;
-    case PT2_EM_CUDA:
+    case PT2_ELF_EM_CUDA:
         s = "cuda";
         break;
-    case PT2_EM_AMDGPU:
+    case PT2_ELF_EM_AMDGPU:
         s = "amdgpu";
         break;
-    case PT2_EM_INTELGT:
+    case PT2_ELF_EM_INTELGT:
         s = "intelgt";
         break;
     default:
@@ -654,33 +654,33 @@ static void machine_text(const struct pt2_elf *elf, char *buf, size_t len)
     uint32_t f = elf->flags;
 
     switch (elf->machine) {
-    case PT2_EM_X86_64:
+    case PT2_ELF_EM_X86_64:
         snprintf(buf, len, "x86-64");
         break;
-    case PT2_EM_AARCH64:
+    case PT2_ELF_EM_AARCH64:
         snprintf(buf, len, "ARM aarch64");
         break;
-    case PT2_EM_PPC64:
+    case PT2_ELF_EM_PPC64:
         /* e_flags & 3: 1 = ELFv1 (function descriptors), 2 = ELFv2 (ppc64le). */
         snprintf(buf, len, "64-bit PowerPC%s",
                  (f & 3) == 2   ? ", ELFv2 ABI"
                  : (f & 3) == 1 ? ", ELFv1 ABI"
                                 : "");
         break;
-    case PT2_EM_PPC:
+    case PT2_ELF_EM_PPC:
         snprintf(buf, len, "PowerPC");
         break;
-    case PT2_EM_S390:
+    case PT2_ELF_EM_S390:
         snprintf(buf, len, "IBM S/390");
         break;
-    case PT2_EM_RISCV:
+    case PT2_ELF_EM_RISCV:
         /* EF_RISCV_RVC = 0x1, EF_RISCV_FLOAT_ABI = 0x6. */
         snprintf(buf, len, "RISC-V%s, %s ABI", (f & 1) ? ", RVC" : "", rv_float[(f >> 1) & 3]);
         break;
-    case PT2_EM_386:
+    case PT2_ELF_EM_386:
         snprintf(buf, len, "Intel 80386");
         break;
-    case PT2_EM_ARM:
+    case PT2_ELF_EM_ARM:
         /* EABI version in bits 31:24; EF_ARM_ABI_FLOAT_HARD 0x400, _SOFT 0x200. */
         if ((f >> 24) != 0)
             snprintf(buf, len, "ARM, EABI%u%s", f >> 24,
@@ -690,16 +690,16 @@ static void machine_text(const struct pt2_elf *elf, char *buf, size_t len)
         else
             snprintf(buf, len, "ARM");
         break;
-    case PT2_EM_LOONGARCH:
+    case PT2_ELF_EM_LOONGARCH:
         snprintf(buf, len, "LoongArch");
         break;
-    case PT2_EM_CUDA:
+    case PT2_ELF_EM_CUDA:
         snprintf(buf, len, "NVIDIA CUDA");
         break;
-    case PT2_EM_AMDGPU:
+    case PT2_ELF_EM_AMDGPU:
         snprintf(buf, len, "AMD GPU");
         break;
-    case PT2_EM_INTELGT:
+    case PT2_ELF_EM_INTELGT:
         snprintf(buf, len, "Intel GPU");
         break;
     default:
@@ -711,13 +711,13 @@ static void machine_text(const struct pt2_elf *elf, char *buf, size_t len)
 static const char *type_text(unsigned type)
 {
     switch (type) {
-    case PT2_ET_REL:
+    case PT2_ELF_ET_REL:
         return "relocatable";
-    case PT2_ET_EXEC:
+    case PT2_ELF_ET_EXEC:
         return "executable";
-    case PT2_ET_DYN:
+    case PT2_ELF_ET_DYN:
         return "shared object";
-    case PT2_ET_CORE:
+    case PT2_ELF_ET_CORE:
         return "core file";
     default:
         return "file";

@@ -30,35 +30,35 @@
 #define PT2_ELF_SYMNAME_MAX 256u            /* longest symbol name returned by the iterator */
 
 /* e_machine values the scanners care about. */
-#define PT2_EM_386 3u
-#define PT2_EM_PPC 20u
-#define PT2_EM_PPC64 21u
-#define PT2_EM_S390 22u
-#define PT2_EM_ARM 40u
-#define PT2_EM_X86_64 62u
-#define PT2_EM_AARCH64 183u
-#define PT2_EM_CUDA 190u
-#define PT2_EM_INTELGT 205u
-#define PT2_EM_AMDGPU 224u
-#define PT2_EM_RISCV 243u
-#define PT2_EM_LOONGARCH 258u
+#define PT2_ELF_EM_386 3u
+#define PT2_ELF_EM_PPC 20u
+#define PT2_ELF_EM_PPC64 21u
+#define PT2_ELF_EM_S390 22u
+#define PT2_ELF_EM_ARM 40u
+#define PT2_ELF_EM_X86_64 62u
+#define PT2_ELF_EM_AARCH64 183u
+#define PT2_ELF_EM_CUDA 190u
+#define PT2_ELF_EM_INTELGT 205u
+#define PT2_ELF_EM_AMDGPU 224u
+#define PT2_ELF_EM_RISCV 243u
+#define PT2_ELF_EM_LOONGARCH 258u
 
 /* e_type values. */
-#define PT2_ET_REL 1u
-#define PT2_ET_EXEC 2u
-#define PT2_ET_DYN 3u
-#define PT2_ET_CORE 4u
+#define PT2_ELF_ET_REL 1u
+#define PT2_ELF_ET_EXEC 2u
+#define PT2_ELF_ET_DYN 3u
+#define PT2_ELF_ET_CORE 4u
 
 /* Section types and special indices. */
-#define PT2_SHT_PROGBITS 1u
-#define PT2_SHT_SYMTAB 2u
-#define PT2_SHT_STRTAB 3u
-#define PT2_SHT_NOTE 7u
-#define PT2_SHT_NOBITS 8u
-#define PT2_SHT_DYNSYM 11u
-#define PT2_SHN_UNDEF 0u
-#define PT2_SHN_ABS 0xfff1u
-#define PT2_SHN_XINDEX 0xffffu
+#define PT2_ELF_SHT_PROGBITS 1u
+#define PT2_ELF_SHT_SYMTAB 2u
+#define PT2_ELF_SHT_STRTAB 3u
+#define PT2_ELF_SHT_NOTE 7u
+#define PT2_ELF_SHT_NOBITS 8u
+#define PT2_ELF_SHT_DYNSYM 11u
+#define PT2_ELF_SHN_UNDEF 0u
+#define PT2_ELF_SHN_ABS 0xfff1u
+#define PT2_ELF_SHN_XINDEX 0xffffu
 
 struct pt2_elf_section {
     const char *name; /* into elf->shstr; "" when unnamed */
@@ -99,13 +99,13 @@ struct pt2_elf_sym {
     uint32_t name; /* offset into the linked string table */
     uint8_t info;  /* binding << 4 | type */
     uint8_t other;
-    uint32_t shndx; /* section index or PT2_SHN_ABS / PT2_SHN_UNDEF */
+    uint32_t shndx; /* section index or PT2_ELF_SHN_ABS / PT2_ELF_SHN_UNDEF */
     uint64_t value;
     uint64_t size;
 };
 
 #define PT2_ELF_SYMCHUNK 4096u /* bytes of symbol entries read per call */
-#define PT2_ELF_STRWIN 512u  /* bytes of the string table cached per refill */
+#define PT2_ELF_STRWIN 512u    /* bytes of the string table cached per refill */
 
 /*
  * Bounded walk over one symbol table: entries are read in chunks of

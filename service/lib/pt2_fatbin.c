@@ -47,7 +47,7 @@ static int merge_inner_cubin(struct pt2_rd *rd, uint64_t off, uint64_t size, str
     rc = pt2_rd_read(rd, off, h, sizeof(h), err);
     if (rc != PT2_OK)
         return rc;
-    if (!pt2_elf_probe(h, sizeof(h)) || h[5] != 1 || pt2_le16(h + 18) != PT2_EM_CUDA)
+    if (!pt2_elf_probe(h, sizeof(h)) || h[5] != 1 || pt2_le16(h + 18) != PT2_ELF_EM_CUDA)
         return PT2_OK; /* not a little-endian cubin: keep the header facts only */
     memset(&inner, 0, sizeof(inner));
     rc = pt2_cubin_scan(rd, off, size, &inner, err);

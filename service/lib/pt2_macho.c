@@ -85,10 +85,9 @@ const char *pt2_macho_cpu_name(uint32_t cputype, uint32_t cpusubtype, char *buf,
 
 static const char *filetype_name(uint32_t t)
 {
-    static const char *const names[] = {"file",   "object",   "executable", "fvmlib",
-                                        "core",   "preload",  "dylib",      "dylinker",
-                                        "bundle", "dylib stub", "dSYM",     "kext bundle",
-                                        "fileset"};
+    static const char *const names[] = {
+        "file",     "object", "executable", "fvmlib", "core",        "preload", "dylib",
+        "dylinker", "bundle", "dylib stub", "dSYM",   "kext bundle", "fileset"};
     return t < sizeof(names) / sizeof(names[0]) ? names[t] : "file";
 }
 
@@ -177,8 +176,8 @@ static int scan_fat(struct pt2_rd *rd, const uint8_t *hdr, struct pt2_host *h,
         /* Comma-joined list, truncated at the field size. */
         w = snprintf(h->machine + used, sizeof(h->machine) - used, "%s%s", i ? "," : "", name);
         if (w > 0)
-            used = used + (size_t)w < sizeof(h->machine) ? used + (size_t)w
-                                                         : sizeof(h->machine) - 1;
+            used =
+                used + (size_t)w < sizeof(h->machine) ? used + (size_t)w : sizeof(h->machine) - 1;
     }
     h->format = PT2_HOST_MACHO_FAT;
     h->bits = first.bits;
@@ -195,14 +194,12 @@ static int scan_fat(struct pt2_rd *rd, const uint8_t *hdr, struct pt2_host *h,
             if (list[k] == ',')
                 list[k] = ' ';
         snprintf(h->description, sizeof(h->description),
-                 "Mach-O universal binary with %u architecture%s: %s", n, n == 1 ? "" : "s",
-                 list);
+                 "Mach-O universal binary with %u architecture%s: %s", n, n == 1 ? "" : "s", list);
     }
     return PT2_OK;
 }
 
-int pt2_macho_scan(struct pt2_rd *rd, struct pt2_host *h, int *recognized,
-                   struct pt2_error *err)
+int pt2_macho_scan(struct pt2_rd *rd, struct pt2_host *h, int *recognized, struct pt2_error *err)
 {
     uint8_t p[8];
     size_t got = 0;

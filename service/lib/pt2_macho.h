@@ -22,11 +22,7 @@
 #define PT2_MACHO_FAT32_MAX 19u /* 0xCAFEBABE: more is a Java class file */
 #define PT2_MACHO_FAT64_MAX 64u /* 0xCAFEBABF: hard cap on slices */
 
-enum pt2_macho_kind {
-    PT2_MACHO_NONE = 0,
-    PT2_MACHO_THIN = 1,
-    PT2_MACHO_FAT = 2
-};
+enum pt2_macho_kind { PT2_MACHO_NONE = 0, PT2_MACHO_THIN = 1, PT2_MACHO_FAT = 2 };
 
 /* Classify the first bytes of a file (8 needed for universal files). */
 int pt2_macho_probe(const uint8_t *p, size_t len);
@@ -37,8 +33,7 @@ int pt2_macho_probe(const uint8_t *p, size_t len);
  * *recognized is 0 (and PT2_OK returned) when rd is not Mach-O.
  * PT2_ERR_FORMAT when a universal header or a slice is inconsistent.
  */
-int pt2_macho_scan(struct pt2_rd *rd, struct pt2_host *h, int *recognized,
-                   struct pt2_error *err);
+int pt2_macho_scan(struct pt2_rd *rd, struct pt2_host *h, int *recognized, struct pt2_error *err);
 
 /* "arm64", "arm64e", "x86_64", "i386", ... or "cpu_0x<hex>" into buf. Returns buf. */
 const char *pt2_macho_cpu_name(uint32_t cputype, uint32_t cpusubtype, char *buf, size_t len);

@@ -31,12 +31,12 @@
 #include "pt2_zip.h"
 
 /* What libzip 1.7.3 reads first: MAXCOMLEN + EOCDLEN + EOCD64LOCLEN from the end. */
-#define ZIP_TAIL_LEN (65536u + 22u + 20u)
-#define ZIP_EOCD_LEN 22u
-#define ZIP_LOCATOR_LEN 20u
-#define ZIP_EOCD64_LEN 56u
-#define ZIP_PREAD_CHUNK (1u << 30)
-#define ZIP_SCRATCH_LEN 16384u
+#define PZ_TAIL_LEN (65536u + 22u + 20u)
+#define PZ_EOCD_LEN 22u
+#define PZ_LOCATOR_LEN 20u
+#define PZ_EOCD64_LEN 56u
+#define PZ_PREAD_CHUNK (1u << 30)
+#define PZ_SCRATCH_LEN 16384u
 
 struct pt2_zip_ent {
     const char *name; /* owned by libzip */
@@ -98,8 +98,8 @@ static int pz_pread(pt2_zip *z, uint64_t off, void *buf, size_t len, size_t *got
         size_t chunk = len - have;
         ssize_t n;
 
-        if (chunk > ZIP_PREAD_CHUNK)
-            chunk = ZIP_PREAD_CHUNK;
+        if (chunk > PZ_PREAD_CHUNK)
+            chunk = PZ_PREAD_CHUNK;
         z->read_calls++;
         n = pread(z->fd, (uint8_t *)buf + have, chunk, (off_t)(off + have));
         if (n < 0) {
@@ -202,7 +202,7 @@ static int pz_scan_tail(pt2_zip *z, struct pt2_error *err)
     const uint8_t *t, *e = NULL;
     size_t got = 0, p;
 
-    z->tail_len = z->size < ZIP_TAIL_LEN ? (size_t)z->size : ZIP_TAIL_LEN;
+    z->tail_len = z->size < PZ_TAIL_LEN ? (size_t)z->size : PZ_TAIL_LEN;
     z->tail_off = z->size - z->tail_len;
     z->tail = malloc(z->tail_len);
     if (z->tail == NULL)
@@ -214,9 +214,9 @@ static int pz_scan_tail(pt2_zip *z, struct pt2_error *err)
         return pt2_error_set(err, PT2_ERR_IO, "read error: the file shrank while being read");
 
     t = z->tail;
-    for (p = z->tail_len >= ZIP_EOCD_LEN ? z->tail_len - ZIP_EOCD_LEN + 1 : 0; p-- > 0;) {
+    for (p = z->tail_len >= PZ_EOCD_LEN ? z->tail_len - PZ_EOCD_LEN + 1 : 0; p-- > 0;) {
         if (pt2_le32(t + p) == 0x06054b50u &&
-            ZIP_EOCD_LEN + pt2_le16(t + p + 20) <= z->tail_len - p) {
+            PZ_EOCD_LEN + pt2_le16(t + p + 20) <= z->tail_len - p) {
             e = t + p;
             break;
         }
@@ -226,13 +226,13 @@ static int pz_scan_tail(pt2_zip *z, struct pt2_error *err)
     z->have_eocd = 1;
     entries = pt2_le16(e + 10);
     cd_size = pt2_le32(e + 12);
-    if (p >= ZIP_LOCATOR_LEN && pt2_le32(e - ZIP_LOCATOR_LEN) == 0x07064b50u) {
-        uint64_t off64 = pt2_le64(e - ZIP_LOCATOR_LEN + 8);
-        uint8_t rec[ZIP_EOCD64_LEN];
+    if (p >= PZ_LOCATOR_LEN && pt2_le32(e - PZ_LOCATOR_LEN) == 0x07064b50u) {
+        uint64_t off64 = pt2_le64(e - PZ_LOCATOR_LEN + 8);
+        uint8_t rec[PZ_EOCD64_LEN];
         const uint8_t *r = pz_tail_at(z, off64, sizeof(rec));
 
         z->zip64 = 1;
-        if (r == NULL && off64 <= z->size - sizeof(rec) && z->size >= sizeof(rec)) {
+        if (r == NULL && z->size >= sizeof(rec) && off64 <= z->size - sizeof(rec)) {
             if (pz_pread(z, off64, rec, sizeof(rec), &got) < 0)
                 return pt2_error_set(err, PT2_ERR_IO, "read error: %s",
                                      pz_strerror(z->io_errno, ebuf, sizeof(ebuf)));
@@ -281,11 +281,12 @@ static int pz_open_error(pt2_zip *z, zip_error_t *ze, struct pt2_error *err)
     case ZIP_ER_MEMORY:
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory opening the archive");
     case ZIP_ER_NOZIP:
-        /* With an end record present, libzip's NOZIP comes from ZIP_CHECKCONS. */
+        /* An end record is there, so libzip rejected the directory it describes: entry
+         * offsets or counts that do not fit (ZIP_CHECKCONS adds the local headers). */
         if (z->have_eocd)
             return pt2_error_set(err, PT2_ERR_TRUNCATED,
-                                 "truncated or corrupt zip: central directory entries point "
-                                 "outside the file data");
+                                 "truncated or corrupt zip: central directory records do not "
+                                 "match the file (bad offsets or counts)");
         if (pz_starts_with_local_header(z))
             return pt2_error_set(err, PT2_ERR_TRUNCATED,
                                  "truncated or corrupt zip: the file starts with a local header "
@@ -377,9 +378,8 @@ static int pz_collect_models(pt2_zip *z, struct pt2_error *err)
         len = (size_t)(slash - m);
         if (len >= PT2_NAME_MAX)
             return pt2_error_set(err, PT2_ERR_TOO_LARGE,
-                                 "%s: model folder name is %zu bytes "
-                                 "(cap %d)",
-                                 rel, len, PT2_NAME_MAX - 1);
+                                 "%s: model folder name is %zu bytes (cap %d)", rel, len,
+                                 PT2_NAME_MAX - 1);
         for (k = 0; k < z->nmodels; k++)
             if (strncmp(z->models[k], m, len) == 0 && z->models[k][len] == '\0')
                 break;
@@ -660,6 +660,10 @@ static int pz_entry_error(pt2_zip *z, size_t i, zip_error_t *ze, const char *wha
         return pt2_error_set(err, PT2_ERR_NOMEM, "%s: out of memory", rel);
     case ZIP_ER_CRC:
         return pt2_error_set(err, PT2_ERR_ENTRY, "%s: CRC mismatch", rel);
+    case ZIP_ER_ZLIB:
+    case ZIP_ER_COMPRESSED_DATA:
+        return pt2_error_set(err, PT2_ERR_ENTRY, "%s: corrupt compressed data (%s)", rel,
+                             zip_error_strerror(ze));
     case ZIP_ER_NOPASSWD:
     case ZIP_ER_WRONGPASSWD:
     case ZIP_ER_ENCRNOTSUPP:
@@ -765,7 +769,7 @@ static int pz_entry_rd_fn(void *ctx, uint64_t off, void *buf, size_t len, size_t
 {
     pt2_zip_entry *e = ctx;
     pt2_zip *z = e->z;
-    uint8_t scratch[ZIP_SCRATCH_LEN];
+    uint8_t scratch[PZ_SCRATCH_LEN];
     zip_int64_t n;
     int rc;
 

@@ -322,8 +322,7 @@ int bigzip_write(const char *path, uint64_t weight_size, const char *so_path,
         bz_add(w, BIGZIP_CUBIN_NAME, cubin, cubin_len) < 0 ||
         bz_add(w, "archive_format", "pt2", 3) < 0 || bz_add(w, "archive_version", "0", 1) < 0 ||
         bz_add(w, ".data/version", "6\n", 2) < 0 || bz_add(w, "byteorder", "little", 6) < 0 ||
-        bz_add(w, ".data/serialization_id", "0000000000000000000000000000000000000000", 40) <
-            0 ||
+        bz_add(w, ".data/serialization_id", "0000000000000000000000000000000000000000", 40) < 0 ||
         bz_finish(w) < 0)
         goto cleanup;
     rc = 0;

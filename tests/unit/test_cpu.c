@@ -109,9 +109,11 @@ START_TEST(test_x86_with_avx512_and_amx)
     ck_assert_str_eq(c.machine, "x86_64");
     ck_assert_str_eq(c.vendor, "GenuineIntel");
     ck_assert_str_eq(c.model, "Intel(R) Xeon(R) Platinum 8480+");
-    assert_features(&c, "sse2 ssse3 sse4_1 sse4_2 popcnt avx avx2 fma f16c bmi1 bmi2 avx_vnni "
-                        "avx512f avx512dq avx512cd avx512bw avx512vl avx512ifma avx512vbmi "
-                        "avx512_vnni avx512_bf16 avx512_fp16 amx_tile amx_bf16 amx_int8");
+    assert_features(&c, "mmx sse sse2 pni ssse3 sse4_1 sse4_2 popcnt abm cx16 movbe aes "
+                        "pclmulqdq sha_ni rdrand rdseed adx xsave avx avx2 fma f16c bmi1 bmi2 "
+                        "gfni vaes vpclmulqdq avx_vnni avx512f avx512dq avx512cd avx512bw "
+                        "avx512vl avx512ifma avx512vbmi avx512_vbmi2 avx512_vnni avx512_bitalg "
+                        "avx512_vpopcntdq avx512_bf16 avx512_fp16 amx_tile amx_bf16 amx_int8");
     ck_assert_str_eq(pt2_cpu_vec_isa(&c), "AVX512");
     ck_assert_int_eq(pt2_cpu_has(&c, "amx_tile"), 1);
     ck_assert_int_eq(pt2_cpu_has(&c, "lm"), 0); /* not in the vocabulary */
@@ -126,7 +128,10 @@ START_TEST(test_x86_without_avx512)
     ck_assert_str_eq(c.machine, "x86_64");
     ck_assert_str_eq(c.vendor, "AuthenticAMD");
     ck_assert_str_eq(c.model, "AMD EPYC 7B13");
-    assert_features(&c, "sse2 ssse3 sse4_1 sse4_2 popcnt avx avx2 fma f16c bmi1 bmi2");
+    /* AMD: sse4a, no gfni. */
+    assert_features(&c, "mmx sse sse2 pni ssse3 sse4_1 sse4_2 sse4a popcnt abm cx16 movbe aes "
+                        "pclmulqdq sha_ni rdrand rdseed adx xsave avx avx2 fma f16c bmi1 bmi2 "
+                        "vaes vpclmulqdq");
     ck_assert_int_eq(pt2_cpu_has(&c, "avx512f"), 0); /* only in the second block */
     ck_assert_str_eq(pt2_cpu_vec_isa(&c), "AVX2");
 }

@@ -49,20 +49,20 @@ struct host_case {
 };
 
 static const struct host_case host_cases[] = {
-    {"bins/host_so_cpu/libx86_64.so", "libx86_64.so", 15024, 64, 0, 62, 3, 0x0, 13488, 24,
-     "x86_64", "ELF 64-bit LSB shared object, x86-64"},
+    {"bins/host_so_cpu/libx86_64.so", "libx86_64.so", 15024, 64, 0, 62, 3, 0x0, 13488, 24, "x86_64",
+     "ELF 64-bit LSB shared object, x86-64"},
     {"bins/host_so_cpu/libaarch64.so", "libaarch64.so", 69232, 64, 0, 183, 3, 0x0, 67696, 24,
      "aarch64", "ELF 64-bit LSB shared object, ARM aarch64"},
     {"bins/host_so_cpu/lib_powerpc64le-linux-gnu.so", "ppc", 1944, 64, 0, 21, 3, 0x2, 1112, 13,
      "ppc64le", "ELF 64-bit LSB shared object, 64-bit PowerPC, ELFv2 ABI"},
-    {"bins/host_so_cpu/lib_s390x-linux-gnu.so", "s390", 5368, 64, 1, 22, 3, 0x0, 4600, 12,
-     "s390x", "ELF 64-bit MSB shared object, IBM S/390"},
+    {"bins/host_so_cpu/lib_s390x-linux-gnu.so", "s390", 5368, 64, 1, 22, 3, 0x0, 4600, 12, "s390x",
+     "ELF 64-bit MSB shared object, IBM S/390"},
     {"bins/host_so_cpu/lib_riscv64-linux-gnu.so", "rv", 1808, 64, 0, 243, 3, 0x5, 1040, 12,
      "riscv64", "ELF 64-bit LSB shared object, RISC-V, RVC, double-float ABI"},
     {"bins/host_so_cpu/lib_i686-linux-gnu.so", "i686", 1224, 32, 0, 3, 3, 0x0, 744, 12, "i686",
      "ELF 32-bit LSB shared object, Intel 80386"},
-    {"bins/host_so_cpu/lib_armv7a-linux-gnueabihf.so", "arm", 1352, 32, 0, 40, 3, 0x05000400,
-     832, 13, "arm", "ELF 32-bit LSB shared object, ARM, EABI5, hard-float"},
+    {"bins/host_so_cpu/lib_armv7a-linux-gnueabihf.so", "arm", 1352, 32, 0, 40, 3, 0x05000400, 832,
+     13, "arm", "ELF 32-bit LSB shared object, ARM, EABI5, hard-float"},
 };
 
 START_TEST(test_host_headers_and_descriptions)
@@ -125,7 +125,7 @@ START_TEST(test_sections_symbols_notes)
     ck_assert_int_eq(pt2_elf_load_sections(&elf, &err), PT2_OK);
     ck_assert_int_eq(pt2_elf_load_sections(&elf, &err), PT2_OK); /* idempotent */
     s = pt2_elf_section_by_name(&elf, ".dynsym");
-    ck_assert_uint_eq(s->type, PT2_SHT_DYNSYM);
+    ck_assert_uint_eq(s->type, PT2_ELF_SHT_DYNSYM);
     ck_assert_uint_eq(s->offset, 0x288);
     ck_assert_uint_eq(s->size, 0x90);
     ck_assert_uint_eq(s->entsize, 0x18);
@@ -162,8 +162,7 @@ START_TEST(test_sections_symbols_notes)
             pt2_elf_find_note(&elf, s, "GNU", 4, desc, sizeof(desc), &dl, &found, &err), PT2_OK);
         ck_assert_int_eq(found, 0);
         /* Clipped to the caller's capacity. */
-        ck_assert_int_eq(pt2_elf_find_note(&elf, s, "GNU", 3, desc, 8, &dl, &found, &err),
-                         PT2_OK);
+        ck_assert_int_eq(pt2_elf_find_note(&elf, s, "GNU", 3, desc, 8, &dl, &found, &err), PT2_OK);
         ck_assert_uint_eq(dl, 8);
     }
     ck_assert_int_eq(err.code, PT2_OK);
@@ -190,7 +189,7 @@ START_TEST(test_absolute_symbol_and_cubin_notes)
     ck_assert_int_eq(pt2_elf_find_symbol(&elf, "__triton_poi_fused_0_size", &sym, &found, &err),
                      PT2_OK);
     ck_assert_int_eq(found, 1);
-    ck_assert_uint_eq(sym.shndx, PT2_SHN_ABS);
+    ck_assert_uint_eq(sym.shndx, PT2_ELF_SHN_ABS);
     ck_assert_uint_eq(sym.value, 3840); /* size of cubin_cuda13/sm_90a.cubin */
     pt2_elf_close(&elf);
     free(b);
@@ -204,8 +203,7 @@ START_TEST(test_absolute_symbol_and_cubin_notes)
     ck_assert_uint_eq(elf.flags, 0x06005a04);
     ck_assert_int_eq(pt2_elf_load_sections(&elf, &err), PT2_OK);
     ck_assert_int_eq(pt2_elf_find_note(&elf, pt2_elf_section_by_name(&elf, ".note.nv.cuinfo"),
-                                       "NVIDIA Corp", 1000, desc, sizeof(desc), &dl, &found,
-                                       &err),
+                                       "NVIDIA Corp", 1000, desc, sizeof(desc), &dl, &found, &err),
                      PT2_OK);
     ck_assert_int_eq(found, 1);
     ck_assert_uint_eq(dl, 8);
@@ -241,7 +239,7 @@ START_TEST(test_image_inside_a_larger_reader)
     pt2_rd_init_mem(&rd, b, n, "libembedded_symbols.so");
     ck_assert_int_eq(pt2_elf_open(&elf, &rd, 0x2000, 3840, &err), PT2_OK);
     ck_assert_str_eq(elf.label, "libembedded_symbols.so@0x2000");
-    ck_assert_uint_eq(elf.machine, PT2_EM_CUDA);
+    ck_assert_uint_eq(elf.machine, PT2_ELF_EM_CUDA);
     ck_assert_int_eq(pt2_elf_load_sections(&elf, &err), PT2_OK);
     ck_assert_ptr_nonnull(pt2_elf_section_by_name(&elf, ".nv.compat"));
     pt2_elf_close(&elf);
@@ -278,15 +276,15 @@ START_TEST(test_describe_synthetic_machines)
 
     memset(&elf, 0, sizeof(elf));
     elf.bits = 64;
-    elf.type = PT2_ET_EXEC;
-    elf.machine = PT2_EM_LOONGARCH;
+    elf.type = PT2_ELF_ET_EXEC;
+    elf.machine = PT2_ELF_EM_LOONGARCH;
     pt2_elf_describe_host(&elf, &h);
     ck_assert_str_eq(h.machine, "loongarch64");
     ck_assert_str_eq(h.description, "ELF 64-bit LSB executable, LoongArch");
 
-    elf.machine = PT2_EM_RISCV;
+    elf.machine = PT2_ELF_EM_RISCV;
     elf.flags = 0x0; /* no RVC, soft-float */
-    elf.type = PT2_ET_REL;
+    elf.type = PT2_ELF_ET_REL;
     pt2_elf_describe_host(&elf, &h);
     ck_assert_str_eq(h.description, "ELF 64-bit LSB relocatable, RISC-V, soft-float ABI");
 
@@ -361,15 +359,15 @@ static void bad_class(uint8_t *b)
 
 static void extended_count_huge(uint8_t *b)
 {
-    put16(b + 60, 0);                 /* e_shnum 0: real count in section 0's sh_size */
-    put64(b + 13488 + 32, 70000);     /* > 65535 */
+    put16(b + 60, 0);             /* e_shnum 0: real count in section 0's sh_size */
+    put64(b + 13488 + 32, 70000); /* > 65535 */
 }
 
 static void extended_count_ok(uint8_t *b)
 {
     put16(b + 60, 0);
     put64(b + 13488 + 32, 24);
-    put16(b + 62, 0xffff);            /* SHN_XINDEX: index in section 0's sh_link */
+    put16(b + 62, 0xffff); /* SHN_XINDEX: index in section 0's sh_link */
     put32(b + 13488 + 40, 23);
 }
 
@@ -440,8 +438,7 @@ START_TEST(test_truncated_and_empty)
     pt2_error_clear(&err);
     pt2_rd_init_mem(&rd, b, 0, "empty.so");
     ck_assert_int_eq(pt2_elf_open(&elf, &rd, 0, 0, &err), PT2_ERR_FORMAT);
-    ck_assert_str_eq(err.message,
-                     "empty.so: ELF header truncated (0 bytes, needs at least 52)");
+    ck_assert_str_eq(err.message, "empty.so: ELF header truncated (0 bytes, needs at least 52)");
     pt2_elf_close(&elf);
 
     /* Header intact, section table cut off by truncation. */

@@ -172,8 +172,20 @@ struct layout_case {
     const char *models[3];
 };
 
-#define GEN2(f, p, n, ...) {f, p, 2, 1, "0", "6", "", "little", n, {__VA_ARGS__}}
-#define GEN1(f, n, ...) {f, "", 1, 0, "", "", "0", "", n, {__VA_ARGS__}}
+#define GEN2(f, p, n, ...)                                                                         \
+    {                                                                                              \
+        f, p, 2, 1, "0", "6", "", "little", n,                                                     \
+        {                                                                                          \
+            __VA_ARGS__                                                                            \
+        }                                                                                          \
+    }
+#define GEN1(f, n, ...)                                                                            \
+    {                                                                                              \
+        f, "", 1, 0, "", "", "0", "", n,                                                           \
+        {                                                                                          \
+            __VA_ARGS__                                                                            \
+        }                                                                                          \
+    }
 
 static const struct layout_case layouts[] = {
     GEN2("cuda_sm90a_v8.pt2", "cuda_sm90a_v8/", 12, "model"),
@@ -359,22 +371,38 @@ struct pt2_case {
 
 static const struct pt2_case pt2_cases[] = {
     {{{"archive_format", "zip\n"}, {"data/aotinductor/m/x", "x"}, {NULL, NULL}},
-     PT2_ERR_NOT_PT2, "archive_format is 'zip', expected 'pt2'", "zip", ""},
+     PT2_ERR_NOT_PT2,
+     "archive_format is 'zip', expected 'pt2'",
+     "zip",
+     ""},
     {{{"archive_format", " \tpt2 \r\n"}, {NULL, NULL}, {NULL, NULL}}, PT2_OK, "", "pt2", ""},
-    {{{"archive_format", "p\001t\n"}, {NULL, NULL}, {NULL, NULL}}, PT2_ERR_NOT_PT2,
-     "archive_format is 'p?t', expected 'pt2'", "p?t", ""},
-    {{{"archive_format", ""}, {"data/aotinductor/m/x", "x"}, {NULL, NULL}}, PT2_ERR_NOT_PT2,
-     "archive_format is '', expected 'pt2'", "", ""},
+    {{{"archive_format", "p\001t\n"}, {NULL, NULL}, {NULL, NULL}},
+     PT2_ERR_NOT_PT2,
+     "archive_format is 'p?t', expected 'pt2'",
+     "p?t",
+     ""},
+    {{{"archive_format", ""}, {"data/aotinductor/m/x", "x"}, {NULL, NULL}},
+     PT2_ERR_NOT_PT2,
+     "archive_format is '', expected 'pt2'",
+     "",
+     ""},
     /* no archive_format: the content decides */
     {{{"models/model.json", "{}"}, {NULL, NULL}, {NULL, NULL}}, PT2_OK, "", "", ""},
-    {{{"version", "2"}, {"serialized_exported_program.json", "{}"}, {NULL, NULL}}, PT2_OK, "",
-     "", "2"},
-    {{{"version", "0"}, {"data/aotinductor/model/x.so", "x"}, {NULL, NULL}}, PT2_OK, "", "",
-     "0"},
-    {{{"models/", "x"}, {"models/.json", "x"}, {"model.json", "x"}}, PT2_ERR_NOT_PT2,
-     "no archive_format entry and no data/aotinductor/ or models/ folder", "", ""},
+    {{{"version", "2"}, {"serialized_exported_program.json", "{}"}, {NULL, NULL}},
+     PT2_OK,
+     "",
+     "",
+     "2"},
+    {{{"version", "0"}, {"data/aotinductor/model/x.so", "x"}, {NULL, NULL}}, PT2_OK, "", "", "0"},
+    {{{"models/", "x"}, {"models/.json", "x"}, {"model.json", "x"}},
+     PT2_ERR_NOT_PT2,
+     "no archive_format entry and no data/aotinductor/ or models/ folder",
+     "",
+     ""},
     {{{"extra/model_metadata.json", "{}"}, {"data/weights/weight_0", "x"}, {NULL, NULL}},
-     PT2_ERR_NOT_PT2, "no archive_format entry and no data/aotinductor/ or models/ folder", "",
+     PT2_ERR_NOT_PT2,
+     "no archive_format entry and no data/aotinductor/ or models/ folder",
+     "",
      ""},
 };
 
@@ -420,7 +448,8 @@ START_TEST(test_broken_fixtures)
          "truncated or corrupt zip: the file starts with a local header but has no "
          "end-of-central-directory record"},
         {"broken_cd_corrupt.pt2", PT2_ERR_TRUNCATED,
-         "truncated or corrupt zip: central directory entries point outside the file data"},
+         "truncated or corrupt zip: central directory records do not match the file (bad "
+         "offsets or counts)"},
     };
     char path[256];
     size_t k;
@@ -429,8 +458,7 @@ START_TEST(test_broken_fixtures)
         struct pt2_error err = {0};
         pt2_zip *z = (pt2_zip *)&err; /* must be reset to NULL */
 
-        ck_assert_int_eq(pt2_zip_open_path(&z, tu_fixture(cases[k].file, path, sizeof(path)),
-                                           &err),
+        ck_assert_int_eq(pt2_zip_open_path(&z, tu_fixture(cases[k].file, path, sizeof(path)), &err),
                          cases[k].rc);
         ck_assert_int_eq(err.code, cases[k].rc);
         ck_assert_str_eq(err.message, cases[k].message);
@@ -613,8 +641,8 @@ static size_t data_offset(const uint8_t *buf, size_t len, const char *name)
     size_t nlen = strlen(name), p;
 
     for (p = 0; p + 30 + nlen <= len; p++) {
-        if (memcmp(buf + p, "PK\003\004", 4) == 0 && (size_t)(buf[p + 26] | buf[p + 27] << 8) ==
-                                                         nlen &&
+        if (memcmp(buf + p, "PK\003\004", 4) == 0 &&
+            (size_t)(buf[p + 26] | buf[p + 27] << 8) == nlen &&
             memcmp(buf + p + 30, name, nlen) == 0)
             return p + 30 + nlen + (size_t)(buf[p + 28] | buf[p + 29] << 8);
     }
@@ -666,14 +694,59 @@ START_TEST(test_crc_mismatch_is_entry_error)
 }
 END_TEST
 
-/* Cut and corrupted copies of a good package: every outcome is a clean status. */
+/* A broken DEFLATE stream is an unreadable entry, named in the message. */
+START_TEST(test_bad_deflate_stream_is_entry_error)
+{
+    char dir[256], path[512], src[256], want[PT2_ERROR_MSG_MAX];
+    struct pt2_error err = {0};
+    pt2_zip_entry *e = NULL;
+    size_t len, off, idx, n;
+    uint8_t *buf = load(tu_fixture("rezipped_deflate.pt2", src, sizeof(src)), &len), b[64];
+    char *out = NULL;
+    pt2_zip *z;
+
+    ck_assert_int_eq(open_tmp(src, &z, &err), PT2_OK);
+    idx = find_suffix(z, ".wrapper.so");
+    off = data_offset(buf, len, pt2_zip_name(z, idx));
+    pt2_zip_free(z);
+    /* block type 3 is reserved: the first inflate call fails */
+    buf[off] = 0x07;
+    tmp_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/bad.pt2", dir);
+    write_file(path, buf, len);
+    free(buf);
+
+    ck_assert_int_eq(open_tmp(path, &z, &err), PT2_OK);
+    snprintf(want, sizeof(want), "%s: corrupt compressed data (Zlib error: data error)",
+             pt2_zip_relname(z, idx));
+    ck_assert_int_eq(pt2_zip_read_small(z, idx, MIB, &out, &n, &err), PT2_ERR_ENTRY);
+    ck_assert_str_eq(err.message, want);
+    ck_assert_ptr_null(out);
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2_zip_entry_open(z, idx, &e, &err), PT2_OK);
+    ck_assert_int_eq(pt2_rd_read(pt2_zip_entry_rd(e), 0, b, sizeof(b), &err), PT2_ERR_ENTRY);
+    ck_assert_str_eq(err.message, want);
+    /* the reader stays failed, without crashing, on later calls */
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2_rd_read(pt2_zip_entry_rd(e), 100, b, sizeof(b), &err), PT2_ERR_ENTRY);
+    pt2_zip_entry_free(e);
+    pt2_zip_free(z);
+    unlink(path);
+    rm_dir(dir);
+}
+END_TEST
+
+/* Cut and corrupted copies of good packages (stored, deflated): every outcome is a clean
+ * status, never a crash or a sanitizer report. */
+static const char *const sweep_files[] = {"cuda_sm90a_v8.pt2", "rezipped_deflate.pt2"};
+
 START_TEST(test_cut_and_corrupt_never_crash)
 {
     char dir[256], path[512], src[256];
     size_t len, cut, k;
-    uint8_t *good = load(tu_fixture("cuda_sm90a_v8.pt2", src, sizeof(src)), &len);
+    uint8_t *good = load(tu_fixture(sweep_files[_i], src, sizeof(src)), &len);
     uint8_t *buf = malloc(len);
-    int seen_ok = 0, seen_trunc = 0;
+    int seen_ok = 0, seen_trunc = 0, seen_entry = 0;
 
     ck_assert_ptr_nonnull(buf);
     tmp_dir(dir, sizeof(dir));
@@ -688,18 +761,21 @@ START_TEST(test_cut_and_corrupt_never_crash)
         if (k < 200) {
             /* cuts everywhere, denser near the end records */
             cut = k < 100 ? k * (len / 100) : len - (k - 99);
-        } else {
+        } else if (k < 300) {
             /* one byte set to 0xff in the tail (central directory and end records) */
             cut = len;
             buf[len - 1 - (k - 200) * 7 % 1400] = 0xff;
+        } else {
+            /* one byte flipped anywhere: entry data, local headers */
+            cut = len;
+            buf[(k - 300) * (len / 100)] ^= 0x5a;
         }
         write_file(path, buf, cut);
         rc = pt2_zip_open_path(&z, path, &err);
         ck_assert_msg(rc == PT2_OK || rc == PT2_ERR_NOT_ZIP || rc == PT2_ERR_TRUNCATED ||
                           rc == PT2_ERR_TOO_LARGE,
                       "k=%zu rc=%d %s", k, rc, err.message);
-        ck_assert_msg(rc == PT2_OK ? err.message[0] == '\0' : err.message[0] != '\0', "k=%zu",
-                      k);
+        ck_assert_msg(rc == PT2_OK ? err.message[0] == '\0' : err.message[0] != '\0', "k=%zu", k);
         if (rc == PT2_ERR_TRUNCATED)
             seen_trunc = 1;
         if (rc == PT2_OK) {
@@ -718,12 +794,14 @@ START_TEST(test_cut_and_corrupt_never_crash)
                 rc = pt2_zip_read_small(z, i, 1 * MIB, &out, &n, &err);
                 ck_assert_msg(rc == PT2_OK || rc == PT2_ERR_ENTRY || rc == PT2_ERR_TOO_LARGE,
                               "k=%zu entry %zu rc=%d %s", k, i, rc, err.message);
+                if (rc == PT2_ERR_ENTRY)
+                    seen_entry = 1;
                 free(out);
                 out = NULL;
                 pt2_error_clear(&err);
                 rc = pt2_zip_read_tail(z, i, 100, &out, &n, &err);
-                ck_assert_msg(rc == PT2_OK || rc == PT2_ERR_ENTRY, "k=%zu tail %zu rc=%d %s", k,
-                              i, rc, err.message);
+                ck_assert_msg(rc == PT2_OK || rc == PT2_ERR_ENTRY, "k=%zu tail %zu rc=%d %s", k, i,
+                              rc, err.message);
                 free(out);
             }
             pt2_zip_free(z);
@@ -731,6 +809,7 @@ START_TEST(test_cut_and_corrupt_never_crash)
     }
     ck_assert_int_eq(seen_ok, 1);
     ck_assert_int_eq(seen_trunc, 1);
+    ck_assert_int_eq(seen_entry, 1);
     free(buf);
     free(good);
     unlink(path);
@@ -748,36 +827,35 @@ START_TEST(test_read_small_exact)
     pt2_zip *z = open_fixture("cuda_sm90a_v8.pt2");
     pt2_zip *r = open_fixture("rezipped_deflate.pt2");
 
-    ck_assert_int_eq(pt2_zip_read_small(z, find_rel(z, "extra/model_metadata.json"), MIB, &out,
-                                        &n, &err),
-                     PT2_OK);
+    ck_assert_int_eq(
+        pt2_zip_read_small(z, find_rel(z, "extra/model_metadata.json"), MIB, &out, &n, &err),
+        PT2_OK);
     ck_assert_str_eq(out, user_meta);
     ck_assert_uint_eq(n, strlen(user_meta));
     free(out);
 
-    ck_assert_int_eq(pt2_zip_read_small(z, find_suffix(z, ".wrapper_metadata.json"), MIB, &out,
-                                        &n, &err),
-                     PT2_OK);
+    ck_assert_int_eq(
+        pt2_zip_read_small(z, find_suffix(z, ".wrapper_metadata.json"), MIB, &out, &n, &err),
+        PT2_OK);
     ck_assert_str_eq(out, cuda90_meta);
 
     /* the same bytes come out of the DEFLATE-compressed copy */
-    ck_assert_int_eq(pt2_zip_read_small(r, find_suffix(r, ".wrapper_metadata.json"), MIB, &out2,
-                                        &n2, &err),
-                     PT2_OK);
+    ck_assert_int_eq(
+        pt2_zip_read_small(r, find_suffix(r, ".wrapper_metadata.json"), MIB, &out2, &n2, &err),
+        PT2_OK);
     ck_assert_str_eq(out2, cuda90_meta);
     ck_assert_uint_eq(n2, n);
     free(out);
     free(out2);
-    ck_assert_int_eq(pt2_zip_read_small(r, find_rel(r, "extra/model_metadata.json"), MIB, &out2,
-                                        &n2, &err),
-                     PT2_OK);
+    ck_assert_int_eq(
+        pt2_zip_read_small(r, find_rel(r, "extra/model_metadata.json"), MIB, &out2, &n2, &err),
+        PT2_OK);
     ck_assert_str_eq(out2, user_meta);
     free(out2);
 
     /* binary content keeps its length; the NUL after it is extra */
-    ck_assert_int_eq(pt2_zip_read_small(z, find_rel(z, "data/weights/weight_0"), MIB, &out, &n,
-                                        &err),
-                     PT2_OK);
+    ck_assert_int_eq(
+        pt2_zip_read_small(z, find_rel(z, "data/weights/weight_0"), MIB, &out, &n, &err), PT2_OK);
     ck_assert_uint_eq(n, 4096);
     ck_assert_int_eq(out[0], 0);
     ck_assert_int_eq(out[4095], 0);
@@ -788,9 +866,9 @@ START_TEST(test_read_small_exact)
     pt2_zip_free(r);
 
     z = open_fixture("cuda_sm80_v7_legacy.pt2");
-    ck_assert_int_eq(pt2_zip_read_small(z, find_rel(z, "extra_files/model_metadata.json"), MIB,
-                                        &out, &n, &err),
-                     PT2_OK);
+    ck_assert_int_eq(
+        pt2_zip_read_small(z, find_rel(z, "extra_files/model_metadata.json"), MIB, &out, &n, &err),
+        PT2_OK);
     ck_assert_str_eq(out, "{\"model\": \"SegmentationNet\", \"inputs\": [{\"name\": \"image\", "
                           "\"shape\": [null, 3, 512, 512], \"dtype\": \"float32\", "
                           "\"description\": \"RGB image\"}, {\"name\": \"scale\", \"shape\": "
@@ -852,9 +930,8 @@ START_TEST(test_read_tail)
     ck_assert_int_eq(tail[ntail - 1], '\n');
 
     /* the deflated copy has the same tail (it is reached by inflating forward) */
-    ck_assert_int_eq(pt2_zip_read_tail(r, find_suffix(r, ".wrapper.cpp"), 300, &tail2, &ntail2,
-                                       &err),
-                     PT2_OK);
+    ck_assert_int_eq(
+        pt2_zip_read_tail(r, find_suffix(r, ".wrapper.cpp"), 300, &tail2, &ntail2, &err), PT2_OK);
     ck_assert_uint_eq(ntail2, 300);
     ck_assert_str_eq(tail2, tail);
     free(tail);
@@ -1157,8 +1234,7 @@ START_TEST(test_big_sparse_package)
     free(out);
 
     /* inside the hole, 5 GiB into the entry */
-    ck_assert_int_eq(pt2_zip_entry_open(z, find_rel(z, "data/weights/weight_0"), &e, &err),
-                     PT2_OK);
+    ck_assert_int_eq(pt2_zip_entry_open(z, find_rel(z, "data/weights/weight_0"), &e, &err), PT2_OK);
     memset(buf, 0xaa, sizeof(buf));
     ck_assert_int_eq(pt2_rd_read(pt2_zip_entry_rd(e), big - 16, buf, 16, &err), PT2_OK);
     ck_assert_int_eq(buf[0] | buf[7] | buf[15], 0);
@@ -1383,7 +1459,9 @@ int main(void)
     tcase_add_test(te, test_caps_from_end_records);
     tcase_add_test(te, test_caps_names_and_models);
     tcase_add_test(te, test_crc_mismatch_is_entry_error);
-    tcase_add_test(te, test_cut_and_corrupt_never_crash);
+    tcase_add_test(te, test_bad_deflate_stream_is_entry_error);
+    tcase_add_loop_test(te, test_cut_and_corrupt_never_crash, 0,
+                        sizeof(sweep_files) / sizeof(sweep_files[0]));
     tcase_set_timeout(te, 60);
     suite_add_tcase(s, te);
 

@@ -1,0 +1,662 @@
+/*
+ * pt2_k8s.c - Kubernetes node documents and per-node verdicts (see pt2_k8s.h).
+ *
+ * Label values come from whoever wrote the node objects, so every value is
+ * validated (digits only, ranges, printable ASCII, bounded) and echoed into
+ * notes only in a sanitised, truncated form. Structure errors stop the
+ * parse; value errors only make a label count as absent.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2_desc.h"
+#include "pt2_k8s.h"
+#include "pt2_sbuf.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define LABEL_ECHO_MAX 40 /* characters of a bad label value shown in a note */
+#define MEMO_MAX 64       /* distinct node kinds whose verdict is remembered */
+
+#define L_CC_MAJOR "nvidia.com/gpu.compute.major"
+#define L_CC_MINOR "nvidia.com/gpu.compute.minor"
+#define L_PRODUCT "nvidia.com/gpu.product"
+#define L_COUNT "nvidia.com/gpu.count"
+
+/* ---- label values ---------------------------------------------------------- */
+
+/* Printable, bounded copy of an outside string for messages. */
+static void echo(char *buf, size_t len, const char *s)
+{
+    size_t i, o = 0;
+
+    for (i = 0; s[i] != '\0' && o + 4 < len && i < LABEL_ECHO_MAX; i++)
+        buf[o++] = (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\'') ? s[i] : '?';
+    if (s[i] != '\0') {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o] = '\0';
+}
+
+static int printable(const char *s)
+{
+    for (; *s != '\0'; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+            return 0;
+    return 1;
+}
+
+/* A decimal label value in [lo, hi]: digits only, no sign or blanks. */
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end = NULL;
+    long v;
+
+    if (s[0] < '0' || s[0] > '9' || strlen(s) > 10)
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (errno == ERANGE || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* The label's string value, NULL when absent; a non-string value is noted. */
+static const char *label(const cJSON *labels, const char *key, struct pt2_sbuf *note)
+{
+    const cJSON *v = labels != NULL ? cJSON_GetObjectItemCaseSensitive(labels, key) : NULL;
+
+    if (v == NULL)
+        return NULL;
+    if (!cJSON_IsString(v) || v->valuestring == NULL) {
+        pt2_sbuf_add(note, "%s%s is not a string, ignored", note->len ? "; " : "", key);
+        return NULL;
+    }
+    return v->valuestring;
+}
+
+/* An integer label in [lo, hi]: 1 found, 0 absent, -1 malformed (noted). */
+static int label_int(const cJSON *labels, const char *key, long lo, long hi, long *out,
+                     struct pt2_sbuf *note)
+{
+    const char *s = label(labels, key, note);
+    char shown[LABEL_ECHO_MAX + 8];
+
+    if (s == NULL)
+        return 0;
+    if (parse_int(s, lo, hi, out) == 0)
+        return 1;
+    echo(shown, sizeof(shown), s);
+    pt2_sbuf_add(note, "%s%s '%s' is not a number in %ld-%ld, ignored", note->len ? "; " : "", key,
+                 shown, lo, hi);
+    return -1;
+}
+
+/* A major/minor label pair: 1 with both valid, 0 when neither is there, -1 otherwise. */
+static int label_pair(const cJSON *labels, const char *kmaj, const char *kmin, long max_major,
+                      long max_minor, long *major, long *minor, struct pt2_sbuf *note)
+{
+    int a = label_int(labels, kmaj, 0, max_major, major, note);
+    int b = label_int(labels, kmin, 0, max_minor, minor, note);
+
+    if (a == 1 && b == 1)
+        return 1;
+    if (a == 0 && b == 0)
+        return 0;
+    if (a == 0 || b == 0)
+        pt2_sbuf_add(note, "%s%s without %s, ignored", note->len ? "; " : "", a ? kmaj : kmin,
+                     a ? kmin : kmaj);
+    return -1;
+}
+
+/* A short token ([a-z0-9._-], under `len`) copied to buf; noted otherwise. */
+static int label_token(const cJSON *labels, const char *key, char *buf, size_t len,
+                       struct pt2_sbuf *note)
+{
+    const char *s = label(labels, key, note);
+    char shown[LABEL_ECHO_MAX + 8];
+    size_t i;
+
+    if (s == NULL)
+        return 0;
+    for (i = 0; s[i] != '\0' && i + 1 < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == '-'))
+            break;
+    }
+    if (s[i] != '\0' || i == 0) {
+        echo(shown, sizeof(shown), s);
+        pt2_sbuf_add(note, "%s%s '%s' is not a valid value, ignored", note->len ? "; " : "", key,
+                     shown);
+        return -1;
+    }
+    memcpy(buf, s, i);
+    buf[i] = '\0';
+    return 1;
+}
+
+/* ---- architecture and driver tables ---------------------------------------- */
+
+const char *pt2_k8s_arch_machine(const char *arch)
+{
+    static const struct {
+        const char *arch, *machine;
+    } map[] = {
+        {"amd64", "x86_64"}, {"arm64", "aarch64"}, {"ppc64le", "ppc64le"}, {"s390x", "s390x"},
+        {"386", "i686"},     {"arm", "arm"},       {"riscv64", "riscv64"},
+    };
+    size_t i;
+
+    for (i = 0; arch != NULL && i < NELEM(map); i++)
+        if (strcmp(arch, map[i].arch) == 0)
+            return map[i].machine;
+    return NULL;
+}
+
+/*
+ * NVIDIA CUDA Toolkit release notes, "CUDA Toolkit and Corresponding Driver
+ * Versions": the Linux driver branch each CUDA release first required. A
+ * driver of a branch reports (cuDriverGetVersion) that CUDA version.
+ */
+int pt2_k8s_driver_branch_cuda(int branch)
+{
+    static const struct {
+        int branch, cuda;
+    } table[] = {
+        {450, 11000}, {455, 11010}, {460, 11020}, {465, 11030}, {470, 11040}, {495, 11050},
+        {510, 11060}, {515, 11070}, {520, 11080}, {525, 12000}, {530, 12010}, {535, 12020},
+        {545, 12030}, {550, 12040}, {555, 12050}, {560, 12060}, {565, 12070}, {570, 12080},
+        {575, 12090}, {580, 13000},
+    };
+    int cuda = 0;
+    size_t i;
+
+    for (i = 0; i < NELEM(table) && table[i].branch <= branch; i++)
+        cuda = table[i].cuda;
+    return cuda;
+}
+
+/* ---- one node ---------------------------------------------------------------- */
+
+static void parse_driver(const cJSON *labels, struct pt2_k8s_node *n, struct pt2_sbuf *note)
+{
+    static const char *const runtime_pairs[][2] = {
+        {"nvidia.com/cuda.runtime-version.major", "nvidia.com/cuda.runtime-version.minor"},
+        {"nvidia.com/cuda.runtime.major", "nvidia.com/cuda.runtime.minor"},
+    };
+    static const char *const driver_sets[][3] = {
+        {"nvidia.com/cuda.driver-version.major", "nvidia.com/cuda.driver-version.minor",
+         "nvidia.com/cuda.driver-version.revision"},
+        {"nvidia.com/cuda.driver.major", "nvidia.com/cuda.driver.minor",
+         "nvidia.com/cuda.driver.rev"},
+    };
+    struct pt2_error perr = {0};
+    const char *full;
+    char rev[16];
+    long major, minor;
+    size_t i;
+    int v = 0;
+
+    full = label(labels, "nvidia.com/cuda.runtime-version.full", note);
+    if (full != NULL && pt2_driver_version_parse(full, &v, &perr) != PT2_OK) {
+        char shown[LABEL_ECHO_MAX + 8];
+
+        echo(shown, sizeof(shown), full);
+        pt2_sbuf_add(note, "%snvidia.com/cuda.runtime-version.full '%s' is not a CUDA version, "
+                           "ignored",
+                     note->len ? "; " : "", shown);
+        v = 0;
+    }
+    for (i = 0; v == 0 && i < NELEM(runtime_pairs); i++)
+        if (label_pair(labels, runtime_pairs[i][0], runtime_pairs[i][1], 99, 9, &major, &minor,
+                       note) == 1 &&
+            major >= 1)
+            v = (int)(major * 1000 + minor * 10);
+
+    /* The driver's own version: its text, and the CUDA version as a last resort. */
+    full = label(labels, "nvidia.com/cuda.driver-version.full", note);
+    if (full != NULL && strlen(full) < sizeof(n->driver_version) &&
+        strspn(full, "0123456789.") == strlen(full) && full[0] != '\0')
+        snprintf(n->driver_version, sizeof(n->driver_version), "%s", full);
+    for (i = 0; i < NELEM(driver_sets); i++) {
+        if (label_pair(labels, driver_sets[i][0], driver_sets[i][1], 9999, 9999, &major, &minor,
+                       note) != 1)
+            continue;
+        if (major > 0 && major < 100) {
+            /* A CUDA version in the driver labels, as hand-written node lists have. */
+            if (v == 0 && minor <= 9)
+                v = (int)(major * 1000 + minor * 10);
+            break;
+        }
+        if (v == 0)
+            v = pt2_k8s_driver_branch_cuda((int)major);
+        if (n->driver_version[0] == '\0') {
+            if (label_token(labels, driver_sets[i][2], rev, sizeof(rev), note) == 1)
+                snprintf(n->driver_version, sizeof(n->driver_version), "%ld.%ld.%s", major, minor,
+                         rev);
+            else
+                snprintf(n->driver_version, sizeof(n->driver_version), "%ld.%ld", major, minor);
+        }
+        break;
+    }
+    n->dev.driver_cuda_version = v;
+}
+
+static void parse_gpu(const cJSON *labels, struct pt2_k8s_node *n, struct pt2_sbuf *note)
+{
+    struct pt2_gpu_match m;
+    const char *product;
+    long major = 0, minor = 0, count = 0;
+    int cc, gpu_labels;
+
+    n->count = -1;
+    if (label_int(labels, L_COUNT, 0, 1000000, &count, note) == 1)
+        n->count = (int)count;
+    product = label(labels, L_PRODUCT, note);
+    if (product != NULL) {
+        char shown[sizeof(n->product)];
+
+        /* GFD products are short ASCII words; keep anything printable. */
+        echo(shown, sizeof(shown), product);
+        snprintf(n->product, sizeof(n->product), "%s", shown);
+    }
+    cc = label_pair(labels, L_CC_MAJOR, L_CC_MINOR, 99, 9, &major, &minor, note);
+    if (cc == 1 && major >= 1) {
+        n->dev.cc_major = (int)major;
+        n->dev.cc_minor = (int)minor;
+    } else if (n->product[0] != '\0' && pt2_desc_gpu_lookup(n->product, &m) == PT2_OK &&
+               m.vendor == PT2_VENDOR_NVIDIA && m.cc_major > 0) {
+        n->dev.cc_major = m.cc_major;
+        n->dev.cc_minor = m.cc_minor;
+    }
+    gpu_labels = cc != 0 || product != NULL;
+    if (gpu_labels && n->count == 0) {
+        pt2_sbuf_add(note, "%s%s is 0: treated as a node without GPUs", note->len ? "; " : "",
+                     L_COUNT);
+        memset(&n->dev, 0, sizeof(n->dev));
+        return;
+    }
+    if (!gpu_labels)
+        return;
+    n->has_gpu = 1;
+    parse_driver(labels, n, note);
+    if (n->product[0] != '\0' && n->dev.cc_major > 0)
+        snprintf(n->dev.name, sizeof(n->dev.name), "%.100s (%d.%d)", n->product, n->dev.cc_major,
+                 n->dev.cc_minor);
+    else if (n->product[0] != '\0')
+        snprintf(n->dev.name, sizeof(n->dev.name), "%.100s", n->product);
+}
+
+/* status.nodeInfo.<key> as a token, for nodes without the well-known labels. */
+static void node_info(const cJSON *item, const char *key, char *buf, size_t len,
+                      struct pt2_sbuf *note)
+{
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(item, "status");
+    const cJSON *info = cJSON_IsObject(status) ? cJSON_GetObjectItemCaseSensitive(status, "nodeInfo")
+                                               : NULL;
+
+    if (cJSON_IsObject(info))
+        (void)label_token(info, key, buf, len, note);
+}
+
+static int parse_node(const cJSON *item, size_t idx, struct pt2_k8s_node *n,
+                      struct pt2_error *err)
+{
+    const cJSON *meta, *name, *labels;
+    const char *m;
+    struct pt2_sbuf note;
+    size_t len;
+
+    memset(n, 0, sizeof(*n));
+    if (!cJSON_IsObject(item))
+        return pt2_error_set(err, PT2_ERR_INVALID, "nodes[%zu]: not a Node object", idx);
+    meta = cJSON_GetObjectItemCaseSensitive(item, "metadata");
+    name = cJSON_IsObject(meta) ? cJSON_GetObjectItemCaseSensitive(meta, "name") : NULL;
+    if (!cJSON_IsString(name) || name->valuestring == NULL || name->valuestring[0] == '\0')
+        return pt2_error_set(err, PT2_ERR_INVALID, "nodes[%zu]: metadata.name missing", idx);
+    len = strlen(name->valuestring);
+    if (len >= sizeof(n->name))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "nodes[%zu]: metadata.name is longer than %zu characters", idx,
+                             sizeof(n->name) - 1);
+    if (!printable(name->valuestring))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "nodes[%zu]: metadata.name has a character outside printable ASCII",
+                             idx);
+    memcpy(n->name, name->valuestring, len + 1);
+
+    pt2_sbuf_init(&note, n->note, sizeof(n->note));
+    labels = cJSON_GetObjectItemCaseSensitive(meta, "labels");
+    if (labels != NULL && !cJSON_IsObject(labels)) {
+        pt2_sbuf_add(&note, "metadata.labels is not an object, ignored");
+        labels = NULL;
+    }
+    parse_gpu(labels, n, &note);
+    if (label_token(labels, "kubernetes.io/arch", n->arch, sizeof(n->arch), &note) == 0 &&
+        label_token(labels, "beta.kubernetes.io/arch", n->arch, sizeof(n->arch), &note) == 0)
+        node_info(item, "architecture", n->arch, sizeof(n->arch), &note);
+    if (label_token(labels, "kubernetes.io/os", n->os, sizeof(n->os), &note) == 0 &&
+        label_token(labels, "beta.kubernetes.io/os", n->os, sizeof(n->os), &note) == 0)
+        node_info(item, "operatingSystem", n->os, sizeof(n->os), &note);
+    m = pt2_k8s_arch_machine(n->arch);
+    snprintf(n->machine, sizeof(n->machine), "%s", m != NULL ? m : n->arch);
+    return PT2_OK;
+}
+
+/* ---- documents ------------------------------------------------------------------ */
+
+int pt2_k8s_parse(const cJSON *doc, struct pt2_k8s_nodes *out, struct pt2_error *err)
+{
+    const cJSON *items, *item;
+    size_t n, i = 0;
+    int rc;
+
+    if (out == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_k8s_parse: no output");
+    memset(out, 0, sizeof(*out));
+    if (cJSON_IsArray(doc)) {
+        items = doc;
+    } else if (cJSON_IsObject(doc) && cJSON_GetObjectItemCaseSensitive(doc, "items") != NULL) {
+        items = cJSON_GetObjectItemCaseSensitive(doc, "items");
+        if (!cJSON_IsArray(items))
+            return pt2_error_set(err, PT2_ERR_INVALID, "nodes: \"items\" is not an array");
+    } else if (cJSON_IsObject(doc) && cJSON_GetObjectItemCaseSensitive(doc, "metadata") != NULL) {
+        items = NULL; /* a single Node */
+    } else {
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "nodes: expected a NodeList ({\"items\": [...]}), an array of Node "
+                             "objects or one Node object");
+    }
+
+    n = 1;
+    if (items != NULL) {
+        /* Count without cJSON_GetArraySize's int: stop one past the cap. */
+        n = 0;
+        cJSON_ArrayForEach(item, items)
+        {
+            if (++n > PT2_K8S_NODES_MAX)
+                return pt2_error_set(err, PT2_ERR_TOO_LARGE, "nodes: more than %d nodes",
+                                     PT2_K8S_NODES_MAX);
+        }
+    }
+    if (n == 0)
+        return PT2_OK;
+    out->v = calloc(n, sizeof(*out->v));
+    if (out->v == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "nodes: out of memory for %zu nodes", n);
+    if (items == NULL) {
+        rc = parse_node(doc, 0, &out->v[0], err);
+        i = 1;
+    } else {
+        rc = PT2_OK;
+        cJSON_ArrayForEach(item, items)
+        {
+            rc = parse_node(item, i, &out->v[i], err);
+            if (rc != PT2_OK)
+                break;
+            i++;
+        }
+    }
+    if (rc != PT2_OK) {
+        pt2_k8s_nodes_free(out);
+        return rc;
+    }
+    out->n = i;
+    return PT2_OK;
+}
+
+int pt2_k8s_parse_text(const char *text, size_t len, struct pt2_k8s_nodes *out,
+                       struct pt2_error *err)
+{
+    const char *end = NULL;
+    cJSON *doc;
+    int rc;
+
+    if (out != NULL)
+        memset(out, 0, sizeof(*out));
+    if (text == NULL || out == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_k8s_parse_text: missing argument");
+    if (len > PT2_K8S_TEXT_MAX)
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "nodes: document is %zu bytes, at most %u",
+                             len, PT2_K8S_TEXT_MAX);
+    doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (doc == NULL) {
+        size_t at = end != NULL && end >= text ? (size_t)(end - text) : 0;
+
+        return pt2_error_set(err, PT2_ERR_INVALID, "nodes: invalid JSON near byte %zu", at);
+    }
+    rc = pt2_k8s_parse(doc, out, err);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+void pt2_k8s_nodes_free(struct pt2_k8s_nodes *l)
+{
+    if (l == NULL)
+        return;
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+/* ---- verdicts --------------------------------------------------------------------- */
+
+static int rank(int verdict)
+{
+    return verdict == PT2_INCOMPATIBLE ? 2 : verdict == PT2_COMPATIBLE_PTX_JIT ? 1 : 0;
+}
+
+int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
+                  struct pt2_k8s_verdict *out, struct pt2_error *err)
+{
+    struct pt2_device none;
+    struct pt2_sbuf b;
+    int rc;
+
+    if (out != NULL)
+        memset(out, 0, sizeof(*out));
+    if (pkg == NULL || node == NULL || out == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_k8s_check: missing argument");
+
+    if (node->has_gpu && node->dev.cc_major > 0) {
+        rc = pt2_package_check_device(pkg, &node->dev, &out->gpu, err);
+    } else {
+        memset(&none, 0, sizeof(none));
+        snprintf(none.name, sizeof(none.name), "%s",
+                 node->has_gpu ? "this node's GPU" : "this CPU-only node");
+        rc = pt2_package_check_device(pkg, &none, &out->gpu, err);
+        if (rc == PT2_OK && node->has_gpu && out->gpu.verdict != PT2_COMPATIBLE) {
+            /* A GPU is there but nothing says which: do not guess. */
+            out->gpu.verdict = PT2_INCOMPATIBLE;
+            snprintf(out->gpu.reason, sizeof(out->gpu.reason),
+                     "cannot tell: the node has no valid %s/.minor labels and its %s '%.100s' is "
+                     "not a known GPU",
+                     L_CC_MAJOR, L_PRODUCT, node->product);
+        }
+    }
+    if (rc != PT2_OK)
+        return rc;
+
+    if (node->os[0] != '\0' && strcmp(node->os, "linux") != 0) {
+        out->cpu.verdict = PT2_INCOMPATIBLE;
+        snprintf(out->cpu.reason, sizeof(out->cpu.reason),
+                 "node runs %s; AOTInductor host code is checked for Linux nodes only", node->os);
+    } else {
+        rc = pt2_package_check_cpu(pkg, node->machine[0] != '\0' ? node->machine : NULL, NULL, 0,
+                                   &out->cpu, err);
+        if (rc != PT2_OK)
+            return rc;
+    }
+
+    pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
+    if (rank(out->gpu.verdict) > rank(out->cpu.verdict)) {
+        out->verdict = out->gpu.verdict;
+        pt2_sbuf_add(&b, "%s", out->gpu.reason);
+    } else if (rank(out->cpu.verdict) > rank(out->gpu.verdict)) {
+        out->verdict = out->cpu.verdict;
+        pt2_sbuf_add(&b, "%s", out->cpu.reason);
+    } else {
+        out->verdict = out->gpu.verdict;
+        pt2_sbuf_add(&b, "%s; %s", out->gpu.reason, out->cpu.reason);
+    }
+    return PT2_OK;
+}
+
+/* ---- the cluster document --------------------------------------------------------- */
+
+struct memo {
+    const struct pt2_k8s_node *node; /* the first node of this kind */
+    struct pt2_k8s_verdict v;
+};
+
+/* Nodes whose verdicts cannot differ: same GPU facts, machine and OS. */
+static int same_kind(const struct pt2_k8s_node *a, const struct pt2_k8s_node *b)
+{
+    return a->has_gpu == b->has_gpu && a->dev.cc_major == b->dev.cc_major &&
+           a->dev.cc_minor == b->dev.cc_minor &&
+           a->dev.driver_cuda_version == b->dev.driver_cuda_version &&
+           strcmp(a->dev.name, b->dev.name) == 0 && strcmp(a->product, b->product) == 0 &&
+           strcmp(a->machine, b->machine) == 0 && strcmp(a->os, b->os) == 0;
+}
+
+static int add_str_or_null(cJSON *o, const char *key, const char *s)
+{
+    if (s == NULL || s[0] == '\0')
+        return cJSON_AddNullToObject(o, key) != NULL;
+    return cJSON_AddStringToObject(o, key, s) != NULL;
+}
+
+static int add_num_or_null(cJSON *o, const char *key, int v, int present)
+{
+    if (!present)
+        return cJSON_AddNullToObject(o, key) != NULL;
+    return cJSON_AddNumberToObject(o, key, v) != NULL;
+}
+
+static cJSON *check_json(const struct pt2_verdict_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (o == NULL || cJSON_AddStringToObject(o, "verdict", pt2_verdict_name(r->verdict)) == NULL ||
+        cJSON_AddStringToObject(o, "reason", r->reason) == NULL) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *gpu_json(const struct pt2_k8s_node *n)
+{
+    cJSON *g = cJSON_CreateObject();
+    char cc[16] = "";
+
+    if (n->dev.cc_major > 0)
+        snprintf(cc, sizeof(cc), "%d.%d", n->dev.cc_major, n->dev.cc_minor);
+    if (g == NULL || !add_str_or_null(g, "product", n->product) ||
+        !add_num_or_null(g, "count", n->count, n->count >= 0) ||
+        !add_str_or_null(g, "compute_capability", cc) ||
+        !add_num_or_null(g, "driver_cuda_version", n->dev.driver_cuda_version,
+                         n->dev.driver_cuda_version > 0) ||
+        !add_str_or_null(g, "driver_version", n->driver_version)) {
+        cJSON_Delete(g);
+        return NULL;
+    }
+    return g;
+}
+
+static cJSON *node_json(const struct pt2_k8s_node *n, const struct pt2_k8s_verdict *v)
+{
+    cJSON *o = cJSON_CreateObject(), *gpu = NULL, *checks, *c;
+
+    if (o == NULL || cJSON_AddStringToObject(o, "name", n->name) == NULL)
+        goto nomem;
+    if (n->has_gpu) {
+        if ((gpu = gpu_json(n)) == NULL || !cJSON_AddItemToObject(o, "gpu", gpu))
+            goto nomem;
+        gpu = NULL;
+    } else if (cJSON_AddNullToObject(o, "gpu") == NULL) {
+        goto nomem;
+    }
+    if (!add_str_or_null(o, "arch", n->arch) || !add_str_or_null(o, "machine", n->machine) ||
+        !add_str_or_null(o, "os", n->os) ||
+        cJSON_AddStringToObject(o, "verdict", pt2_verdict_name(v->verdict)) == NULL ||
+        cJSON_AddStringToObject(o, "reason", v->reason) == NULL)
+        goto nomem;
+    if ((checks = cJSON_AddObjectToObject(o, "checks")) == NULL)
+        goto nomem;
+    if ((c = check_json(&v->gpu)) == NULL || !cJSON_AddItemToObject(checks, "gpu", c))
+        goto nomem;
+    if ((c = check_json(&v->cpu)) == NULL || !cJSON_AddItemToObject(checks, "cpu", c))
+        goto nomem;
+    if (!add_str_or_null(o, "note", n->note))
+        goto nomem;
+    return o;
+nomem:
+    cJSON_Delete(gpu);
+    cJSON_Delete(o);
+    return NULL;
+}
+
+int pt2_k8s_compat_json(const pt2_package *pkg, const struct pt2_k8s_nodes *nodes, cJSON **out,
+                        struct pt2_error *err)
+{
+    struct memo *memo = NULL;
+    struct pt2_k8s_verdict one;
+    const struct pt2_k8s_verdict *v;
+    cJSON *doc = NULL, *arr, *item, *sum;
+    size_t i, j, nmemo = 0, counts[3] = {0, 0, 0};
+    int rc = PT2_OK;
+
+    if (out != NULL)
+        *out = NULL;
+    if (pkg == NULL || nodes == NULL || out == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_k8s_compat_json: missing argument");
+    memo = calloc(MEMO_MAX, sizeof(*memo));
+    doc = cJSON_CreateObject();
+    if (memo == NULL || doc == NULL || (arr = cJSON_AddArrayToObject(doc, "nodes")) == NULL)
+        goto nomem;
+    for (i = 0; i < nodes->n; i++) {
+        const struct pt2_k8s_node *n = &nodes->v[i];
+
+        v = NULL;
+        for (j = 0; j < nmemo && v == NULL; j++)
+            if (same_kind(memo[j].node, n))
+                v = &memo[j].v;
+        if (v == NULL) {
+            rc = pt2_k8s_check(pkg, n, &one, err);
+            if (rc != PT2_OK)
+                goto fail;
+            v = &one;
+            if (nmemo < MEMO_MAX) {
+                memo[nmemo].node = n;
+                memo[nmemo].v = one;
+                v = &memo[nmemo++].v;
+            }
+        }
+        counts[rank(v->verdict)]++;
+        if ((item = node_json(n, v)) == NULL)
+            goto nomem;
+        cJSON_AddItemToArray(arr, item);
+    }
+    if ((sum = cJSON_AddObjectToObject(doc, "summary")) == NULL ||
+        cJSON_AddNumberToObject(sum, "total", (double)nodes->n) == NULL ||
+        cJSON_AddNumberToObject(sum, "compatible", (double)counts[0]) == NULL ||
+        cJSON_AddNumberToObject(sum, "compatible-ptx-jit", (double)counts[1]) == NULL ||
+        cJSON_AddNumberToObject(sum, "incompatible", (double)counts[2]) == NULL)
+        goto nomem;
+    free(memo);
+    *out = doc;
+    return PT2_OK;
+
+nomem:
+    rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building the node verdicts");
+fail:
+    free(memo);
+    cJSON_Delete(doc);
+    return rc;
+}
