@@ -1,0 +1,130 @@
+/*
+ * main.c - pt2scoped: flags, signals, port file, run until SIGTERM/SIGINT.
+ *
+ * Signals are blocked in every thread (the mask is set before any thread
+ * starts and is inherited) and read from a signalfd here, so no work ever
+ * runs in a signal handler. The first SIGTERM/SIGINT drains: stop
+ * accepting, fail /readyz, finish requests in flight, exit 0. A second
+ * signal during the drain stops waiting.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "pt2d_config.h"
+#include "pt2d_log.h"
+#include "pt2d_server.h"
+#include "pt2scope.h"
+
+#define DRAIN_TIMEOUT_MS 30000
+#define DRAIN_STEP_MS 200
+
+extern char **environ;
+
+static int write_port_file(const char *path, unsigned port)
+{
+    char tmp[PT2D_PATH_MAX + 32];
+    FILE *f;
+    int ok;
+
+    /* Write then rename, so a test polling the file never reads half a number. */
+    snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+    f = fopen(tmp, "w");
+    if (f == NULL)
+        return -1;
+    ok = fprintf(f, "%u\n", port) > 0;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Wait for the next SIGTERM/SIGINT, up to timeout_ms (-1 = forever). 1 = got one. */
+static int wait_signal(int sfd, int timeout_ms)
+{
+    struct pollfd pfd = {sfd, POLLIN, 0};
+    struct signalfd_siginfo si;
+
+    for (;;) {
+        int n = poll(&pfd, 1, timeout_ms);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return 0;
+        if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+            return 1;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct pt2d_config cfg;
+    struct pt2_error err = {0};
+    struct pt2d_server *srv = NULL;
+    sigset_t set;
+    unsigned long left = 0;
+    int sfd, waited;
+
+    pt2d_config_defaults(&cfg);
+    if (pt2d_config_load(&cfg, argc, argv, environ, &err) != PT2_OK) {
+        fprintf(stderr, "pt2scoped: %s\n", err.message);
+        return 2;
+    }
+    if (cfg.action == PT2D_SHOW_HELP) {
+        pt2d_config_usage(stdout);
+        return 0;
+    }
+    if (cfg.action == PT2D_SHOW_VERSION) {
+        printf("pt2scoped %s (schema %d)\n", PT2SCOPE_VERSION, PT2SCOPE_SCHEMA_VERSION);
+        return 0;
+    }
+
+    signal(SIGPIPE, SIG_IGN);
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0 ||
+        (sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0) {
+        fprintf(stderr, "pt2scoped: cannot set up signal handling: %s\n", strerror(errno));
+        return 1;
+    }
+
+    if (pt2d_server_start(&srv, &cfg, stderr, &err) != PT2_OK) {
+        fprintf(stderr, "pt2scoped: %s\n", err.message);
+        close(sfd);
+        return 1;
+    }
+    pt2d_log_event(stderr, "info", "listening on http://%s (workers %u, queue %u, roots %u)",
+                   pt2d_server_address(srv), cfg.workers, cfg.queue, cfg.n_roots);
+    if (cfg.port_file[0] != '\0' && write_port_file(cfg.port_file, pt2d_server_port(srv)) != 0) {
+        fprintf(stderr, "pt2scoped: cannot write port file '%s': %s\n", cfg.port_file,
+                strerror(errno));
+        pt2d_server_free(srv);
+        close(sfd);
+        return 1;
+    }
+
+    wait_signal(sfd, -1);
+    pt2d_log_event(stderr, "info", "draining: no new connections, finishing requests in flight");
+    /* Drain in steps so that a second signal can cut the wait short. */
+    for (waited = 0; waited < DRAIN_TIMEOUT_MS; waited += DRAIN_STEP_MS) {
+        left = pt2d_server_drain(srv, DRAIN_STEP_MS);
+        if (left == 0 || wait_signal(sfd, 0))
+            break;
+    }
+    if (left > 0)
+        pt2d_log_event(stderr, "warn", "stopping with %lu requests still in flight", left);
+    pt2d_server_free(srv);
+    pt2d_log_event(stderr, "info", "stopped");
+    close(sfd);
+    if (cfg.port_file[0] != '\0')
+        unlink(cfg.port_file);
+    return 0;
+}

@@ -1,0 +1,421 @@
+/*
+ * pt2d_config.c - flags and environment (see pt2d_config.h).
+ *
+ * One table lists every setting with its flag, its variable and the
+ * function that validates and stores it, so the two sources cannot drift.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pt2d_config.h"
+#include "pt2d_pool.h"
+#include "pt2scope.h"
+
+typedef int (*opt_apply_fn)(struct pt2d_config *cfg, const char *src, const char *value,
+                            struct pt2_error *err);
+
+struct opt {
+    const char *flag;
+    const char *env;
+    const char *metavar;
+    const char *help;
+    opt_apply_fn apply;
+    int list; /* repeatable; the variable form is split on `sep` */
+    char sep;
+};
+
+static int parse_uint(const char *src, const char *value, unsigned long lo, unsigned long hi,
+                      unsigned *out, struct pt2_error *err)
+{
+    char *end = NULL;
+    unsigned long v;
+
+    errno = 0;
+    if (value[0] < '0' || value[0] > '9')
+        goto bad;
+    v = strtoul(value, &end, 10);
+    if (errno == ERANGE || end == value || *end != '\0' || v < lo || v > hi)
+        goto bad;
+    *out = (unsigned)v;
+    return PT2_OK;
+bad:
+    return pt2_error_set(err, PT2_ERR_INVALID, "%s: '%s' is not an integer in %lu..%lu", src, value,
+                         lo, hi);
+}
+
+int pt2d_config_parse_size(const char *text, uint64_t *out, struct pt2_error *err)
+{
+    unsigned long long v, mult = 1;
+    char *end = NULL;
+
+    errno = 0;
+    if (text[0] < '0' || text[0] > '9')
+        goto bad;
+    v = strtoull(text, &end, 10);
+    if (errno == ERANGE || end == text)
+        goto bad;
+    switch (*end) {
+    case '\0':
+        break;
+    case 'k':
+    case 'K':
+        mult = 1ull << 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        mult = 1ull << 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        mult = 1ull << 30;
+        end++;
+        break;
+    case 't':
+    case 'T':
+        mult = 1ull << 40;
+        end++;
+        break;
+    default:
+        goto bad;
+    }
+    /* Accept the common spellings 16G, 16GB, 16GiB. */
+    if (mult > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0))
+        end += strlen(end);
+    if (*end != '\0' || v == 0 || v > UINT64_MAX / mult)
+        goto bad;
+    *out = (uint64_t)(v * mult);
+    return PT2_OK;
+bad:
+    return pt2_error_set(err, PT2_ERR_INVALID,
+                         "'%s' is not a size (a positive number, optionally with K, M, G or T)",
+                         text);
+}
+
+int pt2d_config_parse_listen(const char *text, char *host, size_t hostlen, uint16_t *port,
+                             struct pt2_error *err)
+{
+    const char *colon, *hs = text, *he;
+    unsigned p = 0;
+    struct pt2_error perr = {0};
+
+    if (text[0] == '[') {
+        hs = text + 1;
+        he = strchr(hs, ']');
+        if (he == NULL || he[1] != ':')
+            goto bad;
+        colon = he + 1;
+    } else {
+        colon = strrchr(text, ':');
+        if (colon == NULL || memchr(text, ':', (size_t)(colon - text)) != NULL)
+            goto bad; /* an IPv6 address needs brackets */
+        he = colon;
+    }
+    if (he == hs || (size_t)(he - hs) >= hostlen)
+        goto bad;
+    if (parse_uint("port", colon + 1, 0, 65535, &p, &perr) != PT2_OK)
+        goto bad;
+    memcpy(host, hs, (size_t)(he - hs));
+    host[he - hs] = '\0';
+    *port = (uint16_t)p;
+    return PT2_OK;
+bad:
+    return pt2_error_set(err, PT2_ERR_INVALID,
+                         "'%s' is not HOST:PORT (e.g. 127.0.0.1:8080 or [::1]:8080)", text);
+}
+
+static int set_listen(struct pt2d_config *cfg, const char *src, const char *v,
+                      struct pt2_error *err)
+{
+    struct pt2_error e = {0};
+
+    if (pt2d_config_parse_listen(v, cfg->host, sizeof(cfg->host), &cfg->port, &e) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: %s", src, e.message);
+    return PT2_OK;
+}
+
+static int set_workers(struct pt2d_config *cfg, const char *src, const char *v,
+                       struct pt2_error *err)
+{
+    return parse_uint(src, v, 1, PT2D_POOL_MAX_WORKERS, &cfg->workers, err);
+}
+
+static int set_queue(struct pt2d_config *cfg, const char *src, const char *v, struct pt2_error *err)
+{
+    return parse_uint(src, v, 1, PT2D_POOL_MAX_QUEUE, &cfg->queue, err);
+}
+
+static int set_timeout(struct pt2d_config *cfg, const char *src, const char *v,
+                       struct pt2_error *err)
+{
+    /* Never 0: an idle or vanished client must not hold a slot (and its spool file) forever. */
+    return parse_uint(src, v, 1, 86400, &cfg->request_timeout, err);
+}
+
+static int set_cache(struct pt2d_config *cfg, const char *src, const char *v, struct pt2_error *err)
+{
+    return parse_uint(src, v, 0, 100000, &cfg->cache_entries, err);
+}
+
+static int set_delay(struct pt2d_config *cfg, const char *src, const char *v, struct pt2_error *err)
+{
+    return parse_uint(src, v, 0, 60000, &cfg->debug_job_delay_ms, err);
+}
+
+static int set_max_upload(struct pt2d_config *cfg, const char *src, const char *v,
+                          struct pt2_error *err)
+{
+    struct pt2_error e = {0};
+
+    if (pt2d_config_parse_size(v, &cfg->max_upload, &e) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: %s", src, e.message);
+    return PT2_OK;
+}
+
+/* Canonical path of an existing directory. */
+static int canonical_dir(const char *src, const char *v, char *out, size_t cap,
+                         struct pt2_error *err)
+{
+    struct stat st;
+    char *rp;
+
+    if (v[0] == '\0')
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: empty directory name", src);
+    rp = realpath(v, NULL);
+    if (rp == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: '%s': %s", src, v, strerror(errno));
+    if (stat(rp, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        free(rp);
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: '%s' is not a directory", src, v);
+    }
+    if (strlen(rp) >= cap) {
+        free(rp);
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: '%s' is too long", src, v);
+    }
+    snprintf(out, cap, "%s", rp);
+    free(rp);
+    return PT2_OK;
+}
+
+static int add_root(struct pt2d_config *cfg, const char *src, const char *v, struct pt2_error *err)
+{
+    if (cfg->n_roots == PT2D_MAX_ROOTS)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: more than %d model roots", src,
+                             PT2D_MAX_ROOTS);
+    if (canonical_dir(src, v, cfg->roots[cfg->n_roots], sizeof(cfg->roots[0]), err) != PT2_OK)
+        return PT2_ERR_INVALID;
+    cfg->n_roots++;
+    return PT2_OK;
+}
+
+static int set_spool(struct pt2d_config *cfg, const char *src, const char *v, struct pt2_error *err)
+{
+    if (canonical_dir(src, v, cfg->spool_dir, sizeof(cfg->spool_dir), err) != PT2_OK)
+        return PT2_ERR_INVALID;
+    if (access(cfg->spool_dir, W_OK | X_OK) != 0)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: '%s' is not writable", src, v);
+    return PT2_OK;
+}
+
+/* "*" or scheme://host[:port] with no path: what browsers send in Origin. */
+static int origin_ok(const char *v)
+{
+    const char *host;
+    size_t i;
+
+    if (strcmp(v, "*") == 0)
+        return 1;
+    if (strncmp(v, "http://", 7) == 0)
+        host = v + 7;
+    else if (strncmp(v, "https://", 8) == 0)
+        host = v + 8;
+    else
+        return 0;
+    if (host[0] == '\0')
+        return 0;
+    for (i = 0; host[i] != '\0'; i++) {
+        char c = host[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-' || c == ':' || c == '[' || c == ']'))
+            return 0;
+    }
+    return 1;
+}
+
+static int add_origin(struct pt2d_config *cfg, const char *src, const char *v,
+                      struct pt2_error *err)
+{
+    if (v[0] == '\0')
+        return PT2_OK; /* "a,,b" and a trailing comma are harmless */
+    if (strlen(v) >= PT2D_ORIGIN_MAX || !origin_ok(v))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "%s: '%s' is not an origin (* or http[s]://host[:port])", src, v);
+    if (cfg->n_origins == PT2D_MAX_ORIGINS)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: more than %d origins", src,
+                             PT2D_MAX_ORIGINS);
+    snprintf(cfg->origins[cfg->n_origins++], PT2D_ORIGIN_MAX, "%s", v);
+    return PT2_OK;
+}
+
+static int set_port_file(struct pt2d_config *cfg, const char *src, const char *v,
+                         struct pt2_error *err)
+{
+    if (v[0] == '\0' || strlen(v) >= sizeof(cfg->port_file))
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: bad file name '%s'", src, v);
+    snprintf(cfg->port_file, sizeof(cfg->port_file), "%s", v);
+    return PT2_OK;
+}
+
+static const struct opt opts[] = {
+    {"--listen", "PT2SCOPE_LISTEN", "HOST:PORT",
+     "address to listen on (default 127.0.0.1:8080; [::1]:PORT for IPv6; port 0 = any free)",
+     set_listen, 0, 0},
+    {"--workers", "PT2SCOPE_WORKERS", "N", "worker threads doing archive work (default: CPUs)",
+     set_workers, 0, 0},
+    {"--queue", "PT2SCOPE_QUEUE", "N", "jobs that may wait for a worker before 503 (default 64)",
+     set_queue, 0, 0},
+    {"--model-root", "PT2SCOPE_MODEL_ROOT", "DIR",
+     "directory that path references resolve in (repeatable; variable: colon-separated)", add_root,
+     1, ':'},
+    {"--spool-dir", "PT2SCOPE_SPOOL_DIR", "DIR", "where uploads are spooled (default $TMPDIR)",
+     set_spool, 0, 0},
+    {"--max-upload", "PT2SCOPE_MAX_UPLOAD", "SIZE", "largest upload, e.g. 16G, 512M (default 16G)",
+     set_max_upload, 0, 0},
+    {"--cors-origin", "PT2SCOPE_CORS_ORIGIN", "ORIGIN",
+     "allowed browser origin or * (repeatable; comma lists accepted)", add_origin, 1, ','},
+    {"--request-timeout", "PT2SCOPE_REQUEST_TIMEOUT", "SECONDS",
+     "idle connection timeout, 1..86400 (default 60)", set_timeout, 0, 0},
+    {"--cache-entries", "PT2SCOPE_CACHE_ENTRIES", "N",
+     "inspection results kept in memory (default 256; 0 = no cache)", set_cache, 0, 0},
+    {"--port-file", "PT2SCOPE_PORT_FILE", "FILE", "write the bound port to FILE once listening",
+     set_port_file, 0, 0},
+    {"--debug-job-delay-ms", "PT2SCOPE_DEBUG_JOB_DELAY_MS", "MS",
+     "testing only: delay every job by MS milliseconds", set_delay, 0, 0},
+};
+#define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+
+void pt2d_config_defaults(struct pt2d_config *cfg)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *tmp = getenv("TMPDIR");
+
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->action = PT2D_RUN;
+    snprintf(cfg->host, sizeof(cfg->host), "127.0.0.1");
+    cfg->port = 8080;
+    cfg->workers = ncpu < 2 ? 2 : ncpu > 64 ? 64 : (unsigned)ncpu;
+    cfg->queue = 64;
+    snprintf(cfg->spool_dir, sizeof(cfg->spool_dir), "%s",
+             tmp != NULL && tmp[0] == '/' && strlen(tmp) < PT2D_PATH_MAX ? tmp : "/tmp");
+    cfg->max_upload = 16ull << 30;
+    cfg->request_timeout = 60;
+    cfg->cache_entries = 256;
+}
+
+/* Apply one value; list settings split it on their separator. */
+static int apply_value(struct pt2d_config *cfg, const struct opt *o, const char *src,
+                       const char *value, struct pt2_error *err)
+{
+    char item[PT2D_PATH_MAX];
+    const char *p = value;
+
+    if (!o->list)
+        return o->apply(cfg, src, value, err);
+    for (;;) {
+        size_t n = strcspn(p, (char[]){o->sep, '\0'});
+        if (n >= sizeof(item))
+            return pt2_error_set(err, PT2_ERR_INVALID, "%s: value too long", src);
+        memcpy(item, p, n);
+        item[n] = '\0';
+        if (item[0] != '\0' && o->apply(cfg, src, item, err) != PT2_OK)
+            return PT2_ERR_INVALID;
+        if (p[n] == '\0')
+            return PT2_OK;
+        p += n + 1;
+    }
+}
+
+static const char *env_lookup(char *const envp[], const char *name)
+{
+    size_t n = strlen(name), i;
+
+    for (i = 0; envp != NULL && envp[i] != NULL; i++)
+        if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+            return envp[i] + n + 1;
+    return NULL;
+}
+
+/* The table entry for "--flag" or "--flag=value"; NULL when unknown. */
+static const struct opt *opt_find(const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    size_t flen = eq != NULL ? (size_t)(eq - arg) : strlen(arg), k;
+
+    for (k = 0; k < N_OPTS; k++)
+        if (strlen(opts[k].flag) == flen && strncmp(opts[k].flag, arg, flen) == 0)
+            return &opts[k];
+    return NULL;
+}
+
+int pt2d_config_load(struct pt2d_config *cfg, int argc, char *const argv[], char *const envp[],
+                     struct pt2_error *err)
+{
+    int given[N_OPTS] = {0};
+    const struct opt *o;
+    size_t k;
+    int i;
+
+    /* A flag wins over its variable: the variable is then not even validated. */
+    for (i = 1; i < argc; i++)
+        if ((o = opt_find(argv[i])) != NULL)
+            given[o - opts] = 1;
+    for (k = 0; k < N_OPTS; k++) {
+        const char *v = given[k] ? NULL : env_lookup(envp, opts[k].env);
+        if (v != NULL && apply_value(cfg, &opts[k], opts[k].env, v, err) != PT2_OK)
+            return PT2_ERR_INVALID;
+    }
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i], *value;
+
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            cfg->action = PT2D_SHOW_HELP;
+            return PT2_OK;
+        }
+        if (strcmp(arg, "--version") == 0) {
+            cfg->action = PT2D_SHOW_VERSION;
+            return PT2_OK;
+        }
+        o = opt_find(arg);
+        if (o == NULL)
+            return pt2_error_set(err, PT2_ERR_INVALID, "unknown option '%s' (see --help)", arg);
+        if (strchr(arg, '=') != NULL)
+            value = strchr(arg, '=') + 1;
+        else if (i + 1 < argc)
+            value = argv[++i];
+        else
+            return pt2_error_set(err, PT2_ERR_INVALID, "%s needs a value", o->flag);
+        if (apply_value(cfg, o, o->flag, value, err) != PT2_OK)
+            return PT2_ERR_INVALID;
+    }
+    return PT2_OK;
+}
+
+void pt2d_config_usage(FILE *out)
+{
+    size_t k;
+
+    fprintf(out,
+            "usage: pt2scoped [OPTION...]\n\n"
+            "HTTP service that inspects PyTorch AOTInductor .pt2 packages (pt2scope %s).\n"
+            "Each option may also be set with its environment variable; the flag wins.\n\n",
+            PT2SCOPE_VERSION);
+    for (k = 0; k < N_OPTS; k++)
+        fprintf(out, "  %s %s\n      %s [%s]\n", opts[k].flag, opts[k].metavar, opts[k].help,
+                opts[k].env);
+    fprintf(out, "  --help, --version\n");
+}

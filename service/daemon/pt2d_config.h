@@ -1,0 +1,62 @@
+/*
+ * pt2d_config.h - pt2scoped settings from flags and PT2SCOPE_* variables.
+ *
+ * Design: defaults, then the environment, then flags (a flag wins over its
+ * variable; a repeatable flag replaces the variable's whole list). Every
+ * value is validated here, so the server can trust the struct; a bad value
+ * yields one line for stderr and exit status 2.
+ *
+ * Ownership: a plain value with fixed-size arrays; nothing to free.
+ */
+#ifndef PT2D_CONFIG_H
+#define PT2D_CONFIG_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pt2_error.h"
+#include "pt2d_path.h"
+
+#define PT2D_MAX_ROOTS 16
+#define PT2D_MAX_ORIGINS 16
+#define PT2D_ORIGIN_MAX 256
+#define PT2D_HOST_MAX 256
+
+enum pt2d_config_action { PT2D_RUN = 0, PT2D_SHOW_HELP, PT2D_SHOW_VERSION };
+
+struct pt2d_config {
+    enum pt2d_config_action action;
+    char host[PT2D_HOST_MAX]; /* numeric address or name, no brackets */
+    uint16_t port;            /* 0 = ephemeral */
+    unsigned workers;
+    unsigned queue;
+    char roots[PT2D_MAX_ROOTS][PT2D_PATH_MAX]; /* canonical (realpath) */
+    unsigned n_roots;
+    char spool_dir[PT2D_PATH_MAX];
+    uint64_t max_upload; /* bytes */
+    char origins[PT2D_MAX_ORIGINS][PT2D_ORIGIN_MAX];
+    unsigned n_origins;            /* "*" is stored like any origin */
+    unsigned request_timeout;      /* seconds, 1..86400 */
+    unsigned cache_entries;        /* 0 disables the cache */
+    char port_file[PT2D_PATH_MAX]; /* "" = none */
+    unsigned debug_job_delay_ms;   /* test hook: workers sleep first */
+};
+
+/* Defaults: 127.0.0.1:8080, workers = online CPUs (2..64), queue 64, spool $TMPDIR or /tmp,
+ * max upload 16 GiB, request timeout 60 s, cache 256 entries. */
+void pt2d_config_defaults(struct pt2d_config *cfg);
+
+/* Apply `envp` (NULL-terminated "NAME=value" strings, may be NULL), then argv[1..]. */
+int pt2d_config_load(struct pt2d_config *cfg, int argc, char *const argv[], char *const envp[],
+                     struct pt2_error *err);
+
+/* "16G", "512M", "64k", "1024" (binary units) -> bytes. */
+int pt2d_config_parse_size(const char *text, uint64_t *out, struct pt2_error *err);
+
+/* "127.0.0.1:8080", "[::1]:0", "localhost:80" -> host (no brackets) and port. */
+int pt2d_config_parse_listen(const char *text, char *host, size_t hostlen, uint16_t *port,
+                             struct pt2_error *err);
+
+void pt2d_config_usage(FILE *out);
+
+#endif

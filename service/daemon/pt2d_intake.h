@@ -1,0 +1,80 @@
+/*
+ * pt2d_intake.h - receiving a request body: raw upload, multipart, JSON.
+ *
+ * Design: the kind of body is decided from the headers alone on the first
+ * handler call (so an unsupported Content-Type or a declared
+ * Content-Length over the cap is refused before MHD sends 100 Continue).
+ * Uploads stream into a spool file; multipart bodies go through
+ * MHD_PostProcessor and only the `file` field is kept; JSON bodies are
+ * buffered up to PT2D_JSON_BODY_MAX. After the first failure the rest of
+ * the body is discarded (a response cannot be queued mid-body) and the
+ * failure is answered once the body ends; a client that keeps sending
+ * more than PT2D_INTAKE_DISCARD_MAX past a failure is disconnected.
+ *
+ * Ownership: the struct is embedded in the request; pt2d_intake_free()
+ * closes the spool file and the post processor. pt2d_intake_spool_fd()
+ * is borrowed.
+ */
+#ifndef PT2D_INTAKE_H
+#define PT2D_INTAKE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <microhttpd.h>
+
+#include "pt2_error.h"
+#include "pt2d_buf.h"
+#include "pt2d_path.h"
+#include "pt2d_sha256.h"
+#include "pt2d_spool.h"
+
+#define PT2D_INTAKE_DISCARD_MAX (64ull << 20)
+
+enum pt2d_body_kind {
+    PT2D_BODY_NONE = 0,  /* no body expected; stray bytes are discarded */
+    PT2D_BODY_RAW,       /* application/octet-stream */
+    PT2D_BODY_MULTIPART, /* multipart/form-data, field "file" */
+    PT2D_BODY_JSON       /* application/json */
+};
+
+struct pt2d_intake {
+    enum pt2d_body_kind kind;
+    uint64_t cap;       /* limit on raw body bytes */
+    uint64_t received;  /* raw body bytes accepted */
+    uint64_t discarded; /* bytes dropped after a failure */
+    struct pt2d_spool *spool;
+    struct pt2d_buf json;
+    struct MHD_PostProcessor *pp;
+    int file_parts;      /* multipart "file" parts seen */
+    uint64_t file_bytes; /* bytes of the current file part */
+    char filename[PT2D_NAME_MAX];
+    uint8_t digest[PT2D_SHA256_LEN];
+    struct pt2_error err; /* first failure; code != PT2_OK once failed */
+};
+
+struct pt2d_intake_limits {
+    const char *spool_dir;
+    uint64_t max_upload;
+};
+
+/*
+ * First call, headers only. `has_body_method` is 0 for GET/HEAD. Returns
+ * PT2_OK (in->kind set) or an error to answer now: PT2D_ERR_MEDIA_TYPE,
+ * PT2_ERR_TOO_LARGE, PT2_ERR_INVALID, PT2_ERR_IO.
+ */
+int pt2d_intake_begin(struct pt2d_intake *in, struct MHD_Connection *conn, int has_body_method,
+                      const struct pt2d_intake_limits *lim, struct pt2_error *err);
+
+/* A body chunk. Returns 0, or -1 when the connection should be dropped. */
+int pt2d_intake_feed(struct pt2d_intake *in, const char *data, size_t len);
+
+/* The body is complete: returns in->err's code (PT2_OK when the body is usable). */
+int pt2d_intake_finish(struct pt2d_intake *in, struct pt2_error *err);
+
+/* The spooled upload's descriptor, or -1 when there is none. */
+int pt2d_intake_spool_fd(const struct pt2d_intake *in);
+
+void pt2d_intake_free(struct pt2d_intake *in);
+
+#endif

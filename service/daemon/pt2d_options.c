@@ -1,0 +1,317 @@
+/*
+ * pt2d_options.c - request options (see pt2d_options.h).
+ *
+ * Dimensions are read from cJSON's double and must be integral and within
+ * +-2^53 (cJSON's valueint saturates at INT_MAX); -1 is allowed so clients
+ * can mirror the Open Inference Protocol's dynamic-dimension notation.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2d_options.h"
+
+#define DIM_LIMIT 9007199254740992.0 /* 2^53 */
+
+void pt2d_options_init(struct pt2d_options *o)
+{
+    memset(o, 0, sizeof(*o));
+}
+
+void pt2d_options_free(struct pt2d_options *o)
+{
+    if (o == NULL)
+        return;
+    cJSON_Delete(o->inputs);
+    o->inputs = NULL;
+}
+
+static int add_target(struct pt2d_options *o, const char *text, struct pt2_error *err)
+{
+    struct pt2_error perr = {0};
+    struct pt2d_target *t;
+
+    if (o->n_targets == PT2D_MAX_TARGETS)
+        return pt2_error_set(err, PT2_ERR_INVALID, "at most %d targets per request",
+                             PT2D_MAX_TARGETS);
+    if (text[0] == '\0' || strlen(text) >= PT2D_TARGET_TEXT_MAX)
+        return pt2_error_set(err, PT2_ERR_INVALID, "target '%.64s' is empty or too long", text);
+    t = &o->targets[o->n_targets];
+    memset(t, 0, sizeof(*t));
+    if (pt2_target_parse(text, &t->dev, &perr) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s", perr.message);
+    snprintf(t->text, sizeof(t->text), "%s", text);
+    o->n_targets++;
+    return PT2_OK;
+}
+
+static int set_driver(struct pt2d_options *o, const char *text, struct pt2_error *err)
+{
+    struct pt2_error perr = {0};
+
+    if (strlen(text) > 32)
+        return pt2_error_set(err, PT2_ERR_INVALID, "driver version is longer than 32 bytes");
+    if (pt2_driver_version_parse(text, &o->driver_version, &perr) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s", perr.message);
+    return PT2_OK;
+}
+
+static int set_view(struct pt2d_options *o, const char *text, struct pt2_error *err)
+{
+    if (strcmp(text, "oip") == 0)
+        o->json_flags |= PT2_JSON_OIP;
+    else if (strcmp(text, "default") == 0)
+        o->json_flags &= ~(unsigned)PT2_JSON_OIP;
+    else
+        return pt2_error_set(err, PT2_ERR_INVALID, "view '%.32s' is not 'default' or 'oip'", text);
+    return PT2_OK;
+}
+
+static int set_path(struct pt2d_options *o, const char *text, struct pt2_error *err)
+{
+    if (strlen(text) >= sizeof(o->path))
+        return pt2_error_set(err, PT2_ERR_INVALID, "path is longer than %zu bytes",
+                             sizeof(o->path) - 1);
+    if (o->has_path)
+        return pt2_error_set(err, PT2_ERR_INVALID, "path given more than once");
+    snprintf(o->path, sizeof(o->path), "%s", text);
+    o->has_path = 1;
+    return PT2_OK;
+}
+
+/* Check one {name: [dims]} member and add a copy to o->inputs. */
+static int add_input_json(struct pt2d_options *o, const char *name, const cJSON *dims,
+                          struct pt2_error *err)
+{
+    const cJSON *d;
+    cJSON *copy;
+    int n = 0;
+
+    if (name[0] == '\0' || strlen(name) > 256)
+        return pt2_error_set(err, PT2_ERR_INVALID, "input names must be 1..256 characters");
+    if (!cJSON_IsArray(dims))
+        return pt2_error_set(err, PT2_ERR_INVALID, "input '%s' must be an array of integers", name);
+    cJSON_ArrayForEach(d, dims)
+    {
+        double v = d->valuedouble;
+        if (!cJSON_IsNumber(d) || v != floor(v) || v < -1 || v > DIM_LIMIT)
+            return pt2_error_set(err, PT2_ERR_INVALID,
+                                 "input '%s' dimension %d is not an integer >= -1", name, n);
+        if (++n > PT2D_MAX_DIMS)
+            return pt2_error_set(err, PT2_ERR_INVALID, "input '%s' has more than %d dimensions",
+                                 name, PT2D_MAX_DIMS);
+    }
+    if (o->inputs == NULL && (o->inputs = cJSON_CreateObject()) == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    if (cJSON_GetArraySize(o->inputs) >= PT2D_MAX_INPUTS)
+        return pt2_error_set(err, PT2_ERR_INVALID, "more than %d inputs", PT2D_MAX_INPUTS);
+    if (cJSON_GetObjectItemCaseSensitive(o->inputs, name) != NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "input '%s' given more than once", name);
+    copy = cJSON_Duplicate(dims, 1);
+    if (copy == NULL || !cJSON_AddItemToObject(o->inputs, name, copy)) {
+        cJSON_Delete(copy);
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    }
+    return PT2_OK;
+}
+
+static int add_inputs_object(struct pt2d_options *o, const cJSON *obj, struct pt2_error *err)
+{
+    const cJSON *m;
+
+    if (!cJSON_IsObject(obj))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "inputs must be an object like {\"x\": [8, 3, 512, 512]}");
+    cJSON_ArrayForEach(m, obj)
+    {
+        if (add_input_json(o, m->string, m, err) != PT2_OK)
+            return PT2_ERR_INVALID;
+    }
+    if (o->inputs == NULL && (o->inputs = cJSON_CreateObject()) == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    return PT2_OK;
+}
+
+/* Parse JSON text that must be exactly one value (trailing whitespace allowed). */
+static cJSON *parse_json(const char *text, size_t len)
+{
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+
+    if (doc == NULL)
+        return NULL;
+    while (end != NULL && (size_t)(end - text) < len &&
+           (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
+        end++;
+    if (end == NULL || (size_t)(end - text) != len) {
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* "x=8,3,512,512" */
+static int add_input_spec(struct pt2d_options *o, const char *spec, struct pt2_error *err)
+{
+    char name[257];
+    const char *eq = strchr(spec, '='), *p;
+    cJSON *dims = NULL;
+    int rc;
+
+    if (eq == NULL || eq == spec || (size_t)(eq - spec) >= sizeof(name))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "input '%.64s' is not NAME=D0,D1,... (e.g. x=8,3,512,512)", spec);
+    memcpy(name, spec, (size_t)(eq - spec));
+    name[eq - spec] = '\0';
+    dims = cJSON_CreateArray();
+    if (dims == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    for (p = eq + 1; *p != '\0';) {
+        char *end = NULL;
+        long long v;
+
+        if (cJSON_GetArraySize(dims) >= PT2D_MAX_DIMS) {
+            rc = pt2_error_set(err, PT2_ERR_INVALID, "input '%s' has more than %d dimensions", name,
+                               PT2D_MAX_DIMS);
+            goto cleanup;
+        }
+        errno = 0;
+        v = strtoll(p, &end, 10);
+        if (end == p || errno == ERANGE || (*end != ',' && *end != '\0')) {
+            rc = pt2_error_set(err, PT2_ERR_INVALID, "input '%s': bad dimension list '%.64s'", name,
+                               eq + 1);
+            goto cleanup;
+        }
+        if (!cJSON_AddItemToArray(dims, cJSON_CreateNumber((double)v))) {
+            rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+            goto cleanup;
+        }
+        p = *end == ',' ? end + 1 : end;
+        if (*end == ',' && *p == '\0') {
+            rc = pt2_error_set(err, PT2_ERR_INVALID, "input '%s': trailing comma", name);
+            goto cleanup;
+        }
+    }
+    rc = add_input_json(o, name, dims, err);
+cleanup:
+    cJSON_Delete(dims);
+    return rc;
+}
+
+int pt2d_options_add_query(struct pt2d_options *o, const char *key, const char *value,
+                           struct pt2_error *err)
+{
+    if (value == NULL)
+        value = "";
+    if (strcmp(key, "path") == 0)
+        return set_path(o, value, err);
+    if (strcmp(key, "target") == 0)
+        return add_target(o, value, err);
+    if (strcmp(key, "driver") == 0)
+        return set_driver(o, value, err);
+    if (strcmp(key, "view") == 0)
+        return set_view(o, value, err);
+    if (strcmp(key, "nocache") == 0) {
+        o->nocache = strcmp(value, "0") != 0 && strcmp(value, "false") != 0;
+        return PT2_OK;
+    }
+    if (strcmp(key, "input") == 0)
+        return add_input_spec(o, value, err);
+    if (strcmp(key, "inputs") == 0) {
+        cJSON *doc = parse_json(value, strlen(value));
+        int rc;
+
+        if (doc == NULL)
+            return pt2_error_set(err, PT2_ERR_INVALID, "inputs is not valid JSON");
+        rc = add_inputs_object(o, doc, err);
+        cJSON_Delete(doc);
+        return rc;
+    }
+    return PT2_OK;
+}
+
+int pt2d_options_add_json(struct pt2d_options *o, const char *body, size_t len,
+                          struct pt2_error *err)
+{
+    cJSON *doc = NULL;
+    const cJSON *m;
+    int rc = PT2_OK;
+
+    if (len > PT2D_JSON_BODY_MAX)
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "JSON body exceeds %u bytes",
+                             PT2D_JSON_BODY_MAX);
+    doc = parse_json(body, len);
+    if (doc == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "request body is not valid JSON");
+    if (!cJSON_IsObject(doc)) {
+        rc = pt2_error_set(err, PT2_ERR_INVALID, "request body must be a JSON object");
+        goto cleanup;
+    }
+    cJSON_ArrayForEach(m, doc)
+    {
+        const char *k = m->string;
+
+        if (strcmp(k, "inputs") == 0) {
+            rc = add_inputs_object(o, m, err);
+        } else if (strcmp(k, "target") == 0 || strcmp(k, "targets") == 0) {
+            const cJSON *t;
+
+            if (cJSON_IsString(m)) {
+                rc = add_target(o, m->valuestring, err);
+            } else if (cJSON_IsArray(m)) {
+                cJSON_ArrayForEach(t, m)
+                {
+                    if (!cJSON_IsString(t)) {
+                        rc = pt2_error_set(err, PT2_ERR_INVALID, "%s must hold strings", k);
+                        break;
+                    }
+                    if ((rc = add_target(o, t->valuestring, err)) != PT2_OK)
+                        break;
+                }
+            } else {
+                rc = pt2_error_set(err, PT2_ERR_INVALID, "%s must be a string or an array", k);
+            }
+        } else if (strcmp(k, "path") == 0 || strcmp(k, "driver") == 0 || strcmp(k, "view") == 0) {
+            if (!cJSON_IsString(m))
+                rc = pt2_error_set(err, PT2_ERR_INVALID, "%s must be a string", k);
+            else
+                rc = pt2d_options_add_query(o, k, m->valuestring, err);
+        }
+        /* Unknown members are ignored, as for query arguments. */
+        if (rc != PT2_OK)
+            break;
+    }
+cleanup:
+    cJSON_Delete(doc);
+    return rc;
+}
+
+void pt2d_options_finish(struct pt2d_options *o)
+{
+    size_t i;
+
+    if (o->driver_version == 0)
+        return;
+    for (i = 0; i < o->n_targets; i++)
+        o->targets[i].dev.driver_cuda_version = o->driver_version;
+}
+
+int pt2d_options_fingerprint(const struct pt2d_options *o, struct pt2d_buf *out)
+{
+    size_t i;
+    int rc = pt2d_buf_printf(out, "flags=%u;driver=%d;targets=", o->json_flags, o->driver_version);
+
+    for (i = 0; rc == PT2_OK && i < o->n_targets; i++)
+        rc = pt2d_buf_printf(out, "%zu:%s,", strlen(o->targets[i].text), o->targets[i].text);
+    if (rc == PT2_OK && o->inputs != NULL) {
+        char *s = cJSON_PrintUnformatted(o->inputs);
+
+        if (s == NULL)
+            return PT2_ERR_NOMEM;
+        rc = pt2d_buf_printf(out, ";inputs=%s", s);
+        cJSON_free(s);
+    }
+    return rc;
+}

@@ -1,0 +1,64 @@
+/*
+ * pt2d_options.h - what a request asks for, from its query and JSON body.
+ *
+ * Design: query arguments (path, target, driver, view, inputs, input,
+ * nocache) and the members of a JSON body (path, inputs, target, driver,
+ * view) fill one struct, so handlers never look at raw request text. Every
+ * list has a hard cap. pt2d_options_fingerprint() gives the canonical form
+ * of everything that shapes a response body; it feeds the ETag.
+ *
+ * Ownership: the struct is caller-owned; pt2d_options_free() releases the
+ * inputs document. Strings passed in are copied.
+ */
+#ifndef PT2D_OPTIONS_H
+#define PT2D_OPTIONS_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#include "pt2_error.h"
+#include "pt2d_buf.h"
+#include "pt2d_path.h"
+#include "pt2scope.h"
+
+#define PT2D_MAX_TARGETS 16
+#define PT2D_TARGET_TEXT_MAX 64
+#define PT2D_MAX_INPUTS 256
+#define PT2D_MAX_DIMS 64
+#define PT2D_JSON_BODY_MAX (1u << 20)
+
+struct pt2d_target {
+    char text[PT2D_TARGET_TEXT_MAX]; /* as the client wrote it */
+    struct pt2_device dev;
+};
+
+struct pt2d_options {
+    char path[PT2D_PATH_MAX];
+    int has_path;
+    struct pt2d_target targets[PT2D_MAX_TARGETS];
+    size_t n_targets;
+    int driver_version;  /* cuDriverGetVersion() form; 0 = not given */
+    unsigned json_flags; /* PT2_JSON_OIP for view=oip */
+    int nocache;
+    cJSON *inputs; /* {name: [dims...]} or NULL; owned */
+};
+
+void pt2d_options_init(struct pt2d_options *o);
+void pt2d_options_free(struct pt2d_options *o);
+
+/* One query argument (already URL-decoded). Unknown keys are ignored. */
+int pt2d_options_add_query(struct pt2d_options *o, const char *key, const char *value,
+                           struct pt2_error *err);
+
+/* A JSON request body (at most PT2D_JSON_BODY_MAX bytes, not NUL-terminated). */
+int pt2d_options_add_json(struct pt2d_options *o, const char *body, size_t len,
+                          struct pt2_error *err);
+
+/* Apply the driver version to every target; call once all arguments are in. */
+void pt2d_options_finish(struct pt2d_options *o);
+
+/* Canonical text of everything that shapes the response body. */
+int pt2d_options_fingerprint(const struct pt2d_options *o, struct pt2d_buf *out);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * pt2d_problem.c - status code -> problem type table and the document.
+ *
+ * 422 is used for packages the server understood the request for but could
+ * not inspect (the upload or file is not a valid .pt2): the request itself
+ * was well formed, the artifact was not.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "pt2d_problem.h"
+
+static const struct pt2d_problem_type problem_types[] = {
+    {PT2_ERR_NOT_ZIP, 422, "not-a-zip", "The file is not a zip archive"},
+    {PT2_ERR_TRUNCATED, 422, "truncated", "The archive is truncated or corrupt"},
+    {PT2_ERR_ENTRY, 422, "truncated", "The archive is truncated or corrupt"},
+    {PT2_ERR_FORMAT, 422, "truncated", "The archive is truncated or corrupt"},
+    {PT2_ERR_NOT_PT2, 422, "not-a-pt2", "The archive is not a PyTorch .pt2 package"},
+    {PT2_ERR_METADATA, 422, "metadata-invalid", "A metadata document in the package is invalid"},
+    {PT2_ERR_TOO_LARGE, 413, "too-large", "The request or package exceeds a size limit"},
+    {PT2_ERR_INVALID, 400, "bad-request", "The request is malformed"},
+    {PT2_ERR_NOT_FOUND, 404, "not-found", "No such package"},
+    {PT2D_ERR_NO_ROUTE, 404, "not-found", "No such package"},
+    {PT2D_ERR_OUTSIDE_ROOT, 403, "outside-root", "The path is outside every model root"},
+    {PT2D_ERR_OVERLOADED, 503, "overloaded", "The server is overloaded; retry later"},
+    {PT2D_ERR_METHOD, 405, "method-not-allowed", "Method not allowed on this resource"},
+    {PT2D_ERR_MEDIA_TYPE, 415, "unsupported-media-type", "Unsupported request Content-Type"},
+};
+
+static const struct pt2d_problem_type internal_type = {PT2_ERR_INTERNAL, 500, "internal",
+                                                       "Internal server error"};
+
+const struct pt2d_problem_type *pt2d_problem_lookup(int code)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(problem_types) / sizeof(problem_types[0]); i++)
+        if (problem_types[i].code == code)
+            return &problem_types[i];
+    return &internal_type;
+}
+
+char *pt2d_problem_json(int code, const char *detail, const char *request_id, size_t *len_out)
+{
+    const struct pt2d_problem_type *t = pt2d_problem_lookup(code);
+    char type[128], instance[192];
+    cJSON *doc = cJSON_CreateObject();
+    char *text = NULL, *out = NULL;
+    size_t n = 0;
+
+    if (doc == NULL)
+        goto cleanup;
+    snprintf(type, sizeof(type), "%s%s", PT2D_PROBLEM_BASE, t->slug);
+    if (cJSON_AddStringToObject(doc, "type", type) == NULL ||
+        cJSON_AddStringToObject(doc, "title", t->title) == NULL ||
+        cJSON_AddNumberToObject(doc, "status", t->status) == NULL)
+        goto cleanup;
+    if (detail != NULL && detail[0] != '\0' &&
+        cJSON_AddStringToObject(doc, "detail", detail) == NULL)
+        goto cleanup;
+    if (request_id != NULL && request_id[0] != '\0') {
+        snprintf(instance, sizeof(instance), "urn:request:%s", request_id);
+        if (cJSON_AddStringToObject(doc, "instance", instance) == NULL)
+            goto cleanup;
+    }
+    text = cJSON_PrintUnformatted(doc);
+    if (text == NULL)
+        goto cleanup;
+    /* Copy with a trailing newline, like every JSON body the daemon sends. */
+    n = strlen(text);
+    out = malloc(n + 2);
+    if (out != NULL) {
+        memcpy(out, text, n);
+        out[n] = '\n';
+        out[n + 1] = '\0';
+    }
+cleanup:
+    cJSON_free(text);
+    cJSON_Delete(doc);
+    if (len_out != NULL)
+        *len_out = out != NULL ? n + 1 : 0;
+    return out;
+}

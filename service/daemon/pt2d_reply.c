@@ -1,0 +1,82 @@
+/*
+ * pt2d_reply.c - response bodies (see pt2d_reply.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2d_problem.h"
+#include "pt2d_reply.h"
+
+void pt2d_reply_init(struct pt2d_reply *r)
+{
+    memset(r, 0, sizeof(*r));
+}
+
+void pt2d_reply_free(struct pt2d_reply *r)
+{
+    if (r == NULL)
+        return;
+    free(r->body);
+    r->body = NULL;
+    r->len = 0;
+}
+
+void pt2d_reply_take(struct pt2d_reply *r, unsigned status, const char *ctype, char *body,
+                     size_t len)
+{
+    free(r->body);
+    r->status = status;
+    r->content_type = ctype;
+    r->body = body;
+    r->len = len;
+}
+
+int pt2d_reply_text(struct pt2d_reply *r, unsigned status, const char *ctype, const char *text)
+{
+    size_t n = strlen(text);
+    char *copy = malloc(n + 1);
+
+    if (copy == NULL) {
+        pt2d_reply_take(r, 500, NULL, NULL, 0);
+        return PT2_ERR_NOMEM;
+    }
+    memcpy(copy, text, n + 1);
+    pt2d_reply_take(r, status, ctype, copy, n);
+    return PT2_OK;
+}
+
+int pt2d_reply_json(struct pt2d_reply *r, unsigned status, const cJSON *doc)
+{
+    char *s = cJSON_PrintUnformatted(doc);
+    size_t n;
+    char *body;
+
+    if (s == NULL)
+        return pt2d_reply_problem(r, PT2_ERR_NOMEM, "out of memory", NULL);
+    n = strlen(s);
+    /* Copy into malloc'd memory with a newline: MHD frees with free(), not cJSON_free. */
+    body = malloc(n + 2);
+    if (body == NULL) {
+        cJSON_free(s);
+        return pt2d_reply_problem(r, PT2_ERR_NOMEM, "out of memory", NULL);
+    }
+    memcpy(body, s, n);
+    body[n] = '\n';
+    body[n + 1] = '\0';
+    cJSON_free(s);
+    pt2d_reply_take(r, status, PT2D_JSON_CTYPE, body, n + 1);
+    return PT2_OK;
+}
+
+int pt2d_reply_problem(struct pt2d_reply *r, int code, const char *detail, const char *request_id)
+{
+    const struct pt2d_problem_type *t = pt2d_problem_lookup(code);
+    size_t len = 0;
+    char *body = pt2d_problem_json(code, detail, request_id, &len);
+
+    r->etag[0] = '\0';
+    pt2d_reply_take(r, t->status, body != NULL ? PT2D_PROBLEM_CTYPE : NULL, body, len);
+    if (code == PT2D_ERR_OVERLOADED)
+        r->retry_after = 1;
+    return body != NULL ? PT2_OK : PT2_ERR_NOMEM;
+}

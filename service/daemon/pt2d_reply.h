@@ -1,0 +1,52 @@
+/*
+ * pt2d_reply.h - a response under construction, independent of MHD.
+ *
+ * Design: handlers (on workers or the HTTP thread) fill a pt2d_reply; only
+ * the server module turns it into an MHD response, inside the access
+ * handler. Keeping this plain data makes the handlers testable without a
+ * socket.
+ *
+ * Ownership: the struct is caller-owned; body is malloc'd and owned by the
+ * reply until pt2d_reply_free() or until the server takes it.
+ */
+#ifndef PT2D_REPLY_H
+#define PT2D_REPLY_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#include "pt2_error.h"
+
+#define PT2D_JSON_CTYPE "application/json"
+#define PT2D_ETAG_MAX 72
+
+struct pt2d_reply {
+    unsigned status; /* 0 = not set */
+    char *body;      /* malloc'd, may be NULL for no body */
+    size_t len;
+    const char *content_type; /* static string or NULL */
+    char etag[PT2D_ETAG_MAX]; /* quoted strong ETag, or "" */
+    unsigned retry_after;     /* seconds; 0 = no Retry-After */
+    const char *allow;        /* static Allow header value or NULL */
+    int close;                /* ask MHD to close the connection */
+    int preflight;            /* add the CORS preflight headers (with allow) */
+};
+
+void pt2d_reply_init(struct pt2d_reply *r);
+void pt2d_reply_free(struct pt2d_reply *r);
+
+/* A JSON body (unformatted, newline-terminated). Status 500 problem on failure. */
+int pt2d_reply_json(struct pt2d_reply *r, unsigned status, const cJSON *doc);
+
+/* A problem+json body for `code` (see pt2d_problem.h). */
+int pt2d_reply_problem(struct pt2d_reply *r, int code, const char *detail, const char *request_id);
+
+/* A body copied from a string. */
+int pt2d_reply_text(struct pt2d_reply *r, unsigned status, const char *ctype, const char *text);
+
+/* Adopt a malloc'd body. */
+void pt2d_reply_take(struct pt2d_reply *r, unsigned status, const char *ctype, char *body,
+                     size_t len);
+
+#endif

@@ -1,0 +1,626 @@
+/*
+ * pt2d_server.c - libmicrohttpd glue (see pt2d_server.h).
+ *
+ * Request life cycle (struct request, MHD's per-request *con_cls):
+ *   REQ_BODY     first call: route, method, CORS, query and body headers are
+ *                checked. Refusals (404, 405, 413, 415, 400) and probes are
+ *                answered without the pool: at once when a body is pending
+ *                (so MHD skips "100 Continue" and drops it), else on the next
+ *                call (so the connection can stay alive).
+ *   (body)       chunks stream into the intake (spool / JSON buffer).
+ *   REQ_QUEUED   last call: the job goes to the pool, the connection is
+ *                suspended.
+ *   REQ_DONE     the worker stored the reply and resumed the connection; the
+ *                next handler call queues it.
+ *   REQ_ANSWERED a response is queued; NOTIFY_COMPLETED logs and frees.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "pt2d_cache.h"
+#include "pt2d_cors.h"
+#include "pt2d_intake.h"
+#include "pt2d_job.h"
+#include "pt2d_listen.h"
+#include "pt2d_log.h"
+#include "pt2d_metrics.h"
+#include "pt2d_options.h"
+#include "pt2d_pool.h"
+#include "pt2d_probe.h"
+#include "pt2d_problem.h"
+#include "pt2d_reply.h"
+#include "pt2d_reqid.h"
+#include "pt2d_router.h"
+#include "pt2d_server.h"
+#include "pt2scope.h"
+
+#define MAX_QUERY_ARGS 256
+#define CONN_MEMORY_LIMIT (128 * 1024)
+#define INM_MAX 1024
+#define LOG_PATH_MAX 512
+
+enum req_state { REQ_BODY, REQ_QUEUED, REQ_DONE, REQ_ANSWERED };
+
+struct pt2d_server {
+    struct pt2d_config cfg;
+    const char *roots[PT2D_MAX_ROOTS];
+    struct pt2d_job_env env;
+    struct MHD_Daemon *mhd;
+    struct pt2d_pool *pool;
+    struct pt2d_cache *cache;
+    struct pt2d_metrics *metrics;
+    FILE *log;
+    struct pt2d_listener listener;
+    atomic_int draining;
+    int quiesced;
+    pthread_mutex_t lock; /* guards inflight */
+    pthread_cond_t idle;
+    unsigned long inflight;
+};
+
+struct request {
+    struct pt2d_server *srv;
+    struct MHD_Connection *conn;
+    const struct pt2d_route_info *route; /* NULL for unknown paths */
+    enum pt2d_method method;
+    char method_text[16];
+    char id[PT2D_REQID_MAX];
+    char path[LOG_PATH_MAX];
+    char remote[64];
+    char inm[INM_MAX]; /* If-None-Match, "" when absent or too long */
+    struct pt2d_cors cors;
+    double t0;
+    atomic_int state;
+    struct pt2_error qerr; /* first bad query argument */
+    unsigned nargs;
+    struct pt2d_intake intake;
+    struct pt2d_options opts;
+    struct pt2d_reply reply;
+    struct pt2d_job job;
+    unsigned status_sent;
+    uint64_t bytes_sent;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- responses --------------------------------------------------------- */
+
+static void add_cors(struct request *rq, struct MHD_Response *resp)
+{
+    if (rq->cors.allow_origin != NULL) {
+        MHD_add_response_header(resp, "Access-Control-Allow-Origin", rq->cors.allow_origin);
+        MHD_add_response_header(resp, "Access-Control-Expose-Headers", PT2D_CORS_EXPOSE_HEADERS);
+    }
+    if (rq->cors.vary_origin)
+        MHD_add_response_header(resp, "Vary", "Origin");
+}
+
+/* Queue rq->reply; only ever called from inside the access handler. */
+static enum MHD_Result answer(struct request *rq)
+{
+    struct pt2d_reply *r = &rq->reply;
+    struct MHD_Response *resp;
+    enum MHD_Result ret;
+    char num[32];
+
+    if (r->status == 0)
+        pt2d_reply_problem(r, PT2_ERR_INTERNAL, "no response was produced", rq->id);
+    if (r->body != NULL) {
+        resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
+        if (resp != NULL)
+            r->body = NULL; /* MHD frees it now */
+    } else {
+        resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+    }
+    if (resp == NULL)
+        return MHD_NO;
+    if (r->content_type != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
+    MHD_add_response_header(resp, "X-Request-Id", rq->id);
+    if (r->etag[0] != '\0') {
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, r->etag);
+        /* Clients may keep the body but must revalidate: a path's file can change. */
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    }
+    if (r->retry_after > 0) {
+        snprintf(num, sizeof(num), "%u", r->retry_after);
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, num);
+    }
+    if (r->allow != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+    if (r->preflight) {
+        MHD_add_response_header(resp, "Access-Control-Allow-Methods", r->allow);
+        MHD_add_response_header(resp, "Access-Control-Allow-Headers", PT2D_CORS_ALLOW_HEADERS);
+        MHD_add_response_header(resp, "Access-Control-Max-Age", PT2D_CORS_MAX_AGE);
+    }
+    if (r->close || atomic_load(&rq->srv->draining))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    add_cors(rq, resp);
+    ret = MHD_queue_response(rq->conn, r->status, resp);
+    MHD_destroy_response(resp);
+    rq->status_sent = r->status;
+    rq->bytes_sent = rq->method == PT2D_METHOD_HEAD ? 0 : r->len;
+    atomic_store(&rq->state, REQ_ANSWERED);
+    pt2d_metrics_request(rq->srv->metrics, rq->route ? rq->route->id : PT2D_ROUTE_OTHER, rq->method,
+                         r->status, now_s() - rq->t0);
+    return ret;
+}
+
+static enum MHD_Result answer_problem(struct request *rq, int code, const char *detail)
+{
+    pt2d_reply_problem(&rq->reply, code, detail, rq->id);
+    return answer(rq);
+}
+
+/* ---- probes (answered on the HTTP thread) ------------------------------ */
+
+static void probe(struct request *rq)
+{
+    struct pt2d_server *s = rq->srv;
+    struct pt2d_probe_state st = {s->metrics, {0}};
+    struct pt2d_metrics_gauges *g = &st.gauges;
+    struct pt2d_pool_stats ps;
+    struct pt2d_cache_stats cs;
+
+    pt2d_pool_stats(s->pool, &ps);
+    g->queue_depth = ps.queued;
+    g->queue_capacity = ps.capacity;
+    g->workers_busy = ps.busy;
+    g->workers_total = ps.workers;
+    pt2d_cache_stats(s->cache, &cs);
+    g->cache_hits = cs.hits;
+    g->cache_misses = cs.misses;
+    g->cache_entries = cs.entries;
+    pthread_mutex_lock(&s->lock);
+    g->inflight = s->inflight;
+    pthread_mutex_unlock(&s->lock);
+    g->ready = !atomic_load(&s->draining);
+    pt2d_probe_run(rq->route->id, &st, &rq->reply, rq->id);
+}
+
+/* ---- request setup ----------------------------------------------------- */
+
+static void remote_of(struct MHD_Connection *c, char *out, size_t cap)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci != NULL ? ci->client_addr : NULL;
+    socklen_t sl = sizeof(struct sockaddr_in6);
+
+    snprintf(out, cap, "-");
+    if (sa == NULL)
+        return;
+    if (sa->sa_family == AF_INET)
+        sl = sizeof(struct sockaddr_in);
+    getnameinfo(sa, sl, out, (socklen_t)cap, NULL, 0, NI_NUMERICHOST);
+}
+
+static enum MHD_Result on_query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    struct request *rq = cls;
+
+    if (++rq->nargs > MAX_QUERY_ARGS) {
+        pt2_error_set(&rq->qerr, PT2_ERR_INVALID, "more than %d query arguments", MAX_QUERY_ARGS);
+        return MHD_NO;
+    }
+    return pt2d_options_add_query(&rq->opts, key, value, &rq->qerr) == PT2_OK ? MHD_YES : MHD_NO;
+}
+
+static int header_has_token(const char *value, const char *token)
+{
+    size_t n = strlen(token);
+    const char *p = value;
+
+    while (p != NULL && *p != '\0') {
+        while (*p == ' ' || *p == ',')
+            p++;
+        if (strncasecmp(p, token, n) == 0 && (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
+            return 1;
+        p = strchr(p, ',');
+    }
+    return 0;
+}
+
+static struct request *request_new(struct pt2d_server *s, struct MHD_Connection *c, const char *url,
+                                   const char *method)
+{
+    struct request *rq = calloc(1, sizeof(*rq));
+    const char *hid;
+
+    if (rq == NULL)
+        return NULL;
+    rq->srv = s;
+    rq->conn = c;
+    rq->t0 = now_s();
+    atomic_init(&rq->state, REQ_BODY);
+    rq->route = pt2d_router_match(url);
+    rq->method = pt2d_router_method(method);
+    snprintf(rq->method_text, sizeof(rq->method_text), "%s", method);
+    snprintf(rq->path, sizeof(rq->path), "%s", url);
+    hid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-Id");
+    if (hid != NULL && pt2d_reqid_is_sane(hid))
+        snprintf(rq->id, sizeof(rq->id), "%s", hid);
+    else
+        pt2d_reqid_generate(rq->id);
+    remote_of(c, rq->remote, sizeof(rq->remote));
+    pt2d_options_init(&rq->opts);
+    pt2d_reply_init(&rq->reply);
+    pthread_mutex_lock(&s->lock);
+    s->inflight++;
+    pthread_mutex_unlock(&s->lock);
+    return rq;
+}
+
+static void request_free(struct request *rq)
+{
+    struct pt2d_server *s = rq->srv;
+
+    pt2d_intake_free(&rq->intake);
+    pt2d_options_free(&rq->opts);
+    pt2d_reply_free(&rq->reply);
+    free(rq);
+    pthread_mutex_lock(&s->lock);
+    s->inflight--;
+    if (s->inflight == 0)
+        pthread_cond_broadcast(&s->idle);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* OPTIONS: CORS preflight, or a plain capability answer. */
+static void preflight(struct request *rq)
+{
+    const char *reqm =
+        MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Access-Control-Request-Method");
+
+    pt2d_reply_take(&rq->reply, MHD_HTTP_NO_CONTENT, NULL, NULL, 0);
+    rq->reply.allow = rq->route->allow;
+    rq->reply.preflight = rq->cors.allow_origin != NULL && reqm != NULL;
+}
+
+/* 1 when the request announces a body (Content-Length > 0 or chunked). */
+static int request_has_body(struct MHD_Connection *c)
+{
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+
+    if (MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding") != NULL)
+        return 1;
+    return cl != NULL && strspn(cl, "0") != strlen(cl);
+}
+
+/*
+ * The reply is ready during the first call. With a body pending, queue it
+ * now so MHD skips "100 Continue" and drops the body; without one, queue it
+ * on the next call instead, which lets MHD keep the connection alive (a
+ * response queued before the body is read always closes it).
+ */
+static enum MHD_Result early(struct request *rq)
+{
+    if (request_has_body(rq->conn))
+        return answer(rq);
+    atomic_store(&rq->state, REQ_DONE);
+    return MHD_YES;
+}
+
+static enum MHD_Result early_problem(struct request *rq, int code, const char *detail)
+{
+    pt2d_reply_problem(&rq->reply, code, detail, rq->id);
+    return early(rq);
+}
+
+/* First handler call: headers only. Answer now or get ready for the body. */
+static enum MHD_Result request_begin(struct request *rq)
+{
+    struct pt2d_server *s = rq->srv;
+    struct pt2_error err = {0};
+    struct pt2d_intake_limits lim = {s->cfg.spool_dir, s->cfg.max_upload};
+    const char *h;
+
+    pt2d_cors_decide(&s->cfg, MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Origin"),
+                     &rq->cors);
+    if (rq->route == NULL)
+        return early_problem(rq, PT2D_ERR_NO_ROUTE, "no such endpoint");
+    if (rq->method == PT2D_METHOD_OPTIONS) {
+        preflight(rq);
+        return early(rq);
+    }
+    if (rq->method == PT2D_METHOD_OTHER || (rq->route->methods & PT2D_M(rq->method)) == 0) {
+        rq->reply.allow = rq->route->allow;
+        return early_problem(rq, PT2D_ERR_METHOD, "see the Allow header");
+    }
+    if (rq->route->kind == PT2D_KIND_PROBE) {
+        probe(rq);
+        return early(rq);
+    }
+    if (atomic_load(&s->draining))
+        return early_problem(rq, PT2D_ERR_OVERLOADED, "the server is shutting down");
+    MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, on_query_arg, rq);
+    if (rq->qerr.code != PT2_OK)
+        return early_problem(rq, rq->qerr.code, rq->qerr.message);
+    h = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "If-None-Match");
+    if (h != NULL && strlen(h) < sizeof(rq->inm))
+        snprintf(rq->inm, sizeof(rq->inm), "%s", h);
+    h = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Cache-Control");
+    if (h != NULL && header_has_token(h, "no-cache"))
+        rq->opts.nocache = 1;
+    if (pt2d_intake_begin(&rq->intake, rq->conn, rq->method == PT2D_METHOD_POST, &lim, &err) !=
+        PT2_OK)
+        return early_problem(rq, err.code, err.message);
+    return MHD_YES;
+}
+
+static void run_job(void *arg)
+{
+    struct request *rq = arg;
+
+    pt2d_job_run(&rq->job);
+    atomic_store(&rq->state, REQ_DONE);
+    /* After this call the HTTP thread may free rq: touch nothing more. */
+    MHD_resume_connection(rq->conn);
+}
+
+/* Last handler call of the body: hand the work to the pool. */
+static enum MHD_Result request_dispatch(struct request *rq)
+{
+    struct pt2d_server *s = rq->srv;
+    struct pt2_error err = {0};
+    int upload_fd;
+
+    if (pt2d_intake_finish(&rq->intake, &err) != PT2_OK)
+        return answer_problem(rq, err.code, err.message);
+    if (rq->intake.kind == PT2D_BODY_JSON &&
+        pt2d_options_add_json(&rq->opts, pt2d_buf_str(&rq->intake.json), rq->intake.json.len,
+                              &err) != PT2_OK)
+        return answer_problem(rq, err.code, err.message);
+    pt2d_options_finish(&rq->opts);
+    upload_fd = pt2d_intake_spool_fd(&rq->intake);
+    if (upload_fd >= 0 && rq->opts.has_path)
+        return answer_problem(rq, PT2_ERR_INVALID, "send either an upload or a path, not both");
+    if (upload_fd < 0 && !rq->opts.has_path)
+        return answer_problem(rq, PT2_ERR_INVALID,
+                              "name a package with ?path=, a JSON body {\"path\": ...} or "
+                              "upload it as application/octet-stream or multipart/form-data");
+    rq->job.env = &s->env;
+    rq->job.route = rq->route->id;
+    rq->job.opts = &rq->opts;
+    rq->job.upload_fd = upload_fd;
+    memcpy(rq->job.upload_digest, rq->intake.digest, sizeof(rq->job.upload_digest));
+    rq->job.upload_name = rq->intake.filename[0] != '\0' ? rq->intake.filename : NULL;
+    rq->job.if_none_match = rq->inm[0] != '\0' ? rq->inm : NULL;
+    rq->job.nocache = rq->opts.nocache;
+    rq->job.request_id = rq->id;
+    rq->job.reply = &rq->reply;
+    if (upload_fd >= 0)
+        pt2d_metrics_upload(s->metrics, rq->intake.received);
+
+    /* Suspend before submitting: the worker may finish and resume at once. */
+    atomic_store(&rq->state, REQ_QUEUED);
+    MHD_suspend_connection(rq->conn);
+    if (pt2d_pool_submit(s->pool, run_job, rq) != PT2_OK) {
+        pt2d_reply_problem(&rq->reply, PT2D_ERR_OVERLOADED,
+                           atomic_load(&s->draining) ? "the server is shutting down"
+                                                     : "all workers are busy and the queue is full",
+                           rq->id);
+        atomic_store(&rq->state, REQ_DONE);
+        MHD_resume_connection(rq->conn);
+    }
+    return MHD_YES;
+}
+
+static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
+                                 const char *method, const char *version, const char *upload_data,
+                                 size_t *upload_data_size, void **con_cls)
+{
+    struct request *rq = *con_cls;
+
+    if (rq == NULL) {
+        rq = request_new(cls, c, url, method);
+        if (rq == NULL)
+            return MHD_NO;
+        *con_cls = rq;
+        return request_begin(rq);
+    }
+    if (*upload_data_size > 0) {
+        int rc = atomic_load(&rq->state) == REQ_BODY
+                     ? pt2d_intake_feed(&rq->intake, upload_data, *upload_data_size)
+                     : 0;
+        *upload_data_size = 0;
+        return rc == 0 ? MHD_YES : MHD_NO;
+    }
+    switch (atomic_load(&rq->state)) {
+    case REQ_BODY:
+        return request_dispatch(rq);
+    case REQ_DONE:
+        return answer(rq);
+    default:
+        /* Already answered (MHD discards a refused body) or still queued. */
+        return MHD_YES;
+    }
+}
+
+static const char *termination_name(enum MHD_RequestTerminationCode toe)
+{
+    switch (toe) {
+    case MHD_REQUEST_TERMINATED_COMPLETED_OK:
+        return NULL;
+    case MHD_REQUEST_TERMINATED_TIMEOUT_REACHED:
+        return "timeout";
+    case MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN:
+        return "daemon-shutdown";
+    case MHD_REQUEST_TERMINATED_READ_ERROR:
+        return "read-error";
+    case MHD_REQUEST_TERMINATED_CLIENT_ABORT:
+        return "client-abort";
+    default:
+        return "error";
+    }
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    struct pt2d_server *s = cls;
+    struct request *rq = *con_cls;
+    struct pt2d_access_record rec;
+
+    if (rq == NULL)
+        return;
+    *con_cls = NULL;
+    memset(&rec, 0, sizeof(rec));
+    rec.id = rq->id;
+    rec.method = rq->method_text;
+    rec.route = pt2d_router_label(rq->route != NULL ? rq->route->id : PT2D_ROUTE_OTHER);
+    rec.path = rq->path;
+    rec.status = rq->status_sent;
+    rec.bytes = rq->bytes_sent;
+    rec.duration_ms = (now_s() - rq->t0) * 1000.0;
+    rec.remote = rq->remote;
+    rec.error = termination_name(toe);
+    pt2d_log_access(s->log, &rec);
+    request_free(rq);
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    struct pt2d_server *s = cls;
+    char msg[512];
+    size_t n;
+
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+        msg[--n] = '\0';
+    pt2d_log_event(s->log, "warn", "libmicrohttpd: %s", msg);
+}
+
+/* ---- life cycle -------------------------------------------------------- */
+
+int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, FILE *log,
+                      struct pt2_error *err)
+{
+    struct pt2d_server *s;
+    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    unsigned i;
+    int rc;
+
+    *out = NULL;
+    s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "server: out of memory");
+    s->cfg = *cfg;
+    s->log = log;
+    s->listener.fd = -1;
+    atomic_init(&s->draining, 0);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->idle, NULL);
+    for (i = 0; i < s->cfg.n_roots; i++)
+        s->roots[i] = s->cfg.roots[i];
+
+    rc = pt2d_metrics_create(&s->metrics, err);
+    rc = rc ? rc : pt2d_cache_create(&s->cache, s->cfg.cache_entries, err);
+    rc = rc ? rc : pt2d_pool_create(&s->pool, s->cfg.workers, s->cfg.queue, err);
+    rc = rc ? rc : pt2d_listen_open(s->cfg.host, s->cfg.port, &s->listener, err);
+    if (rc != PT2_OK)
+        goto fail;
+    s->env.roots = s->roots;
+    s->env.n_roots = s->cfg.n_roots;
+    s->env.cache = s->cache;
+    s->env.metrics = s->metrics;
+    s->env.delay_ms = s->cfg.debug_job_delay_ms;
+    if (s->listener.family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    /* The logger goes first so MHD reports option problems through it. */
+    s->mhd = MHD_start_daemon(
+        flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->listener.fd, MHD_OPTION_NOTIFY_COMPLETED,
+        on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)s->cfg.request_timeout,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT, MHD_OPTION_END);
+    if (s->mhd == NULL) {
+        rc = pt2_error_set(err, PT2_ERR_INTERNAL, "server: libmicrohttpd failed to start on %s",
+                           s->listener.address);
+        goto fail;
+    }
+    *out = s;
+    return PT2_OK;
+fail:
+    pt2d_server_free(s);
+    return rc;
+}
+
+uint16_t pt2d_server_port(const struct pt2d_server *s)
+{
+    return s->listener.port;
+}
+
+const char *pt2d_server_address(const struct pt2d_server *s)
+{
+    return s->listener.address;
+}
+
+unsigned long pt2d_server_drain(struct pt2d_server *s, unsigned timeout_ms)
+{
+    struct timespec deadline;
+    unsigned long left;
+
+    atomic_store(&s->draining, 1);
+    if (s->mhd != NULL && !s->quiesced) {
+        MHD_socket fd = MHD_quiesce_daemon(s->mhd);
+        /* After quiescing, MHD no longer owns the listen socket. */
+        if (fd != MHD_INVALID_SOCKET)
+            close(fd);
+        s->quiesced = 1;
+    }
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += timeout_ms / 1000;
+    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->lock);
+    while (s->inflight > 0)
+        if (pthread_cond_timedwait(&s->idle, &s->lock, &deadline) == ETIMEDOUT)
+            break;
+    left = s->inflight;
+    pthread_mutex_unlock(&s->lock);
+    return left;
+}
+
+void pt2d_server_free(struct pt2d_server *s)
+{
+    if (s == NULL)
+        return;
+    if (s->mhd != NULL) {
+        pt2d_server_drain(s, 0);
+        /* Every job finishes and resumes its connection before MHD stops:
+         * stopping with suspended connections is an API violation. */
+        pt2d_pool_free(s->pool);
+        s->pool = NULL;
+        MHD_stop_daemon(s->mhd);
+    } else if (s->listener.fd >= 0) {
+        close(s->listener.fd);
+    }
+    pt2d_pool_free(s->pool);
+    pt2d_cache_free(s->cache);
+    pt2d_metrics_free(s->metrics);
+    pthread_cond_destroy(&s->idle);
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}

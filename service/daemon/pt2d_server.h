@@ -1,0 +1,43 @@
+/*
+ * pt2d_server.h - the HTTP server: libmicrohttpd glue over the pool.
+ *
+ * Design: one MHD polling thread (epoll) parses requests, streams bodies
+ * into the spool and answers probes (/livez, /readyz, /metrics,
+ * /v1/version) itself. Package work is handed to the worker pool: the
+ * connection is suspended, the job fills a reply, the worker resumes the
+ * connection and the access handler queues the reply (responses are only
+ * ever queued from inside the handler; MHD bug #7757). Draining quiesces
+ * the listen socket, fails /readyz and waits for in-flight requests.
+ *
+ * Ownership: pt2d_server_start() copies the config and returns a server
+ * freed with pt2d_server_free() (which drains first if needed). The log
+ * stream is borrowed and must outlive the server.
+ */
+#ifndef PT2D_SERVER_H
+#define PT2D_SERVER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pt2_error.h"
+#include "pt2d_config.h"
+
+struct pt2d_server;
+
+int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, FILE *log,
+                      struct pt2_error *err);
+
+/* The bound port (useful with port 0) and "host:port" ("[v6]:port"). */
+uint16_t pt2d_server_port(const struct pt2d_server *s);
+const char *pt2d_server_address(const struct pt2d_server *s);
+
+/*
+ * Stop accepting connections, answer /readyz with 503 and wait up to
+ * `timeout_ms` for requests in flight to complete. Returns the number of
+ * requests still in flight (0 = drained). Safe to call more than once.
+ */
+unsigned long pt2d_server_drain(struct pt2d_server *s, unsigned timeout_ms);
+
+void pt2d_server_free(struct pt2d_server *s);
+
+#endif

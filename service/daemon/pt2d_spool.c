@@ -1,0 +1,120 @@
+/*
+ * pt2d_spool.c - anonymous spool files (see pt2d_spool.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pt2d_spool.h"
+
+struct pt2d_spool {
+    int fd;
+    uint64_t size;
+    uint64_t cap;
+    int finished;
+    struct pt2d_sha256 sha;
+};
+
+static int spool_create_fd(const char *dir, struct pt2_error *err)
+{
+    char tmpl[4096], eb[128];
+    int fd, n;
+
+    fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        return fd;
+    /* EOPNOTSUPP/EISDIR: filesystem without O_TMPFILE; anything else is fatal. */
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        return pt2_error_set(err, PT2_ERR_IO, "spool: cannot create a file in %s: %s", dir,
+                             strerror_r(errno, eb, sizeof(eb)));
+    n = snprintf(tmpl, sizeof(tmpl), "%s/pt2scoped-upload-XXXXXX", dir);
+    if (n < 0 || (size_t)n >= sizeof(tmpl))
+        return pt2_error_set(err, PT2_ERR_INVALID, "spool: directory name too long");
+    fd = mkostemp(tmpl, O_CLOEXEC);
+    if (fd < 0)
+        return pt2_error_set(err, PT2_ERR_IO, "spool: cannot create a file in %s: %s", dir,
+                             strerror_r(errno, eb, sizeof(eb)));
+    if (unlink(tmpl) != 0) {
+        int e = errno;
+        close(fd);
+        return pt2_error_set(err, PT2_ERR_IO, "spool: cannot unlink %s: %s", tmpl,
+                             strerror_r(e, eb, sizeof(eb)));
+    }
+    return fd;
+}
+
+int pt2d_spool_open(struct pt2d_spool **out, const char *dir, uint64_t cap, struct pt2_error *err)
+{
+    struct pt2d_spool *s;
+    int fd;
+
+    *out = NULL;
+    s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "spool: out of memory");
+    fd = spool_create_fd(dir, err);
+    if (fd < 0) {
+        free(s);
+        return fd;
+    }
+    s->fd = fd;
+    s->cap = cap;
+    pt2d_sha256_init(&s->sha);
+    *out = s;
+    return PT2_OK;
+}
+
+int pt2d_spool_write(struct pt2d_spool *s, const void *data, size_t len, struct pt2_error *err)
+{
+    const char *p = data;
+    size_t left = len;
+    char eb[128];
+
+    if (s->finished)
+        return pt2_error_set(err, PT2_ERR_INTERNAL, "spool: write after finish");
+    if (len > s->cap || s->size > s->cap - len)
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "upload exceeds the %llu-byte limit",
+                             (unsigned long long)s->cap);
+    while (left > 0) {
+        ssize_t n = write(s->fd, p, left);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return pt2_error_set(err, PT2_ERR_IO, "spool: write failed: %s",
+                                 strerror_r(errno, eb, sizeof(eb)));
+        }
+        p += n;
+        left -= (size_t)n;
+    }
+    pt2d_sha256_update(&s->sha, data, len);
+    s->size += len;
+    return PT2_OK;
+}
+
+void pt2d_spool_finish(struct pt2d_spool *s, uint8_t digest[PT2D_SHA256_LEN])
+{
+    s->finished = 1;
+    pt2d_sha256_final(&s->sha, digest);
+}
+
+int pt2d_spool_fd(const struct pt2d_spool *s)
+{
+    return s->fd;
+}
+
+uint64_t pt2d_spool_size(const struct pt2d_spool *s)
+{
+    return s->size;
+}
+
+void pt2d_spool_free(struct pt2d_spool *s)
+{
+    if (s == NULL)
+        return;
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s);
+}

@@ -1,0 +1,39 @@
+/*
+ * pt2d_spool.h - upload bodies streamed into unlinked temporary files.
+ *
+ * Design: an upload is never held in memory. Its bytes go to a file in the
+ * spool directory that has no name from the moment it exists (O_TMPFILE,
+ * or mkstemp + immediate unlink where the filesystem lacks it), so a crash
+ * or a client disconnect can never leave a file behind: closing the
+ * descriptor is the whole cleanup. The SHA-256 of the body is computed on
+ * the way through (it keys the result cache and the ETag).
+ *
+ * Ownership: pt2d_spool_open() returns an object freed with
+ * pt2d_spool_free() (closes the descriptor). pt2d_spool_fd() is borrowed.
+ */
+#ifndef PT2D_SPOOL_H
+#define PT2D_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pt2_error.h"
+#include "pt2d_sha256.h"
+
+struct pt2d_spool;
+
+/* Create an anonymous file in `dir` accepting at most `cap` bytes. */
+int pt2d_spool_open(struct pt2d_spool **out, const char *dir, uint64_t cap, struct pt2_error *err);
+
+/* Append bytes; PT2_ERR_TOO_LARGE once the total would pass the cap, PT2_ERR_IO on write errors. */
+int pt2d_spool_write(struct pt2d_spool *s, const void *data, size_t len, struct pt2_error *err);
+
+/* Finish hashing: the digest of everything written. Further writes are refused. */
+void pt2d_spool_finish(struct pt2d_spool *s, uint8_t digest[PT2D_SHA256_LEN]);
+
+int pt2d_spool_fd(const struct pt2d_spool *s);
+uint64_t pt2d_spool_size(const struct pt2d_spool *s);
+
+void pt2d_spool_free(struct pt2d_spool *s);
+
+#endif

@@ -1,0 +1,313 @@
+/*
+ * http_harness.h - helpers for the HTTP suites: an in-process pt2scoped on
+ * an ephemeral loopback port and a small libcurl client.
+ *
+ * The Makefile links only tests/http/test_*.c into the HTTP binaries, so the
+ * helpers live in this header as static functions (TH_FN marks them unused-ok).
+ * All traffic goes to 127.0.0.1. Every wait is bounded.
+ */
+#ifndef PT2D_HTTP_HARNESS_H
+#define PT2D_HTTP_HARNESS_H
+
+#include <check.h>
+#include <cJSON.h>
+#include <curl/curl.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pt2d_config.h"
+#include "pt2d_server.h"
+#include "testutil.h"
+
+#define TH_FN __attribute__((unused)) static
+
+struct th_server {
+    struct pt2d_server *srv;
+    struct pt2d_config cfg;
+    char base[96];   /* "http://127.0.0.1:PORT" */
+    char spool[256]; /* private spool directory */
+    char root2[256]; /* private second model root */
+    FILE *log;       /* access log (tmpfile) */
+};
+
+struct th_resp {
+    long status;
+    char *body;
+    size_t len;
+    char headers[16384];
+    size_t hlen;
+};
+
+/* A request; unset fields are omitted. */
+struct th_req {
+    const char *method;         /* default GET (POST when body set) */
+    const char *path;           /* "/v1/inspect?..." */
+    const char *const *headers; /* NULL-terminated "Name: value" list */
+    const void *body;
+    size_t body_len;
+    const char *ctype; /* Content-Type for body */
+};
+
+TH_FN void th_sleep_ms(unsigned ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Defaults for a test server: tests/fixtures plus a private root, 2 workers. */
+TH_FN void th_config(struct th_server *t)
+{
+    struct pt2_error err = {0};
+    char *const argv[] = {"pt2scoped",    "--listen",       "127.0.0.1:0",
+                          "--model-root", "tests/fixtures", NULL};
+
+    memset(t, 0, sizeof(*t));
+    snprintf(t->spool, sizeof(t->spool), "/tmp/pt2d-spool-XXXXXX");
+    snprintf(t->root2, sizeof(t->root2), "/tmp/pt2d-root-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(t->spool));
+    ck_assert_ptr_nonnull(mkdtemp(t->root2));
+    pt2d_config_defaults(&t->cfg);
+    ck_assert_int_eq(pt2d_config_load(&t->cfg, 5, argv, NULL, &err), PT2_OK);
+    snprintf(t->cfg.spool_dir, sizeof(t->cfg.spool_dir), "%s", t->spool);
+    ck_assert_ptr_nonnull(realpath(t->root2, t->cfg.roots[1]));
+    t->cfg.n_roots = 2;
+    t->cfg.workers = 2;
+    t->cfg.queue = 8;
+    t->cfg.request_timeout = 10;
+}
+
+TH_FN void th_start(struct th_server *t)
+{
+    struct pt2_error err = {0};
+
+    t->log = tmpfile();
+    ck_assert_ptr_nonnull(t->log);
+    if (pt2d_server_start(&t->srv, &t->cfg, t->log, &err) != PT2_OK)
+        ck_abort_msg("server start: %s", err.message);
+    snprintf(t->base, sizeof(t->base), "http://127.0.0.1:%u", pt2d_server_port(t->srv));
+}
+
+TH_FN void th_rm_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char p[1024];
+
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+        if (e->d_type == DT_DIR)
+            th_rm_tree(p);
+        else
+            unlink(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+TH_FN void th_stop(struct th_server *t)
+{
+    pt2d_server_free(t->srv);
+    t->srv = NULL;
+    if (t->log != NULL)
+        fclose(t->log);
+    t->log = NULL;
+    th_rm_tree(t->spool);
+    th_rm_tree(t->root2);
+}
+
+/* Entries in a directory other than . and .. */
+TH_FN int th_dir_count(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+
+    if (d == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* Open descriptors of this process. */
+TH_FN int th_fd_count(void)
+{
+    return th_dir_count("/proc/self/fd") - 1; /* minus opendir's own */
+}
+
+TH_FN size_t th_on_body(char *p, size_t sz, size_t n, void *ud)
+{
+    struct th_resp *r = ud;
+    char *nb = realloc(r->body, r->len + sz * n + 1);
+
+    if (nb == NULL)
+        return 0;
+    r->body = nb;
+    memcpy(r->body + r->len, p, sz * n);
+    r->len += sz * n;
+    r->body[r->len] = '\0';
+    return sz * n;
+}
+
+TH_FN size_t th_on_header(char *p, size_t sz, size_t n, void *ud)
+{
+    struct th_resp *r = ud;
+    size_t k = sz * n;
+
+    /* Keep only the last response's headers (a 100 Continue may come first). */
+    if (k > 5 && strncmp(p, "HTTP/", 5) == 0)
+        r->hlen = 0;
+    if (r->hlen + k < sizeof(r->headers)) {
+        memcpy(r->headers + r->hlen, p, k);
+        r->hlen += k;
+        r->headers[r->hlen] = '\0';
+    }
+    return k;
+}
+
+/* Prepare an easy handle for `rq` against server base `base`; caller adds options. */
+TH_FN CURL *th_easy(const char *base, const struct th_req *rq, struct th_resp *out,
+                    struct curl_slist **hl)
+{
+    CURL *c = curl_easy_init();
+    char url[4096];
+    size_t i;
+
+    memset(out, 0, sizeof(*out));
+    *hl = NULL;
+    ck_assert_ptr_nonnull(c);
+    snprintf(url, sizeof(url), "%s%s", base, rq->path);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, th_on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, th_on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, out);
+    for (i = 0; rq->headers != NULL && rq->headers[i] != NULL; i++)
+        *hl = curl_slist_append(*hl, rq->headers[i]);
+    if (rq->body != NULL) {
+        char ct[256];
+        snprintf(ct, sizeof(ct), "Content-Type: %s", rq->ctype ? rq->ctype : "");
+        *hl = curl_slist_append(*hl, ct);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len);
+    }
+    if (rq->method != NULL && strcmp(rq->method, "HEAD") == 0)
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    else if (rq->method != NULL)
+        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, rq->method);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, *hl);
+    return c;
+}
+
+TH_FN CURLcode th_perform(CURL *c, struct th_resp *out, struct curl_slist *hl)
+{
+    CURLcode rc = curl_easy_perform(c);
+
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
+    curl_slist_free_all(hl);
+    curl_easy_cleanup(c);
+    return rc;
+}
+
+/* Do one request; asserts the transfer itself worked. */
+TH_FN void th_do(const char *base, const struct th_req *rq, struct th_resp *out)
+{
+    struct curl_slist *hl;
+    CURL *c = th_easy(base, rq, out, &hl);
+    CURLcode rc = th_perform(c, out, hl);
+
+    ck_assert_msg(rc == CURLE_OK, "%s: %s", rq->path, curl_easy_strerror(rc));
+    if (out->body == NULL)
+        out->body = calloc(1, 1);
+}
+
+TH_FN void th_get(const char *base, const char *path, struct th_resp *out)
+{
+    struct th_req rq = {.path = path};
+    th_do(base, &rq, out);
+}
+
+TH_FN void th_resp_free(struct th_resp *r)
+{
+    free(r->body);
+    r->body = NULL;
+}
+
+/* Value of response header `name` (case-insensitive) into out; 1 when present. */
+TH_FN int th_header(const struct th_resp *r, const char *name, char *out, size_t cap)
+{
+    const char *p = r->headers;
+    size_t n = strlen(name);
+
+    while (p != NULL && *p != '\0') {
+        if (strncasecmp(p, name, n) == 0 && p[n] == ':') {
+            const char *v = p + n + 1, *e;
+            while (*v == ' ')
+                v++;
+            e = strpbrk(v, "\r\n");
+            if (e == NULL)
+                e = v + strlen(v);
+            snprintf(out, cap, "%.*s", (int)(e - v), v);
+            return 1;
+        }
+        p = strchr(p, '\n');
+        if (p != NULL)
+            p++;
+    }
+    if (cap > 0)
+        out[0] = '\0';
+    return 0;
+}
+
+/* Parse the body as JSON (asserts it is JSON). */
+TH_FN cJSON *th_json(const struct th_resp *r)
+{
+    cJSON *doc = cJSON_ParseWithLength(r->body, r->len);
+
+    ck_assert_msg(doc != NULL, "body is not JSON: %.200s", r->body);
+    return doc;
+}
+
+TH_FN const char *th_str(const cJSON *obj, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Assert a problem+json answer with status and slug; returns the detail (static copy). */
+TH_FN void th_assert_problem(const struct th_resp *r, long status, const char *slug,
+                             const char *detail)
+{
+    char ct[128], rid[160], type[160], inst[200];
+    cJSON *doc;
+
+    ck_assert_int_eq(r->status, status);
+    th_header(r, "Content-Type", ct, sizeof(ct));
+    ck_assert_str_eq(ct, "application/problem+json");
+    doc = th_json(r);
+    snprintf(type, sizeof(type), "https://pt2scope.dev/problems/%s", slug);
+    ck_assert_str_eq(th_str(doc, "type"), type);
+    ck_assert_int_eq(cJSON_GetObjectItem(doc, "status")->valueint, (int)status);
+    ck_assert_ptr_nonnull(th_str(doc, "title"));
+    if (detail != NULL)
+        ck_assert_str_eq(th_str(doc, "detail"), detail);
+    ck_assert(th_header(r, "X-Request-Id", rid, sizeof(rid)));
+    snprintf(inst, sizeof(inst), "urn:request:%s", rid);
+    ck_assert_str_eq(th_str(doc, "instance"), inst);
+    cJSON_Delete(doc);
+}
+
+#endif

@@ -1,0 +1,331 @@
+/*
+ * test_http_daemon.c - the pt2scoped program itself, run as a child
+ * process: flag and environment validation (exit 2, one line on stderr),
+ * --port-file and the first log line, flags winning over variables, and
+ * SIGTERM/SIGINT draining an in-flight request before exiting 0.
+ *
+ * Skips when the daemon binary ($PT2SCOPE_BUILD/pt2scoped) is not built.
+ */
+#include "http_harness.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "pt2scope.h"
+
+struct child {
+    pid_t pid;
+    char err_path[64]; /* child's stderr */
+    char out_path[64]; /* child's stdout */
+    char port_file[64];
+    char base[64];
+};
+
+static char daemon_bin[512];
+
+/* Start pt2scoped with argv (NULL-terminated, without argv[0]) and envp. */
+static void child_spawn(struct child *c, const char *const *args, char *const envp[])
+{
+    const char *argv[32];
+    size_t i;
+    int efd, ofd;
+
+    memset(c, 0, sizeof(*c));
+    snprintf(c->err_path, sizeof(c->err_path), "/tmp/pt2d-err-XXXXXX");
+    snprintf(c->out_path, sizeof(c->out_path), "/tmp/pt2d-out-XXXXXX");
+    efd = mkstemp(c->err_path);
+    ofd = mkstemp(c->out_path);
+    ck_assert_int_ge(efd, 0);
+    ck_assert_int_ge(ofd, 0);
+    argv[0] = daemon_bin;
+    for (i = 0; args[i] != NULL && i + 2 < sizeof(argv) / sizeof(argv[0]); i++)
+        argv[i + 1] = args[i];
+    argv[i + 1] = NULL;
+    c->pid = fork();
+    ck_assert_int_ge(c->pid, 0);
+    if (c->pid == 0) {
+        dup2(efd, 2);
+        dup2(ofd, 1);
+        execve(daemon_bin, (char *const *)argv, envp);
+        _exit(127);
+    }
+    close(efd);
+    close(ofd);
+}
+
+/* Wait (bounded, ~10 s) for the child to exit; returns its exit status or -1. */
+static int child_wait(struct child *c)
+{
+    int st, i;
+
+    for (i = 0; i < 2000; i++) {
+        pid_t r = waitpid(c->pid, &st, WNOHANG);
+        if (r == c->pid)
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        th_sleep_ms(5);
+    }
+    kill(c->pid, SIGKILL);
+    waitpid(c->pid, &st, 0);
+    return -1;
+}
+
+static char *child_stderr(const struct child *c)
+{
+    char *s = (char *)tu_read_file(c->err_path, NULL);
+
+    ck_assert_ptr_nonnull(s);
+    return s;
+}
+
+static void child_cleanup(struct child *c)
+{
+    unlink(c->err_path);
+    unlink(c->out_path);
+    if (c->port_file[0] != '\0')
+        unlink(c->port_file);
+}
+
+/* Start a daemon on an ephemeral port and wait for its port file. */
+static void child_serve(struct child *c, const char *const *extra, char *const envp[])
+{
+    const char *args[32];
+    char pf[64];
+    size_t n = 0, i;
+    int tries;
+    char *txt;
+
+    snprintf(pf, sizeof(pf), "/tmp/pt2d-port-%ld-%ld", (long)getpid(), (long)time(NULL));
+    args[n++] = "--listen";
+    args[n++] = "127.0.0.1:0";
+    args[n++] = "--port-file";
+    args[n++] = pf;
+    for (i = 0; extra != NULL && extra[i] != NULL && n + 1 < 32; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    child_spawn(c, args, envp);
+    snprintf(c->port_file, sizeof(c->port_file), "%s", pf);
+    for (tries = 0; tries < 1000; tries++) {
+        txt = (char *)tu_read_file(pf, NULL);
+        if (txt != NULL) {
+            snprintf(c->base, sizeof(c->base), "http://127.0.0.1:%ld", strtol(txt, NULL, 10));
+            free(txt);
+            return;
+        }
+        th_sleep_ms(5);
+    }
+    ck_abort_msg("daemon did not write its port file");
+}
+
+static unsigned long long scrape(const char *base, const char *series)
+{
+    struct th_resp r;
+    const char *p;
+    unsigned long long v = (unsigned long long)-1;
+    size_t n = strlen(series);
+
+    th_get(base, "/metrics", &r);
+    for (p = r.body; (p = strstr(p, series)) != NULL; p += n)
+        if ((p == r.body || p[-1] == '\n') && p[n] == ' ') {
+            v = strtoull(p + n + 1, NULL, 10);
+            break;
+        }
+    th_resp_free(&r);
+    return v;
+}
+
+/* ---- validation -------------------------------------------------------- */
+
+static void assert_rejected(const char *const *args, char *const envp[], const char *line)
+{
+    struct child c;
+    char *err;
+
+    child_spawn(&c, args, envp);
+    ck_assert_int_eq(child_wait(&c), 2);
+    err = child_stderr(&c);
+    ck_assert_str_eq(err, line);
+    free(err);
+    child_cleanup(&c);
+}
+
+START_TEST(test_bad_flags_exit_2)
+{
+    char *const noenv[] = {NULL};
+    char *const badenv[] = {"PT2SCOPE_QUEUE=0", NULL};
+    const char *a1[] = {"--workers", "abc", NULL};
+    const char *a2[] = {"--bogus", NULL};
+    const char *a3[] = {"--max-upload", "12Q", NULL};
+    const char *a4[] = {"--listen", "localhost", NULL};
+    const char *a5[] = {"--model-root", "/nonexistent/pt2scope", NULL};
+    const char *a6[] = {"--cors-origin", "ftp://x", NULL};
+    const char *a7[] = {"--request-timeout", NULL};
+    const char *none[] = {NULL};
+
+    assert_rejected(a1, noenv, "pt2scoped: --workers: 'abc' is not an integer in 1..1024\n");
+    assert_rejected(a2, noenv, "pt2scoped: unknown option '--bogus' (see --help)\n");
+    assert_rejected(a3, noenv,
+                    "pt2scoped: --max-upload: '12Q' is not a size (a positive number, "
+                    "optionally with K, M, G or T)\n");
+    assert_rejected(a4, noenv,
+                    "pt2scoped: --listen: 'localhost' is not HOST:PORT (e.g. 127.0.0.1:8080 or "
+                    "[::1]:8080)\n");
+    assert_rejected(a5, noenv,
+                    "pt2scoped: --model-root: '/nonexistent/pt2scope': No such file or "
+                    "directory\n");
+    assert_rejected(a6, noenv,
+                    "pt2scoped: --cors-origin: 'ftp://x' is not an origin (* or "
+                    "http[s]://host[:port])\n");
+    assert_rejected(a7, noenv, "pt2scoped: --request-timeout needs a value\n");
+    assert_rejected(none, badenv, "pt2scoped: PT2SCOPE_QUEUE: '0' is not an integer in 1..65536\n");
+}
+END_TEST
+
+START_TEST(test_version_and_help)
+{
+    char *const noenv[] = {NULL};
+    const char *v[] = {"--version", NULL};
+    const char *h[] = {"--help", NULL};
+    struct child c;
+    char *out;
+
+    child_spawn(&c, v, noenv);
+    ck_assert_int_eq(child_wait(&c), 0);
+    out = (char *)tu_read_file(c.out_path, NULL);
+    ck_assert_str_eq(out, "pt2scoped " PT2SCOPE_VERSION " (schema 1)\n");
+    free(out);
+    child_cleanup(&c);
+
+    child_spawn(&c, h, noenv);
+    ck_assert_int_eq(child_wait(&c), 0);
+    out = (char *)tu_read_file(c.out_path, NULL);
+    ck_assert(strncmp(out, "usage: pt2scoped [OPTION...]\n", 29) == 0);
+    ck_assert(strstr(out, "  --max-upload SIZE\n") != NULL);
+    ck_assert(strstr(out, "[PT2SCOPE_MODEL_ROOT]") != NULL);
+    free(out);
+    child_cleanup(&c);
+}
+END_TEST
+
+/* ---- running ----------------------------------------------------------- */
+
+START_TEST(test_port_file_first_log_line_and_env)
+{
+    char *const env[] = {"PT2SCOPE_WORKERS=3", "PT2SCOPE_QUEUE=5",
+                         "PT2SCOPE_MODEL_ROOT=/nonexistent-ignored-because-flag-wins", NULL};
+    const char *extra[] = {"--workers", "1", "--model-root", "tests/fixtures", NULL};
+    struct child c;
+    struct th_resp r;
+    char *err, want[128], *nl;
+
+    child_serve(&c, extra, env);
+    ck_assert_uint_eq(scrape(c.base, "pt2scope_workers"), 1);
+    ck_assert_uint_eq(scrape(c.base, "pt2scope_queue_capacity"), 5);
+    th_get(c.base, "/v1/arch?path=cpu_x86_64.pt2", &r);
+    ck_assert_int_eq(r.status, 200);
+    th_resp_free(&r);
+    kill(c.pid, SIGINT);
+    ck_assert_int_eq(child_wait(&c), 0);
+    ck_assert(!tu_exists(c.port_file));
+
+    err = child_stderr(&c);
+    nl = strchr(err, '\n');
+    ck_assert_ptr_nonnull(nl);
+    *nl = '\0';
+    snprintf(want, sizeof(want), "\"msg\":\"listening on %s (workers 1, queue 5, roots 1)\"",
+             c.base);
+    ck_assert_msg(strstr(err, want) != NULL, "first line: %s", err);
+    ck_assert(strncmp(err, "{\"ts\":\"", 7) == 0);
+    free(err);
+    child_cleanup(&c);
+}
+END_TEST
+
+struct bg {
+    const char *base;
+    long status;
+    char *body;
+    pthread_t tid;
+};
+
+static void *bg_run(void *arg)
+{
+    struct bg *b = arg;
+    struct th_req rq = {.path = "/v1/arch?path=cpu_x86_64.pt2"};
+    struct curl_slist *hl;
+    struct th_resp r;
+    CURL *c = th_easy(b->base, &rq, &r, &hl);
+
+    if (th_perform(c, &r, hl) == CURLE_OK)
+        b->status = r.status;
+    b->body = r.body;
+    return NULL;
+}
+
+START_TEST(test_sigterm_drains_inflight_then_exits_0)
+{
+    char *const env[] = {NULL};
+    const char *extra[] = {
+        "--workers", "1", "--model-root", "tests/fixtures", "--debug-job-delay-ms", "500", NULL};
+    struct child c;
+    struct bg b = {0};
+    char *err;
+    int i;
+
+    child_serve(&c, extra, env);
+    b.base = c.base;
+    ck_assert_int_eq(pthread_create(&b.tid, NULL, bg_run, &b), 0);
+    for (i = 0; i < 400 && scrape(c.base, "pt2scope_workers_busy") != 1; i++)
+        th_sleep_ms(5);
+    ck_assert_int_lt(i, 400);
+    kill(c.pid, SIGTERM);
+    pthread_join(b.tid, NULL);
+    ck_assert_int_eq(b.status, 200);
+    ck_assert(b.body != NULL && strstr(b.body, "\"device_key\":\"cpu\"") != NULL);
+    free(b.body);
+    ck_assert_int_eq(child_wait(&c), 0);
+    err = child_stderr(&c);
+    ck_assert(strstr(err, "\"msg\":\"draining: no new connections, finishing requests in "
+                          "flight\"") != NULL);
+    ck_assert(strstr(err, "\"route\":\"/v1/arch\",\"path\":\"/v1/arch\",\"status\":200") != NULL);
+    ck_assert(strstr(err, "\"msg\":\"stopped\"") != NULL);
+    ck_assert(strstr(err, "still in flight") == NULL);
+    free(err);
+    child_cleanup(&c);
+}
+END_TEST
+
+static Suite *daemon_suite(void)
+{
+    Suite *s = suite_create("http_daemon");
+    TCase *tc = tcase_create("process");
+
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_bad_flags_exit_2);
+    tcase_add_test(tc, test_version_and_help);
+    tcase_add_test(tc, test_port_file_first_log_line_and_env);
+    tcase_add_test(tc, test_sigterm_drains_inflight_then_exits_0);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    char p[256];
+    int rc;
+
+    snprintf(daemon_bin, sizeof(daemon_bin), "%s/pt2scoped", tu_build_dir());
+    if (!tu_exists(daemon_bin)) {
+        tu_skip("http_daemon", "daemon binary not built");
+        return 0;
+    }
+    if (!tu_exists(tu_fixture("cpu_x86_64.pt2", p, sizeof(p)))) {
+        tu_skip("http_daemon", "tests/fixtures/*.pt2 not generated (make fixtures)");
+        return 0;
+    }
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    rc = tu_run_suite(daemon_suite());
+    curl_global_cleanup();
+    return rc;
+}

@@ -1,0 +1,152 @@
+/*
+ * test_pt2d_cache.c - LRU order, capacity, replacement, statistics, shared
+ * references outliving eviction (run under ASan to catch double frees).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pt2d_cache.h"
+#include "testutil.h"
+
+START_TEST(test_lru_eviction)
+{
+    struct pt2d_cache *c;
+    struct pt2d_cache_stats st;
+    struct pt2d_pkgref *a = pt2d_pkgref_new(NULL), *b = pt2d_pkgref_new(NULL),
+                       *d = pt2d_pkgref_new(NULL), *got;
+
+    ck_assert_int_eq(pt2d_cache_create(&c, 2, NULL), PT2_OK);
+    pt2d_cache_put(c, "a", a);
+    pt2d_cache_put(c, "b", b);
+    got = pt2d_cache_get(c, "a"); /* a is now the most recent */
+    ck_assert_ptr_eq(got, a);
+    pt2d_pkgref_release(got);
+    pt2d_cache_put(c, "d", d); /* evicts b */
+    ck_assert_ptr_null(pt2d_cache_get(c, "b"));
+    got = pt2d_cache_get(c, "a");
+    ck_assert_ptr_eq(got, a);
+    pt2d_pkgref_release(got);
+    got = pt2d_cache_get(c, "d");
+    ck_assert_ptr_eq(got, d);
+    pt2d_pkgref_release(got);
+    pt2d_cache_stats(c, &st);
+    ck_assert_uint_eq(st.hits, 3);
+    ck_assert_uint_eq(st.misses, 1);
+    ck_assert_uint_eq(st.entries, 2);
+    ck_assert_uint_eq(st.capacity, 2);
+    pt2d_pkgref_release(a);
+    pt2d_pkgref_release(b);
+    pt2d_pkgref_release(d);
+    pt2d_cache_free(c);
+}
+END_TEST
+
+START_TEST(test_replace_and_long_keys)
+{
+    struct pt2d_cache *c;
+    struct pt2d_cache_stats st;
+    struct pt2d_pkgref *a = pt2d_pkgref_new(NULL), *b = pt2d_pkgref_new(NULL), *got;
+    char longkey[PT2D_CACHE_KEY_MAX + 10];
+
+    ck_assert_int_eq(pt2d_cache_create(&c, 4, NULL), PT2_OK);
+    pt2d_cache_put(c, "k", a);
+    pt2d_cache_put(c, "k", b);
+    got = pt2d_cache_get(c, "k");
+    ck_assert_ptr_eq(got, b);
+    pt2d_pkgref_release(got);
+    memset(longkey, 'x', sizeof(longkey) - 1);
+    longkey[sizeof(longkey) - 1] = '\0';
+    pt2d_cache_put(c, longkey, a);
+    ck_assert_ptr_null(pt2d_cache_get(c, longkey));
+    pt2d_cache_stats(c, &st);
+    ck_assert_uint_eq(st.entries, 1);
+    pt2d_pkgref_release(a);
+    pt2d_pkgref_release(b);
+    pt2d_cache_free(c);
+}
+END_TEST
+
+START_TEST(test_zero_capacity_and_limits)
+{
+    struct pt2d_cache *c;
+    struct pt2_error err = {0};
+    struct pt2d_pkgref *a = pt2d_pkgref_new(NULL);
+
+    ck_assert_int_eq(pt2d_cache_create(&c, 0, NULL), PT2_OK);
+    pt2d_cache_put(c, "a", a);
+    ck_assert_ptr_null(pt2d_cache_get(c, "a"));
+    pt2d_cache_free(c);
+    pt2d_pkgref_release(a);
+    ck_assert_int_eq(pt2d_cache_create(&c, PT2D_CACHE_MAX_ENTRIES + 1, &err), PT2_ERR_INVALID);
+    ck_assert_ptr_null(c);
+    ck_assert_str_eq(err.message, "cache: 1000001 entries exceeds the limit 1000000");
+    pt2d_cache_free(NULL);
+    pt2d_pkgref_release(NULL);
+}
+END_TEST
+
+/* Many keys through a small cache: chains and the recency list stay consistent. */
+START_TEST(test_churn)
+{
+    struct pt2d_cache *c;
+    struct pt2d_cache_stats st;
+    char key[32];
+    int i;
+
+    ck_assert_int_eq(pt2d_cache_create(&c, 7, NULL), PT2_OK);
+    for (i = 0; i < 1000; i++) {
+        struct pt2d_pkgref *r = pt2d_pkgref_new(NULL), *got;
+        snprintf(key, sizeof(key), "key-%d", i % 23);
+        got = pt2d_cache_get(c, key);
+        if (got == NULL)
+            pt2d_cache_put(c, key, r);
+        pt2d_pkgref_release(got);
+        pt2d_pkgref_release(r);
+    }
+    pt2d_cache_stats(c, &st);
+    ck_assert_uint_eq(st.entries, 7);
+    ck_assert_uint_eq(st.hits + st.misses, 1000);
+    pt2d_cache_free(c);
+}
+END_TEST
+
+/* A reference handed out survives eviction and cache destruction. */
+START_TEST(test_reference_outlives_cache)
+{
+    struct pt2_error err = {0};
+    struct pt2d_cache *c;
+    struct pt2d_pkgref *r, *got;
+    pt2_package *pkg = NULL;
+    char p[256];
+
+    if (!tu_exists(tu_fixture("cpu_x86_64.pt2", p, sizeof(p)))) {
+        tu_skip("pt2d_cache", "fixture cpu_x86_64.pt2 missing");
+        return;
+    }
+    ck_assert_int_eq(pt2_package_open_path(&pkg, p, NULL, &err), PT2_OK);
+    r = pt2d_pkgref_new(pkg);
+    ck_assert_int_eq(pt2d_cache_create(&c, 1, NULL), PT2_OK);
+    pt2d_cache_put(c, "f", r);
+    pt2d_pkgref_release(r);
+    got = pt2d_cache_get(c, "f");
+    ck_assert_ptr_nonnull(got);
+    pt2d_cache_free(c);
+    ck_assert_uint_gt(pt2_package_bytes_read(pt2d_pkgref_pkg(got)), 0);
+    pt2d_pkgref_release(got);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pt2d_cache");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_lru_eviction);
+    tcase_add_test(tc, test_replace_and_long_keys);
+    tcase_add_test(tc, test_zero_capacity_and_limits);
+    tcase_add_test(tc, test_churn);
+    tcase_add_test(tc, test_reference_outlives_cache);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}

@@ -1,0 +1,317 @@
+/*
+ * test_pt2d_config.c - flags, PT2SCOPE_* variables, precedence, validation
+ * messages (they are what an operator sees on stderr), sizes, listen text.
+ */
+#include <check.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pt2d_config.h"
+#include "testutil.h"
+
+static int load(struct pt2d_config *c, char *const *argv, char *const *envp, struct pt2_error *err)
+{
+    int argc = 0;
+
+    while (argv[argc] != NULL)
+        argc++;
+    pt2d_config_defaults(c);
+    pt2_error_clear(err);
+    return pt2d_config_load(c, argc, argv, envp, err);
+}
+
+START_TEST(test_defaults)
+{
+    struct pt2d_config c;
+
+    pt2d_config_defaults(&c);
+    ck_assert_str_eq(c.host, "127.0.0.1");
+    ck_assert_uint_eq(c.port, 8080);
+    ck_assert_uint_eq(c.queue, 64);
+    ck_assert_uint_ge(c.workers, 2);
+    ck_assert_uint_le(c.workers, 64);
+    ck_assert_uint_eq(c.max_upload, 16ull << 30);
+    ck_assert_uint_eq(c.request_timeout, 60);
+    ck_assert_uint_eq(c.cache_entries, 256);
+    ck_assert_uint_eq(c.n_roots, 0);
+    ck_assert_uint_eq(c.n_origins, 0);
+    ck_assert_str_eq(c.port_file, "");
+}
+END_TEST
+
+START_TEST(test_flags_both_forms)
+{
+    char *const argv[] = {"pt2scoped",
+                          "--listen=[::1]:0",
+                          "--workers",
+                          "3",
+                          "--queue=7",
+                          "--max-upload",
+                          "512M",
+                          "--request-timeout",
+                          "5",
+                          "--cors-origin",
+                          "https://a.example,http://b.example:8080",
+                          "--cors-origin",
+                          "*",
+                          "--model-root",
+                          "tests",
+                          "--model-root=.",
+                          "--port-file",
+                          "/tmp/p",
+                          "--cache-entries",
+                          "0",
+                          NULL};
+    struct pt2d_config c;
+    struct pt2_error err;
+    char cwd[PATH_MAX], tests[PATH_MAX];
+
+    ck_assert_int_eq(load(&c, argv, NULL, &err), PT2_OK);
+    ck_assert_int_eq(c.action, PT2D_RUN);
+    ck_assert_str_eq(c.host, "::1");
+    ck_assert_uint_eq(c.port, 0);
+    ck_assert_uint_eq(c.workers, 3);
+    ck_assert_uint_eq(c.queue, 7);
+    ck_assert_uint_eq(c.max_upload, 512ull << 20);
+    ck_assert_uint_eq(c.request_timeout, 5);
+    ck_assert_uint_eq(c.n_origins, 3);
+    ck_assert_str_eq(c.origins[0], "https://a.example");
+    ck_assert_str_eq(c.origins[1], "http://b.example:8080");
+    ck_assert_str_eq(c.origins[2], "*");
+    ck_assert_uint_eq(c.n_roots, 2);
+    ck_assert_ptr_nonnull(realpath("tests", tests));
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    ck_assert_str_eq(c.roots[0], tests);
+    ck_assert_str_eq(c.roots[1], cwd);
+    ck_assert_str_eq(c.port_file, "/tmp/p");
+    ck_assert_uint_eq(c.cache_entries, 0);
+}
+END_TEST
+
+START_TEST(test_env_and_precedence)
+{
+    char *const envp[] = {"PT2SCOPE_WORKERS=9",
+                          "PT2SCOPE_QUEUE=11",
+                          "PT2SCOPE_MODEL_ROOT=tests:service",
+                          "PT2SCOPE_LISTEN=0.0.0.0:9000",
+                          "PT2SCOPE_CORS_ORIGIN=https://x.example,",
+                          "OTHER=1",
+                          "PT2SCOPE_MAX_UPLOAD=1024",
+                          NULL};
+    char *const none[] = {"pt2scoped", NULL};
+    char *const flags[] = {"pt2scoped", "--workers", "2", "--model-root", "tests", NULL};
+    struct pt2d_config c;
+    struct pt2_error err;
+
+    ck_assert_int_eq(load(&c, none, envp, &err), PT2_OK);
+    ck_assert_uint_eq(c.workers, 9);
+    ck_assert_uint_eq(c.queue, 11);
+    ck_assert_uint_eq(c.n_roots, 2);
+    ck_assert_str_eq(c.host, "0.0.0.0");
+    ck_assert_uint_eq(c.port, 9000);
+    ck_assert_uint_eq(c.n_origins, 1);
+    ck_assert_uint_eq(c.max_upload, 1024);
+    /* A flag wins; a repeatable flag replaces the whole list. */
+    ck_assert_int_eq(load(&c, flags, envp, &err), PT2_OK);
+    ck_assert_uint_eq(c.workers, 2);
+    ck_assert_uint_eq(c.queue, 11);
+    ck_assert_uint_eq(c.n_roots, 1);
+}
+END_TEST
+
+START_TEST(test_flag_hides_invalid_env)
+{
+    char *const envp[] = {"PT2SCOPE_WORKERS=lots", NULL};
+    char *const flags[] = {"pt2scoped", "--workers", "4", NULL};
+    char *const none[] = {"pt2scoped", NULL};
+    struct pt2d_config c;
+    struct pt2_error err;
+
+    ck_assert_int_eq(load(&c, flags, envp, &err), PT2_OK);
+    ck_assert_uint_eq(c.workers, 4);
+    ck_assert_int_eq(load(&c, none, envp, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "PT2SCOPE_WORKERS: 'lots' is not an integer in 1..1024");
+}
+END_TEST
+
+START_TEST(test_invalid_values)
+{
+    static const struct {
+        const char *flag, *value, *message;
+    } cases[] = {
+        {"--workers", "0", "--workers: '0' is not an integer in 1..1024"},
+        {"--workers", "1025", "--workers: '1025' is not an integer in 1..1024"},
+        {"--workers", "-1", "--workers: '-1' is not an integer in 1..1024"},
+        {"--workers", "3x", "--workers: '3x' is not an integer in 1..1024"},
+        {"--queue", "99999999999999999999",
+         "--queue: '99999999999999999999' is not an integer "
+         "in 1..65536"},
+        {"--request-timeout", " 5", "--request-timeout: ' 5' is not an integer in 1..86400"},
+        {"--request-timeout", "0", "--request-timeout: '0' is not an integer in 1..86400"},
+        {"--max-upload", "0",
+         "--max-upload: '0' is not a size (a positive number, optionally "
+         "with K, M, G or T)"},
+        {"--max-upload", "16X",
+         "--max-upload: '16X' is not a size (a positive number, "
+         "optionally with K, M, G or T)"},
+        {"--max-upload", "99999999999T",
+         "--max-upload: '99999999999T' is not a size (a positive "
+         "number, optionally with K, M, G or T)"},
+        {"--listen", "::1:80",
+         "--listen: '::1:80' is not HOST:PORT (e.g. 127.0.0.1:8080 or "
+         "[::1]:8080)"},
+        {"--listen", "127.0.0.1:65536",
+         "--listen: '127.0.0.1:65536' is not HOST:PORT (e.g. "
+         "127.0.0.1:8080 or [::1]:8080)"},
+        {"--listen", ":80",
+         "--listen: ':80' is not HOST:PORT (e.g. 127.0.0.1:8080 or "
+         "[::1]:8080)"},
+        {"--model-root", "Makefile", "--model-root: 'Makefile' is not a directory"},
+        {"--spool-dir", "/nonexistent-spool",
+         "--spool-dir: '/nonexistent-spool': No such file "
+         "or directory"},
+        {"--cors-origin", "https://a.example/path",
+         "--cors-origin: 'https://a.example/path' is "
+         "not an origin (* or http[s]://host[:port])"},
+        {"--port-file", "", "--port-file: bad file name ''"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *const argv[] = {"pt2scoped", (char *)cases[i].flag, (char *)cases[i].value, NULL};
+        struct pt2d_config c;
+        struct pt2_error err;
+
+        ck_assert_int_eq(load(&c, argv, NULL, &err), PT2_ERR_INVALID);
+        ck_assert_str_eq(err.message, cases[i].message);
+    }
+}
+END_TEST
+
+START_TEST(test_unknown_and_missing)
+{
+    char *const a[] = {"pt2scoped", "--nope", NULL};
+    char *const b[] = {"pt2scoped", "--queue", NULL};
+    char *const c1[] = {"pt2scoped", "positional", NULL};
+    char *const h[] = {"pt2scoped", "--workers", "2", "--help", NULL};
+    char *const v[] = {"pt2scoped", "--version", NULL};
+    struct pt2d_config c;
+    struct pt2_error err;
+
+    ck_assert_int_eq(load(&c, a, NULL, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "unknown option '--nope' (see --help)");
+    ck_assert_int_eq(load(&c, b, NULL, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "--queue needs a value");
+    ck_assert_int_eq(load(&c, c1, NULL, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "unknown option 'positional' (see --help)");
+    ck_assert_int_eq(load(&c, h, NULL, &err), PT2_OK);
+    ck_assert_int_eq(c.action, PT2D_SHOW_HELP);
+    ck_assert_int_eq(load(&c, v, NULL, &err), PT2_OK);
+    ck_assert_int_eq(c.action, PT2D_SHOW_VERSION);
+}
+END_TEST
+
+START_TEST(test_too_many_roots)
+{
+    char *argv[40];
+    struct pt2d_config c;
+    struct pt2_error err;
+    int i, n = 0;
+
+    argv[n++] = "pt2scoped";
+    for (i = 0; i < 17; i++) {
+        argv[n++] = "--model-root";
+        argv[n++] = "tests";
+    }
+    argv[n] = NULL;
+    ck_assert_int_eq(load(&c, argv, NULL, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "--model-root: more than 16 model roots");
+}
+END_TEST
+
+START_TEST(test_sizes)
+{
+    struct pt2_error err = {0};
+    uint64_t v;
+
+    ck_assert_int_eq(pt2d_config_parse_size("16G", &v, &err), PT2_OK);
+    ck_assert_uint_eq(v, 17179869184ull);
+    ck_assert_int_eq(pt2d_config_parse_size("512M", &v, &err), PT2_OK);
+    ck_assert_uint_eq(v, 536870912ull);
+    ck_assert_int_eq(pt2d_config_parse_size("1024", &v, &err), PT2_OK);
+    ck_assert_uint_eq(v, 1024);
+    ck_assert_int_eq(pt2d_config_parse_size("64k", &v, &err), PT2_OK);
+    ck_assert_uint_eq(v, 65536);
+    ck_assert_int_eq(pt2d_config_parse_size("2GiB", &v, &err), PT2_OK);
+    ck_assert_uint_eq(v, 2147483648ull);
+    ck_assert_int_eq(pt2d_config_parse_size("1TB", &v, &err), PT2_OK);
+    ck_assert_uint_eq(v, 1099511627776ull);
+    ck_assert_int_eq(pt2d_config_parse_size("1.5G", &v, &err), PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2d_config_parse_size("G", &v, &err), PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2d_config_parse_size("-1", &v, &err), PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2d_config_parse_size("16777216T", &v, &err), PT2_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(test_listen_forms)
+{
+    struct pt2_error err = {0};
+    char host[64];
+    uint16_t port;
+
+    ck_assert_int_eq(pt2d_config_parse_listen("[::1]:8080", host, sizeof(host), &port, &err),
+                     PT2_OK);
+    ck_assert_str_eq(host, "::1");
+    ck_assert_uint_eq(port, 8080);
+    ck_assert_int_eq(pt2d_config_parse_listen("localhost:0", host, sizeof(host), &port, &err),
+                     PT2_OK);
+    ck_assert_str_eq(host, "localhost");
+    ck_assert_uint_eq(port, 0);
+    ck_assert_int_eq(pt2d_config_parse_listen("[::1]8080", host, sizeof(host), &port, &err),
+                     PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2d_config_parse_listen("[]:80", host, sizeof(host), &port, &err),
+                     PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2d_config_parse_listen("a:", host, sizeof(host), &port, &err),
+                     PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2d_config_parse_listen("averyveryverylonghostname:1", host, 8, &port, &err),
+                     PT2_ERR_INVALID);
+}
+END_TEST
+
+START_TEST(test_usage_lists_every_flag)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+
+    pt2d_config_usage(f);
+    fclose(f);
+    ck_assert(strstr(text, "  --listen HOST:PORT\n") != NULL);
+    ck_assert(strstr(text, "  --cors-origin ORIGIN\n") != NULL);
+    ck_assert(strstr(text, "[PT2SCOPE_REQUEST_TIMEOUT]") != NULL);
+    ck_assert(strstr(text, "  --spool-dir DIR\n") != NULL);
+    free(text);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pt2d_config");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_flags_both_forms);
+    tcase_add_test(tc, test_env_and_precedence);
+    tcase_add_test(tc, test_flag_hides_invalid_env);
+    tcase_add_test(tc, test_invalid_values);
+    tcase_add_test(tc, test_unknown_and_missing);
+    tcase_add_test(tc, test_too_many_roots);
+    tcase_add_test(tc, test_sizes);
+    tcase_add_test(tc, test_listen_forms);
+    tcase_add_test(tc, test_usage_lists_every_flag);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}

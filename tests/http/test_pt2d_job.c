@@ -1,0 +1,201 @@
+/*
+ * test_pt2d_job.c - inspection jobs without HTTP: path and upload inputs,
+ * the ETag and 304, cache hits and bypass, each endpoint's document and
+ * the problems for bad input.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pt2d_job.h"
+#include "pt2d_sha256.h"
+#include "testutil.h"
+
+static char root[4096];
+static const char *roots[1];
+static struct pt2d_cache *cache;
+static struct pt2d_job_env env;
+static struct pt2d_options opts;
+static struct pt2d_reply reply;
+
+static void setup(void)
+{
+    ck_assert_ptr_nonnull(realpath("tests/fixtures", root));
+    roots[0] = root;
+    ck_assert_int_eq(pt2d_cache_create(&cache, 8, NULL), PT2_OK);
+    env.roots = roots;
+    env.n_roots = 1;
+    env.cache = cache;
+    env.metrics = NULL;
+    env.delay_ms = 0;
+    pt2d_options_init(&opts);
+    pt2d_reply_init(&reply);
+}
+
+static void teardown(void)
+{
+    pt2d_options_free(&opts);
+    pt2d_reply_free(&reply);
+    pt2d_cache_free(cache);
+}
+
+static void run(enum pt2d_route route, int fd, const char *inm, int nocache)
+{
+    struct pt2d_job job;
+
+    memset(&job, 0, sizeof(job));
+    job.env = &env;
+    job.route = route;
+    job.opts = &opts;
+    job.upload_fd = fd;
+    job.if_none_match = inm;
+    job.nocache = nocache;
+    job.request_id = "rid";
+    job.reply = &reply;
+    pt2d_reply_free(&reply);
+    pt2d_reply_init(&reply);
+    pt2d_job_run(&job);
+}
+
+static const char *body(void)
+{
+    return reply.body != NULL ? reply.body : "";
+}
+
+START_TEST(test_path_inspect_and_304)
+{
+    char etag[PT2D_ETAG_MAX];
+    struct pt2d_cache_stats st;
+    cJSON *doc;
+
+    pt2d_options_add_query(&opts, "path", "cpu_x86_64.pt2", NULL);
+    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    ck_assert_uint_eq(reply.status, 200);
+    ck_assert_str_eq(reply.content_type, "application/json");
+    ck_assert_int_eq(reply.body[reply.len - 1], '\n');
+    doc = cJSON_Parse(body());
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "compatibility")), 0);
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "package"), "name")->valuestring,
+                     "cpu_x86_64.pt2");
+    cJSON_Delete(doc);
+    snprintf(etag, sizeof(etag), "%s", reply.etag);
+    ck_assert_uint_eq(strlen(etag), 34);
+
+    run(PT2D_ROUTE_INSPECT, -1, etag, 0);
+    ck_assert_uint_eq(reply.status, 304);
+    ck_assert_ptr_null(reply.body);
+    ck_assert_str_eq(reply.etag, etag);
+
+    run(PT2D_ROUTE_ARCH, -1, etag, 0); /* another endpoint, another tag */
+    ck_assert_uint_eq(reply.status, 200);
+    ck_assert_str_ne(reply.etag, etag);
+    pt2d_cache_stats(cache, &st);
+    ck_assert_uint_eq(st.misses, 1);
+    ck_assert_uint_eq(st.hits, 1);
+}
+END_TEST
+
+START_TEST(test_upload_digest_keys_and_bypass)
+{
+    char p[256], etag1[PT2D_ETAG_MAX];
+    struct pt2d_cache_stats st;
+    int fd = open(tu_fixture("cpu_x86_64.pt2", p, sizeof(p)), O_RDONLY);
+
+    ck_assert_int_ge(fd, 0);
+    run(PT2D_ROUTE_METADATA, fd, NULL, 1);
+    ck_assert_uint_eq(reply.status, 200);
+    snprintf(etag1, sizeof(etag1), "%s", reply.etag);
+    pt2d_cache_stats(cache, &st);
+    ck_assert_uint_eq(st.hits + st.misses + st.entries, 0); /* bypassed entirely */
+
+    /* Same bytes, same (zero) digest: same tag whether cached or not. */
+    run(PT2D_ROUTE_METADATA, fd, NULL, 0);
+    ck_assert_str_eq(reply.etag, etag1);
+    pt2d_cache_stats(cache, &st);
+    ck_assert_uint_eq(st.entries, 1);
+    close(fd);
+}
+END_TEST
+
+START_TEST(test_validate)
+{
+    pt2d_options_add_query(&opts, "path", "cuda_sm90a_v8.pt2", NULL);
+    run(PT2D_ROUTE_VALIDATE, -1, NULL, 0);
+    ck_assert_uint_eq(reply.status, 400);
+    ck_assert_str_eq(reply.content_type, "application/problem+json");
+    ck_assert(strstr(body(), "\"detail\":\"inputs are required, e.g. {\\\"x\\\": [8, 3, 512, "
+                             "512]}\"") != NULL);
+    ck_assert_str_eq(reply.etag, "");
+    pt2d_options_add_query(&opts, "input", "image=1,3,512,512", NULL);
+    pt2d_options_add_query(&opts, "input", "scale=1", NULL);
+    run(PT2D_ROUTE_VALIDATE, -1, NULL, 0);
+    ck_assert_uint_eq(reply.status, 200);
+    ck_assert_str_eq(body(), "{\"valid\":true}\n");
+}
+END_TEST
+
+START_TEST(test_problems)
+{
+    pt2d_options_add_query(&opts, "path", "broken_not_zip.pt2", NULL);
+    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    ck_assert_uint_eq(reply.status, 422);
+    ck_assert(strstr(body(), "\"type\":\"https://pt2scope.dev/problems/not-a-zip\"") != NULL);
+    ck_assert(strstr(body(), "\"instance\":\"urn:request:rid\"") != NULL);
+    pt2d_options_free(&opts);
+    pt2d_options_init(&opts);
+    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    ck_assert_uint_eq(reply.status, 400);
+    pt2d_options_add_query(&opts, "path", "../x.pt2", NULL);
+    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    ck_assert_uint_eq(reply.status, 403);
+}
+END_TEST
+
+START_TEST(test_compat_targets_in_document)
+{
+    cJSON *doc, *c;
+
+    pt2d_options_add_query(&opts, "path", "cuda_sm90a_v8.pt2", NULL);
+    pt2d_options_add_query(&opts, "target", "9.0", NULL);
+    pt2d_options_add_query(&opts, "target", "gfx90a", NULL);
+    pt2d_options_finish(&opts);
+    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    ck_assert_uint_eq(reply.status, 200);
+    doc = cJSON_Parse(body());
+    c = cJSON_GetObjectItem(doc, "compatibility");
+    ck_assert_int_eq(cJSON_GetArraySize(c), 2);
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 0), "verdict")->valuestring,
+                     "compatible");
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 1), "verdict")->valuestring,
+                     "incompatible");
+    ck_assert_str_eq(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 1), "device"), "gfx")
+            ->valuestring,
+        "gfx90a");
+    cJSON_Delete(doc);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pt2d_job");
+    TCase *tc = tcase_create("core");
+    char p[256];
+
+    if (!tu_exists(tu_fixture("cuda_sm90a_v8.pt2", p, sizeof(p)))) {
+        tu_skip("pt2d_job", "tests/fixtures/*.pt2 not generated");
+        return 0;
+    }
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_path_inspect_and_304);
+    tcase_add_test(tc, test_upload_digest_keys_and_bypass);
+    tcase_add_test(tc, test_validate);
+    tcase_add_test(tc, test_problems);
+    tcase_add_test(tc, test_compat_targets_in_document);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}

@@ -1,0 +1,170 @@
+/*
+ * test_pt2d_log.c - JSON-lines access and event records, escaping and caps.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+#include "pt2d_log.h"
+#include "testutil.h"
+
+static char *capture(void (*fn)(FILE *))
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+
+    fn(f);
+    fclose(f);
+    return text;
+}
+
+static void write_access(FILE *f)
+{
+    struct pt2d_access_record r = {"id-1", "POST", "/v1/inspect", "/v1/inspect\"\n\x01", 413,
+                                   250,    1.5,    "127.0.0.1",   "client-abort"};
+
+    pt2d_log_access(f, &r);
+}
+
+START_TEST(test_access_line)
+{
+    char *t = capture(write_access);
+    cJSON *doc;
+    char *nl = strchr(t, '\n');
+
+    ck_assert_ptr_nonnull(nl);
+    ck_assert_str_eq(nl, "\n"); /* exactly one line */
+    ck_assert(strstr(t, ",\"id\":\"id-1\",\"method\":\"POST\",\"route\":\"/v1/inspect\","
+                        "\"path\":\"/v1/inspect\\\"\\u000a\\u0001\",\"status\":413,"
+                        "\"bytes\":250,\"duration_ms\":1.500,\"remote\":\"127.0.0.1\","
+                        "\"error\":\"client-abort\"}\n") != NULL);
+    doc = cJSON_Parse(t);
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_uint_eq(strlen(cJSON_GetObjectItem(doc, "ts")->valuestring), 24);
+    cJSON_Delete(doc);
+    free(t);
+}
+END_TEST
+
+static void write_event(FILE *f)
+{
+    pt2d_log_event(f, "info", "listening on %s", "http://127.0.0.1:1");
+}
+
+START_TEST(test_event_line)
+{
+    char *t = capture(write_event);
+
+    ck_assert(strncmp(t, "{\"ts\":\"", 7) == 0);
+    ck_assert(strstr(t, "\",\"level\":\"info\",\"msg\":\"listening on http://127.0.0.1:1\"}\n") !=
+              NULL);
+    free(t);
+}
+END_TEST
+
+START_TEST(test_string_truncation)
+{
+    struct pt2d_buf b;
+
+    pt2d_buf_init(&b, 64);
+    ck_assert_int_eq(pt2d_log_json_string(&b, "abcdef", 3), PT2_OK);
+    ck_assert_str_eq(pt2d_buf_str(&b), "\"abc\"");
+    pt2d_buf_reset(&b);
+    ck_assert_int_eq(pt2d_log_json_string(&b, NULL, 3), PT2_OK);
+    ck_assert_str_eq(pt2d_buf_str(&b), "\"\"");
+    pt2d_buf_free(&b);
+}
+END_TEST
+
+START_TEST(test_utc_formatting)
+{
+    static const struct {
+        long long sec;
+        long nsec;
+        const char *want;
+    } cases[] = {
+        {0, 0, "\"1970-01-01T00:00:00.000Z\""},
+        {-1, 0, "\"1969-12-31T23:59:59.000Z\""},
+        {951782400, 5000000, "\"2000-02-29T00:00:00.005Z\""},
+        {1709251199, 999999999, "\"2024-02-29T23:59:59.999Z\""},
+        {4102444800, 0, "\"2100-01-01T00:00:00.000Z\""},
+        {4107542400, 0, "\"2100-03-01T00:00:00.000Z\""},
+    };
+    struct pt2d_buf b;
+    size_t i;
+
+    pt2d_buf_init(&b, 64);
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct timespec ts = {(time_t)cases[i].sec, cases[i].nsec};
+        pt2d_buf_reset(&b);
+        ck_assert_int_eq(pt2d_log_format_time(&b, &ts), PT2_OK);
+        ck_assert_str_eq(pt2d_buf_str(&b), cases[i].want);
+    }
+    pt2d_buf_free(&b);
+}
+END_TEST
+
+/* Agrees with gmtime_r over four centuries of days. */
+START_TEST(test_utc_matches_gmtime)
+{
+    struct pt2d_buf b;
+    long long t;
+
+    pt2d_buf_init(&b, 64);
+    for (t = -2208988800LL; t < 10413792000LL; t += 86400LL * 7 + 3601) {
+        struct timespec ts = {(time_t)t, 0};
+        struct tm tm;
+        char want[64];
+
+        gmtime_r(&ts.tv_sec, &tm);
+        snprintf(want, sizeof(want), "\"%04d-%02d-%02dT%02d:%02d:%02d.000Z\"", tm.tm_year + 1900,
+                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        pt2d_buf_reset(&b);
+        pt2d_log_format_time(&b, &ts);
+        ck_assert_str_eq(pt2d_buf_str(&b), want);
+    }
+    pt2d_buf_free(&b);
+}
+END_TEST
+
+static void write_huge(FILE *f)
+{
+    char *big = malloc(20000);
+    struct pt2d_access_record r = {0};
+
+    memset(big, 'p', 19999);
+    big[19999] = '\0';
+    r.id = big; /* ids are capped at 128 characters in the line */
+    r.path = big;
+    pt2d_log_access(f, &r);
+    free(big);
+}
+
+START_TEST(test_caps_keep_lines_bounded)
+{
+    char *t = capture(write_huge);
+
+    ck_assert_uint_lt(strlen(t), 1400);
+    ck_assert_int_eq(t[strlen(t) - 1], '\n');
+    free(t);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pt2d_log");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_access_line);
+    tcase_add_test(tc, test_event_line);
+    tcase_add_test(tc, test_string_truncation);
+    tcase_add_test(tc, test_utc_formatting);
+    tcase_add_test(tc, test_utc_matches_gmtime);
+    tcase_add_test(tc, test_caps_keep_lines_bounded);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}

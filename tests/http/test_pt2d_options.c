@@ -1,0 +1,297 @@
+/*
+ * test_pt2d_options.c - query arguments and JSON bodies into request
+ * options: targets, driver, view, inputs in all three spellings, caps,
+ * malformed input, and the fingerprint that feeds the ETag.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2d_options.h"
+#include "testutil.h"
+
+static struct pt2d_options o;
+static struct pt2_error err;
+
+static void setup(void)
+{
+    pt2d_options_init(&o);
+    pt2_error_clear(&err);
+}
+
+static void teardown(void)
+{
+    pt2d_options_free(&o);
+}
+
+static char *inputs_text(void)
+{
+    return cJSON_PrintUnformatted(o.inputs);
+}
+
+START_TEST(test_query_basics)
+{
+    ck_assert_int_eq(pt2d_options_add_query(&o, "path", "a/b.pt2", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "target", "H100", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "target", "8.0", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "driver", "12.4", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "view", "oip", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "nocache", NULL, &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "unknown", "x", &err), PT2_OK);
+    pt2d_options_finish(&o);
+    ck_assert(o.has_path);
+    ck_assert_str_eq(o.path, "a/b.pt2");
+    ck_assert_uint_eq(o.n_targets, 2);
+    ck_assert_str_eq(o.targets[0].text, "H100");
+    ck_assert_int_eq(o.targets[0].dev.cc_major, 9);
+    ck_assert_int_eq(o.targets[0].dev.cc_minor, 0);
+    ck_assert_int_eq(o.targets[1].dev.cc_major, 8);
+    ck_assert_int_eq(o.driver_version, 12040);
+    ck_assert_int_eq(o.targets[0].dev.driver_cuda_version, 12040);
+    ck_assert_int_eq(o.targets[1].dev.driver_cuda_version, 12040);
+    ck_assert_uint_eq(o.json_flags, PT2_JSON_OIP);
+    ck_assert_int_eq(o.nocache, 1);
+}
+END_TEST
+
+START_TEST(test_nocache_values)
+{
+    pt2d_options_add_query(&o, "nocache", "0", &err);
+    ck_assert_int_eq(o.nocache, 0);
+    pt2d_options_add_query(&o, "nocache", "false", &err);
+    ck_assert_int_eq(o.nocache, 0);
+    pt2d_options_add_query(&o, "nocache", "1", &err);
+    ck_assert_int_eq(o.nocache, 1);
+}
+END_TEST
+
+START_TEST(test_query_errors)
+{
+    char t[100];
+
+    ck_assert_int_eq(pt2d_options_add_query(&o, "view", "x", &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "view 'x' is not 'default' or 'oip'");
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "target", "", &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "target '' is empty or too long");
+    pt2_error_clear(&err);
+    memset(t, 'a', 99);
+    t[99] = '\0';
+    ck_assert_int_eq(pt2d_options_add_query(&o, "target", t, &err), PT2_ERR_INVALID);
+    pt2_error_clear(&err);
+    ck_assert_int_eq(
+        pt2d_options_add_query(&o, "driver", "123456789012345678901234567890123", &err),
+        PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "driver version is longer than 32 bytes");
+    pt2_error_clear(&err);
+    pt2d_options_add_query(&o, "path", "a", &err);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "path", "b", &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "path given more than once");
+}
+END_TEST
+
+START_TEST(test_target_cap)
+{
+    int i;
+
+    for (i = 0; i < PT2D_MAX_TARGETS; i++)
+        ck_assert_int_eq(pt2d_options_add_query(&o, "target", "9.0", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "target", "9.0", &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "at most 16 targets per request");
+}
+END_TEST
+
+START_TEST(test_inputs_spec_and_json)
+{
+    char *s;
+
+    ck_assert_int_eq(pt2d_options_add_query(&o, "input", "x=8,3,512,512", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "input", "y=-1", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "inputs", "{\"z\": [1, 2]} ", &err), PT2_OK);
+    s = inputs_text();
+    ck_assert_str_eq(s, "{\"x\":[8,3,512,512],\"y\":[-1],\"z\":[1,2]}");
+    free(s);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "input", "x=1", &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "input 'x' given more than once");
+}
+END_TEST
+
+START_TEST(test_inputs_scalar_and_empty)
+{
+    char *s;
+
+    ck_assert_int_eq(pt2d_options_add_query(&o, "input", "s=", &err), PT2_OK);
+    s = inputs_text();
+    ck_assert_str_eq(s, "{\"s\":[]}");
+    free(s);
+}
+END_TEST
+
+START_TEST(test_inputs_malformed)
+{
+    static const struct {
+        const char *key, *value, *message;
+    } cases[] = {
+        {"input", "x", "input 'x' is not NAME=D0,D1,... (e.g. x=8,3,512,512)"},
+        {"input", "=1,2", "input '=1,2' is not NAME=D0,D1,... (e.g. x=8,3,512,512)"},
+        {"input", "x=1,,2", "input 'x': bad dimension list '1,,2'"},
+        {"input", "x=1,2,", "input 'x': trailing comma"},
+        {"input", "x=1.5", "input 'x': bad dimension list '1.5'"},
+        {"input", "x=99999999999999999999",
+         "input 'x': bad dimension list "
+         "'99999999999999999999'"},
+        {"input", "x=-2", "input 'x' dimension 0 is not an integer >= -1"},
+        {"inputs", "[1]", "inputs must be an object like {\"x\": [8, 3, 512, 512]}"},
+        {"inputs", "{\"x\": 3}", "input 'x' must be an array of integers"},
+        {"inputs", "{\"x\": [1.5]}", "input 'x' dimension 0 is not an integer >= -1"},
+        {"inputs", "{\"x\": [\"B\"]}", "input 'x' dimension 0 is not an integer >= -1"},
+        {"inputs", "{\"x\": [1e300]}", "input 'x' dimension 0 is not an integer >= -1"},
+        {"inputs", "{\"x\": [1]} junk", "inputs is not valid JSON"},
+        {"inputs", "{", "inputs is not valid JSON"},
+        {"inputs", "{\"\": [1]}", "input names must be 1..256 characters"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pt2d_options_free(&o);
+        pt2d_options_init(&o);
+        pt2_error_clear(&err);
+        ck_assert_int_eq(pt2d_options_add_query(&o, cases[i].key, cases[i].value, &err),
+                         PT2_ERR_INVALID);
+        ck_assert_str_eq(err.message, cases[i].message);
+    }
+}
+END_TEST
+
+START_TEST(test_inputs_caps)
+{
+    char spec[1024];
+    size_t n = 0;
+    int i;
+
+    n += (size_t)snprintf(spec, sizeof(spec), "x=");
+    for (i = 0; i < PT2D_MAX_DIMS + 1; i++)
+        n += (size_t)snprintf(spec + n, sizeof(spec) - n, "%s1", i ? "," : "");
+    ck_assert_int_eq(pt2d_options_add_query(&o, "input", spec, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "input 'x' has more than 64 dimensions");
+    pt2_error_clear(&err);
+    for (i = 0; i < PT2D_MAX_INPUTS; i++) {
+        snprintf(spec, sizeof(spec), "in%d=1", i);
+        ck_assert_int_eq(pt2d_options_add_query(&o, "input", spec, &err), PT2_OK);
+    }
+    ck_assert_int_eq(pt2d_options_add_query(&o, "input", "last=1", &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "more than 256 inputs");
+}
+END_TEST
+
+START_TEST(test_json_body)
+{
+    const char *body =
+        "{\"path\":\"m.pt2\",\"inputs\":{\"x\":[8,3]},\"target\":[\"H100\",\"gfx90a\"],"
+        "\"driver\":\"12040\",\"view\":\"oip\",\"extra\":{\"ignored\":true}}  \n";
+    char *s;
+
+    ck_assert_int_eq(pt2d_options_add_json(&o, body, strlen(body), &err), PT2_OK);
+    pt2d_options_finish(&o);
+    ck_assert_str_eq(o.path, "m.pt2");
+    ck_assert_uint_eq(o.n_targets, 2);
+    ck_assert_str_eq(o.targets[1].dev.gfx, "gfx90a");
+    ck_assert_int_eq(o.driver_version, 12040);
+    ck_assert_uint_eq(o.json_flags, PT2_JSON_OIP);
+    s = inputs_text();
+    ck_assert_str_eq(s, "{\"x\":[8,3]}");
+    free(s);
+}
+END_TEST
+
+START_TEST(test_json_body_errors)
+{
+    static const struct {
+        const char *body, *message;
+    } cases[] = {
+        {"", "request body is not valid JSON"},
+        {"[]", "request body must be a JSON object"},
+        {"{\"path\": 1}", "path must be a string"},
+        {"{\"target\": 9}", "target must be a string or an array"},
+        {"{\"targets\": [9]}", "targets must hold strings"},
+        {"{\"inputs\": []}", "inputs must be an object like {\"x\": [8, 3, 512, 512]}"},
+        {"{} {}", "request body is not valid JSON"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pt2d_options_free(&o);
+        pt2d_options_init(&o);
+        pt2_error_clear(&err);
+        ck_assert_int_eq(pt2d_options_add_json(&o, cases[i].body, strlen(cases[i].body), &err),
+                         PT2_ERR_INVALID);
+        ck_assert_str_eq(err.message, cases[i].message);
+    }
+}
+END_TEST
+
+/* Deep nesting is refused by cJSON's limit, never a stack overflow. */
+START_TEST(test_json_body_deep_nesting)
+{
+    size_t n = 200000, i;
+    char *b = malloc(n);
+
+    for (i = 0; i < n / 2; i++)
+        b[i] = '[';
+    for (; i < n; i++)
+        b[i] = ']';
+    ck_assert_int_eq(pt2d_options_add_json(&o, b, n, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "request body is not valid JSON");
+    free(b);
+}
+END_TEST
+
+START_TEST(test_json_body_too_large)
+{
+    ck_assert_int_eq(pt2d_options_add_json(&o, "{}", PT2D_JSON_BODY_MAX + 1, &err),
+                     PT2_ERR_TOO_LARGE);
+    ck_assert_str_eq(err.message, "JSON body exceeds 1048576 bytes");
+}
+END_TEST
+
+START_TEST(test_fingerprint)
+{
+    struct pt2d_buf b;
+
+    pt2d_buf_init(&b, 4096);
+    pt2d_options_add_query(&o, "target", "H100", &err);
+    pt2d_options_add_query(&o, "target", "8.0", &err);
+    pt2d_options_add_query(&o, "driver", "12.4", &err);
+    pt2d_options_add_query(&o, "input", "x=1,2", &err);
+    pt2d_options_add_query(&o, "path", "not-part-of-it", &err);
+    pt2d_options_add_query(&o, "nocache", "1", &err);
+    ck_assert_int_eq(pt2d_options_fingerprint(&o, &b), PT2_OK);
+    ck_assert_str_eq(pt2d_buf_str(&b),
+                     "flags=0;driver=12040;targets=4:H100,3:8.0,;inputs={\"x\":[1,2]}");
+    pt2d_buf_free(&b);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pt2d_options");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_query_basics);
+    tcase_add_test(tc, test_nocache_values);
+    tcase_add_test(tc, test_query_errors);
+    tcase_add_test(tc, test_target_cap);
+    tcase_add_test(tc, test_inputs_spec_and_json);
+    tcase_add_test(tc, test_inputs_scalar_and_empty);
+    tcase_add_test(tc, test_inputs_malformed);
+    tcase_add_test(tc, test_inputs_caps);
+    tcase_add_test(tc, test_json_body);
+    tcase_add_test(tc, test_json_body_errors);
+    tcase_add_test(tc, test_json_body_deep_nesting);
+    tcase_add_test(tc, test_json_body_too_large);
+    tcase_add_test(tc, test_fingerprint);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}

@@ -1,0 +1,79 @@
+/*
+ * test_pt2d_problem.c - the status -> problem table and the document.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2d_problem.h"
+#include "testutil.h"
+
+START_TEST(test_table)
+{
+    static const struct {
+        int code;
+        unsigned status;
+        const char *slug;
+    } want[] = {
+        {PT2_ERR_NOT_ZIP, 422, "not-a-zip"},
+        {PT2_ERR_TRUNCATED, 422, "truncated"},
+        {PT2_ERR_ENTRY, 422, "truncated"},
+        {PT2_ERR_FORMAT, 422, "truncated"},
+        {PT2_ERR_NOT_PT2, 422, "not-a-pt2"},
+        {PT2_ERR_METADATA, 422, "metadata-invalid"},
+        {PT2_ERR_TOO_LARGE, 413, "too-large"},
+        {PT2_ERR_INVALID, 400, "bad-request"},
+        {PT2_ERR_NOT_FOUND, 404, "not-found"},
+        {PT2D_ERR_NO_ROUTE, 404, "not-found"},
+        {PT2D_ERR_OUTSIDE_ROOT, 403, "outside-root"},
+        {PT2D_ERR_OVERLOADED, 503, "overloaded"},
+        {PT2D_ERR_METHOD, 405, "method-not-allowed"},
+        {PT2D_ERR_MEDIA_TYPE, 415, "unsupported-media-type"},
+        {PT2_ERR_NOMEM, 500, "internal"},
+        {PT2_ERR_IO, 500, "internal"},
+        {PT2_ERR_UNSUPPORTED, 500, "internal"},
+        {PT2_ERR_INTERNAL, 500, "internal"},
+        {12345, 500, "internal"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        const struct pt2d_problem_type *t = pt2d_problem_lookup(want[i].code);
+        ck_assert_uint_eq(t->status, want[i].status);
+        ck_assert_str_eq(t->slug, want[i].slug);
+        ck_assert_ptr_nonnull(t->title);
+    }
+    /* One title per type, whichever code maps to it. */
+    ck_assert_str_eq(pt2d_problem_lookup(PT2_ERR_ENTRY)->title,
+                     pt2d_problem_lookup(PT2_ERR_TRUNCATED)->title);
+}
+END_TEST
+
+START_TEST(test_document)
+{
+    size_t len;
+    char *s = pt2d_problem_json(PT2D_ERR_OUTSIDE_ROOT, "path 'x' \"quoted\"", "abc", &len);
+
+    ck_assert_str_eq(s,
+                     "{\"type\":\"https://pt2scope.dev/problems/outside-root\","
+                     "\"title\":\"The path is outside every model root\",\"status\":403,"
+                     "\"detail\":\"path 'x' \\\"quoted\\\"\",\"instance\":\"urn:request:abc\"}\n");
+    ck_assert_uint_eq(len, strlen(s));
+    free(s);
+    s = pt2d_problem_json(PT2_ERR_NOMEM, NULL, NULL, &len);
+    ck_assert_str_eq(s, "{\"type\":\"https://pt2scope.dev/problems/internal\","
+                        "\"title\":\"Internal server error\",\"status\":500}\n");
+    free(s);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pt2d_problem");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_table);
+    tcase_add_test(tc, test_document);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}

@@ -1,0 +1,64 @@
+/*
+ * test_pt2d_reply.c - reply bodies: JSON, problems (with Retry-After for
+ * overload), text, adoption.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2d_problem.h"
+#include "pt2d_reply.h"
+#include "testutil.h"
+
+START_TEST(test_json_and_text)
+{
+    struct pt2d_reply r;
+    cJSON *doc = cJSON_CreateObject();
+
+    pt2d_reply_init(&r);
+    cJSON_AddBoolToObject(doc, "valid", 1);
+    ck_assert_int_eq(pt2d_reply_json(&r, 200, doc), PT2_OK);
+    ck_assert_uint_eq(r.status, 200);
+    ck_assert_str_eq(r.content_type, "application/json");
+    ck_assert_str_eq(r.body, "{\"valid\":true}\n");
+    ck_assert_uint_eq(r.len, 15);
+    ck_assert_int_eq(pt2d_reply_text(&r, 503, "text/plain", "draining\n"), PT2_OK);
+    ck_assert_str_eq(r.body, "draining\n");
+    ck_assert_uint_eq(r.len, 9);
+    pt2d_reply_take(&r, 304, NULL, NULL, 0);
+    ck_assert_ptr_null(r.body);
+    pt2d_reply_free(&r);
+    pt2d_reply_free(NULL);
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(test_problem_reply)
+{
+    struct pt2d_reply r;
+
+    pt2d_reply_init(&r);
+    snprintf(r.etag, sizeof(r.etag), "\"x\"");
+    ck_assert_int_eq(pt2d_reply_problem(&r, PT2D_ERR_OVERLOADED, "busy", "id9"), PT2_OK);
+    ck_assert_uint_eq(r.status, 503);
+    ck_assert_uint_eq(r.retry_after, 1);
+    ck_assert_str_eq(r.etag, "");
+    ck_assert_str_eq(r.content_type, "application/problem+json");
+    ck_assert_str_eq(r.body, "{\"type\":\"https://pt2scope.dev/problems/overloaded\",\"title\":"
+                             "\"The server is overloaded; retry later\",\"status\":503,"
+                             "\"detail\":\"busy\",\"instance\":\"urn:request:id9\"}\n");
+    pt2d_reply_free(&r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pt2d_reply");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_json_and_text);
+    tcase_add_test(tc, test_problem_reply);
+    suite_add_tcase(s, tc);
+    return tu_run_suite(s);
+}
