@@ -10,12 +10,19 @@
 
 /* Exit codes are an interface for pipelines. */
 enum cli_exit {
-    CLI_OK = 0,        /* inspected / compatible / valid */
-    CLI_NEGATIVE = 1,  /* incompatible / invalid */
-    CLI_ERROR = 2      /* unreadable package or usage error */
+    CLI_OK = 0,       /* inspected / compatible / valid */
+    CLI_NEGATIVE = 1, /* incompatible / invalid */
+    CLI_ERROR = 2     /* unreadable package or usage error */
 };
 
-/* Print the inspection document for a terminal. */
+/* Replace control bytes in `s` with '?' (in place; NULL is fine). */
+void cli_defang(char *s);
+
+/* Replace control characters in every key and string of `doc` (in place)
+ * before text output: package contents must never drive the terminal. */
+void cli_sanitize(cJSON *doc);
+
+/* Print the inspection document for a terminal (sanitize it first). */
 void cli_render_inspect(FILE *f, const cJSON *doc);
 
 #endif

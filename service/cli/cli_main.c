@@ -153,10 +153,12 @@ static int cmd_inspect(const struct cli_args *a)
         rc = fail(a->file, err.message);
         goto cleanup;
     }
-    if (a->json)
-        print_json(doc);
-    else
+    if (a->json) {
+        print_json(doc); /* JSON escapes control characters itself */
+    } else {
+        cli_sanitize(doc);
         cli_render_inspect(stdout, doc);
+    }
 cleanup:
     cJSON_Delete(doc);
     pt2_package_free(pkg);
@@ -173,7 +175,10 @@ static void report(cJSON *arr, const char *target, const struct pt2_verdict_resu
         cJSON_AddStringToObject(o, "reason", r->reason);
         cJSON_AddItemToArray(arr, o);
     } else {
-        printf("%s: %s: %s\n", target, pt2_verdict_name(r->verdict), r->reason);
+        char reason[sizeof(r->reason)];
+        snprintf(reason, sizeof(reason), "%s", r->reason);
+        cli_defang(reason);
+        printf("%s: %s: %s\n", target, pt2_verdict_name(r->verdict), reason);
     }
 }
 
@@ -225,8 +230,10 @@ static int check_node(const struct cli_args *a, pt2_package *pkg, int driver, cJ
         }
         if (r.verdict != PT2_COMPATIBLE) {
             r.verdict = PT2_INCOMPATIBLE;
-            snprintf(r.reason, sizeof(r.reason), "package has GPU code but this node has no "
-                     "usable GPU: %s", g->reason);
+            snprintf(r.reason, sizeof(r.reason),
+                     "package has GPU code but this node has no "
+                     "usable GPU: %s",
+                     g->reason);
         }
         report(arr, "gpu", &r);
         if (r.verdict == PT2_INCOMPATIBLE)
@@ -254,11 +261,13 @@ static int cmd_check(const struct cli_args *a)
 {
     pt2_package *pkg = NULL;
     struct pt2_error err = {0};
-    cJSON *arr = a->json ? cJSON_CreateArray() : NULL;
+    cJSON *arr = NULL;
     int rc, worst = 0, driver = 0;
 
     if (a->driver != NULL && pt2_driver_version_parse(a->driver, &driver, &err) != PT2_OK)
         return fail("--driver", err.message);
+    if (a->json && (arr = cJSON_CreateArray()) == NULL)
+        return fail("check", "out of memory");
     rc = open_pkg(a->file, &pkg);
     if (rc != CLI_OK)
         goto cleanup;
@@ -440,6 +449,7 @@ static int cmd_validate(const struct cli_args *a)
         print_json(o);
         cJSON_Delete(o);
     } else {
+        cli_defang(msg);
         printf("%s\n", msg == NULL ? "valid" : msg);
     }
     rc = msg == NULL ? CLI_OK : CLI_NEGATIVE;
@@ -460,8 +470,7 @@ static int cmd_gpus(const struct cli_args *a)
 
     if (g == NULL)
         return fail("gpus", "out of memory");
-    if (pt2_cuda_probe(a->libcuda, g, &err) != PT2_OK ||
-        pt2_cpu_probe(&cpu, &err) != PT2_OK) {
+    if (pt2_cuda_probe(a->libcuda, g, &err) != PT2_OK || pt2_cpu_probe(&cpu, &err) != PT2_OK) {
         rc = fail("gpus", err.message);
         goto cleanup;
     }

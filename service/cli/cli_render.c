@@ -85,6 +85,27 @@ static void render_kernels(FILE *f, const cJSON *arr)
     }
 }
 
+/* Replace control bytes with '?': package contents must never drive the terminal. */
+void cli_defang(char *s)
+{
+    for (; s != NULL && *s != '\0'; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
+void cli_sanitize(cJSON *node)
+{
+    cJSON *it;
+
+    for (it = node; it != NULL; it = it->next) {
+        cli_defang(it->string);
+        if (cJSON_IsString(it))
+            cli_defang(it->valuestring);
+        if (it->child != NULL)
+            cli_sanitize(it->child);
+    }
+}
+
 void cli_render_inspect(FILE *f, const cJSON *doc)
 {
     const cJSON *pkg = cJSON_GetObjectItemCaseSensitive(doc, "package");

@@ -42,7 +42,14 @@
 #define JSON_CAP_DEFAULT (1024u * 1024u) /* one small JSON entry */
 #define CPP_TAIL_MAX (64u * 1024u)       /* end of the wrapper .cpp: the compile command */
 #define WARNINGS_MAX 64u
-#define EPROGS_MAX 64u
+#define EPROGS_MAX 16u
+/*
+ * Package-wide retention budgets. Each entry is capped on its own, but a small
+ * hostile zip can hold hundreds of capped entries; what the package keeps in
+ * memory (and every cached copy of it in the daemon) is bounded here.
+ */
+#define RETAINED_JSON_MAX (8u * 1024u * 1024u) /* AOTI maps + user metadata, source bytes */
+#define RETAINED_TENSORS_MAX 8192u             /* tensor specs over all documents */
 
 static const char AOTI_DIR[] = "data/aotinductor/";
 
@@ -51,7 +58,9 @@ struct pkg_model {
     cJSON *aoti;                   /* AOTI metadata map, or NULL */
     char aoti_entry[PT2_PATH_MAX]; /* the entry it came from */
     int aoti_rank;                 /* 2 wrapper_metadata, 1 other *_metadata.json */
-    char cpp_entry[PT2_PATH_MAX];  /* wrapper .cpp (for the compile command) */
+    struct pt2_error aoti_err;     /* best-ranked failure, reported only if it outranks aoti */
+    int aoti_err_rank;
+    char cpp_entry[PT2_PATH_MAX]; /* wrapper .cpp (for the compile command) */
     struct pt2_cpu_isa isa;
     size_t files;
 };
@@ -75,12 +84,17 @@ struct pt2_package {
     struct pt2_meta_user user;
     int has_user;
     char user_entry[PT2_PATH_MAX];
+    struct pt2_error user_err; /* best-ranked failure, see settle_meta_errors() */
+    int user_err_rank;
 
     struct pkg_eprog *eprogs;
     size_t neprogs;
 
     /* A metadata error is deferred to the calls that need metadata. */
     struct pt2_error meta_err;
+
+    uint64_t retained_json; /* against RETAINED_JSON_MAX */
+    size_t retained_tensors;
 
     char warnings[WARNINGS_MAX][PT2_ERROR_MSG_MAX];
     size_t nwarnings;
@@ -108,7 +122,22 @@ static void add_warning(struct pt2_package *pkg, const char *msg)
         snprintf(pkg->warnings[pkg->nwarnings++], PT2_ERROR_MSG_MAX, "%s", msg);
 }
 
-/* Model directory name of `rel` ("data/aotinductor/<m>/..."), or NULL. */
+/* Errors that end the whole inspection rather than one document. */
+static int is_fatal(int rc)
+{
+    return rc == PT2_ERR_NOMEM || rc == PT2_ERR_IO;
+}
+
+/* Keep `e` in `slot` if it outranks what is there (the best candidate's error matters). */
+static void keep_error(struct pt2_error *slot, int *slot_rank, const struct pt2_error *e, int rank)
+{
+    if (slot->code == PT2_OK || rank > *slot_rank) {
+        *slot = *e;
+        *slot_rank = rank;
+    }
+}
+
+/* Model directory name of `rel` ("data/aotinductor/<m>/..."), or 0. */
 static int model_of(const char *rel, char *out, size_t len)
 {
     const char *p, *slash;
@@ -168,6 +197,21 @@ static int is_binary_entry(const char *rel)
     return 0;
 }
 
+/* Reserve `bytes` of retained JSON; 0 (with a warning) when over budget. */
+static int retain_json(struct pt2_package *pkg, const char *rel, uint64_t bytes)
+{
+    char msg[PT2_ERROR_MSG_MAX];
+
+    if (pkg->retained_json + bytes <= RETAINED_JSON_MAX) {
+        pkg->retained_json += bytes;
+        return 1;
+    }
+    snprintf(msg, sizeof(msg), "%s: skipped, the package's metadata exceeds %u bytes in total", rel,
+             RETAINED_JSON_MAX);
+    add_warning(pkg, msg);
+    return 0;
+}
+
 /* ---- the walk ----------------------------------------------------------- */
 
 static int scan_binary(struct pt2_package *pkg, pt2_zip *z, size_t i, const char *rel,
@@ -184,19 +228,13 @@ static int scan_binary(struct pt2_package *pkg, pt2_zip *z, size_t i, const char
         rc = pt2_binary_scan(rd, rel, &pkg->kernels, &pkg->hosts, &recognized, &local);
     }
     pt2_zip_entry_free(e);
-    if (rc == PT2_ERR_NOMEM || rc == PT2_ERR_IO)
+    if (is_fatal(rc))
         return pt2_error_copy(err, &local);
     if (rc == PT2_ERR_TOO_LARGE && pkg->kernels.n >= PT2_KERNELS_MAX)
         return pt2_error_copy(err, &local);
     if (rc != PT2_OK)
         add_warning(pkg, local.message);
     return PT2_OK;
-}
-
-static int read_json_entry(pt2_zip *z, size_t i, size_t cap, char **buf, size_t *len,
-                           struct pt2_error *err)
-{
-    return pt2_zip_read_small(z, i, cap, buf, len, err);
 }
 
 static int load_aoti_meta(struct pt2_package *pkg, struct pkg_model *m, pt2_zip *z, size_t i,
@@ -207,26 +245,34 @@ static int load_aoti_meta(struct pt2_package *pkg, struct pkg_model *m, pt2_zip 
     size_t len = 0;
     cJSON *map = NULL;
     struct pt2_error local = {0};
-    int rc;
+    int rc = PT2_OK;
 
     /* torch's load_metadata_from_package takes the wrapper's copy first. */
     if (m->aoti != NULL && m->aoti_rank >= rank)
         return PT2_OK;
-    rc = read_json_entry(z, i, cap, &buf, &len, &local);
+    if (!retain_json(pkg, rel, pt2_zip_entry_size(z, i)))
+        return PT2_OK;
+    rc = pt2_zip_read_small(z, i, cap, &buf, &len, &local);
     if (rc == PT2_OK)
         rc = pt2_meta_parse_aoti(buf, len, rel, &map, &local);
-    free(buf);
     if (rc != PT2_OK) {
-        if (rc == PT2_ERR_NOMEM || rc == PT2_ERR_IO)
-            return pt2_error_copy(err, &local);
-        pt2_error_copy(&pkg->meta_err, &local);
-        return PT2_OK;
+        if (is_fatal(rc)) {
+            pt2_error_copy(err, &local);
+            goto cleanup;
+        }
+        keep_error(&m->aoti_err, &m->aoti_err_rank, &local, rank);
+        rc = PT2_OK;
+        goto cleanup;
     }
     cJSON_Delete(m->aoti);
     m->aoti = map;
+    map = NULL;
     m->aoti_rank = rank;
     snprintf(m->aoti_entry, sizeof(m->aoti_entry), "%s", rel);
-    return PT2_OK;
+cleanup:
+    cJSON_Delete(map);
+    free(buf);
+    return rc;
 }
 
 /* Where a model_metadata.json sits decides which one wins: extra/ first. */
@@ -239,82 +285,112 @@ static int user_meta_rank(const char *rel)
     return 1;
 }
 
+static int retain_tensors(struct pt2_package *pkg, const char *rel, size_t n)
+{
+    char msg[PT2_ERROR_MSG_MAX];
+
+    if (pkg->retained_tensors + n <= RETAINED_TENSORS_MAX) {
+        pkg->retained_tensors += n;
+        return 1;
+    }
+    snprintf(msg, sizeof(msg), "%s: skipped, the package declares more than %u tensors in total",
+             rel, RETAINED_TENSORS_MAX);
+    add_warning(pkg, msg);
+    return 0;
+}
+
 static int load_user_meta(struct pt2_package *pkg, pt2_zip *z, size_t i, const char *rel,
                           size_t cap, struct pt2_error *err)
 {
+    int rank = user_meta_rank(rel);
     char *buf = NULL;
     size_t len = 0;
     struct pt2_meta_user u;
     struct pt2_error local = {0};
-    int rc;
+    int rc = PT2_OK;
 
-    if (pkg->has_user && user_meta_rank(pkg->user_entry) >= user_meta_rank(rel))
-        return PT2_OK;
     memset(&u, 0, sizeof(u));
-    rc = read_json_entry(z, i, cap, &buf, &len, &local);
+    if (pkg->has_user && user_meta_rank(pkg->user_entry) >= rank)
+        return PT2_OK;
+    if (!retain_json(pkg, rel, pt2_zip_entry_size(z, i)))
+        return PT2_OK;
+    rc = pt2_zip_read_small(z, i, cap, &buf, &len, &local);
     if (rc == PT2_OK)
         rc = pt2_meta_parse_user(buf, len, rel, &u, &local);
-    free(buf);
     if (rc != PT2_OK) {
-        pt2_meta_user_free(&u);
-        if (rc == PT2_ERR_NOMEM || rc == PT2_ERR_IO)
-            return pt2_error_copy(err, &local);
-        pt2_error_copy(&pkg->meta_err, &local);
-        return PT2_OK;
+        if (is_fatal(rc)) {
+            pt2_error_copy(err, &local);
+            goto cleanup;
+        }
+        keep_error(&pkg->user_err, &pkg->user_err_rank, &local, rank);
+        rc = PT2_OK;
+        goto cleanup;
     }
+    if (!retain_tensors(pkg, rel, u.inputs.n + u.outputs.n))
+        goto cleanup;
     if (pkg->has_user)
         pt2_meta_user_free(&pkg->user);
     pkg->user = u;
+    memset(&u, 0, sizeof(u));
     pkg->has_user = 1;
     snprintf(pkg->user_entry, sizeof(pkg->user_entry), "%s", rel);
-    return PT2_OK;
+cleanup:
+    pt2_meta_user_free(&u);
+    free(buf);
+    return rc;
 }
 
 static int load_eprog(struct pt2_package *pkg, pt2_zip *z, size_t i, const char *rel, size_t cap,
                       struct pt2_error *err)
 {
-    char *buf = NULL;
+    char *buf = NULL, msg[PT2_ERROR_MSG_MAX];
     size_t len = 0;
     struct pkg_eprog ep, *nv;
     struct pt2_error local = {0};
     const char *b = base_name(rel);
-    int rc;
+    int rc = PT2_OK;
 
-    if (pkg->neprogs >= EPROGS_MAX)
-        return PT2_OK;
-    if (pt2_zip_entry_size(z, i) > cap) {
-        char msg[PT2_ERROR_MSG_MAX];
-        snprintf(msg, sizeof(msg),
-                 "%s: %llu bytes, over the %zu-byte cap; exported-program I/O "
-                 "not read",
-                 rel, (unsigned long long)pt2_zip_entry_size(z, i), cap);
+    memset(&ep, 0, sizeof(ep));
+    if (pkg->neprogs >= EPROGS_MAX) {
+        snprintf(msg, sizeof(msg), "%s: skipped, more than %u exported programs", rel, EPROGS_MAX);
         add_warning(pkg, msg);
         return PT2_OK;
     }
-    memset(&ep, 0, sizeof(ep));
-    snprintf(ep.name, sizeof(ep.name), "%.*s", (int)(strlen(b) - 5), b);
-    snprintf(ep.entry, sizeof(ep.entry), "%s", rel);
-    rc = read_json_entry(z, i, cap, &buf, &len, &local);
-    if (rc == PT2_OK)
-        rc = pt2_eprog_parse(buf, len, rel, &ep.inputs, &ep.outputs, &local);
-    free(buf);
-    if (rc != PT2_OK) {
-        pt2_tensor_list_free(&ep.inputs);
-        pt2_tensor_list_free(&ep.outputs);
-        if (rc == PT2_ERR_NOMEM || rc == PT2_ERR_IO)
-            return pt2_error_copy(err, &local);
-        pt2_error_copy(&pkg->meta_err, &local);
+    if (pt2_zip_entry_size(z, i) > cap) {
+        snprintf(msg, sizeof(msg),
+                 "%s: %llu bytes, over the %zu-byte cap; exported-program I/O not read", rel,
+                 (unsigned long long)pt2_zip_entry_size(z, i), cap);
+        add_warning(pkg, msg);
         return PT2_OK;
     }
+    snprintf(ep.name, sizeof(ep.name), "%.*s", (int)(strlen(b) - 5), b);
+    snprintf(ep.entry, sizeof(ep.entry), "%s", rel);
+    rc = pt2_zip_read_small(z, i, cap, &buf, &len, &local);
+    if (rc == PT2_OK)
+        rc = pt2_eprog_parse(buf, len, rel, &ep.inputs, &ep.outputs, &local);
+    if (rc != PT2_OK) {
+        if (is_fatal(rc))
+            pt2_error_copy(err, &local);
+        else
+            pt2_error_copy(&pkg->meta_err, &local);
+        rc = is_fatal(rc) ? rc : PT2_OK;
+        goto cleanup;
+    }
+    if (!retain_tensors(pkg, rel, ep.inputs.n + ep.outputs.n))
+        goto cleanup;
     nv = realloc(pkg->eprogs, (pkg->neprogs + 1) * sizeof(*nv));
     if (nv == NULL) {
-        pt2_tensor_list_free(&ep.inputs);
-        pt2_tensor_list_free(&ep.outputs);
-        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+        rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+        goto cleanup;
     }
     pkg->eprogs = nv;
     pkg->eprogs[pkg->neprogs++] = ep;
-    return PT2_OK;
+    memset(&ep, 0, sizeof(ep));
+cleanup:
+    pt2_tensor_list_free(&ep.inputs);
+    pt2_tensor_list_free(&ep.outputs);
+    free(buf);
+    return rc;
 }
 
 /* AOTI_CPU_ISA when recorded, else the `// Compile cmd` at the end of the .cpp. */
@@ -324,35 +400,36 @@ static int load_isa(struct pt2_package *pkg, struct pkg_model *m, pt2_zip *z, st
     char *tail = NULL;
     size_t len = 0, idx;
     struct pt2_error local = {0};
+    struct pt2_cpu_isa cmd;
     int rc;
 
-    if (cJSON_IsString(v) && v->valuestring[0] != '\0') {
+    if (cJSON_IsString(v) && v->valuestring[0] != '\0')
         pt2_isa_from_metadata(v->valuestring, &m->isa);
-        /* The compile command still tells the exact -m flags; merge them in. */
-    }
     if (m->cpp_entry[0] == '\0' || pt2_zip_find(z, m->cpp_entry, &idx) != PT2_OK)
         return PT2_OK;
     rc = pt2_zip_read_tail(z, idx, CPP_TAIL_MAX, &tail, &len, &local);
     if (rc != PT2_OK) {
-        free(tail);
-        if (rc == PT2_ERR_NOMEM || rc == PT2_ERR_IO)
-            return pt2_error_copy(err, &local);
-        add_warning(pkg, local.message);
-        return PT2_OK;
+        if (is_fatal(rc))
+            pt2_error_copy(err, &local);
+        else
+            add_warning(pkg, local.message);
+        rc = is_fatal(rc) ? rc : PT2_OK;
+        goto cleanup;
     }
     if (m->isa.source[0] == '\0') {
         pt2_isa_from_compile_cmd(tail, len, &m->isa);
-    } else {
-        struct pt2_cpu_isa cmd;
-        memset(&cmd, 0, sizeof(cmd));
-        if (pt2_isa_from_compile_cmd(tail, len, &cmd) == PT2_OK && cmd.source[0] != '\0') {
-            snprintf(m->isa.march, sizeof(m->isa.march), "%s", cmd.march);
-            m->isa.nflags = cmd.nflags;
-            memcpy(m->isa.flags, cmd.flags, sizeof(cmd.flags));
-        }
+        goto cleanup;
     }
+    /* The metadata names the ISA; the compile command still tells the exact flags. */
+    memset(&cmd, 0, sizeof(cmd));
+    if (pt2_isa_from_compile_cmd(tail, len, &cmd) == PT2_OK && cmd.source[0] != '\0') {
+        snprintf(m->isa.march, sizeof(m->isa.march), "%s", cmd.march);
+        m->isa.nflags = cmd.nflags;
+        memcpy(m->isa.flags, cmd.flags, sizeof(cmd.flags));
+    }
+cleanup:
     free(tail);
-    return PT2_OK;
+    return rc;
 }
 
 /* The wrapper .cpp: prefer "*.wrapper.cpp"; else the last .cpp (torch's loader rule). */
@@ -363,44 +440,63 @@ static void note_cpp(struct pkg_model *m, const char *rel)
     snprintf(m->cpp_entry, sizeof(m->cpp_entry), "%s", rel);
 }
 
+/*
+ * A metadata failure counts only when no better-ranked document of the same
+ * kind parsed: a broken extra_files/ copy does not hide a good extra/ one,
+ * whatever the entry order.
+ */
+static void settle_meta_errors(struct pt2_package *pkg)
+{
+    int user_rank = pkg->has_user ? user_meta_rank(pkg->user_entry) : 0;
+
+    if (pkg->user_err.code != PT2_OK && pkg->user_err_rank > user_rank)
+        pt2_error_copy(&pkg->meta_err, &pkg->user_err);
+    for (size_t i = 0; i < pkg->nmodels; i++) {
+        const struct pkg_model *m = &pkg->models[i];
+        int have = m->aoti != NULL ? m->aoti_rank : 0;
+        if (m->aoti_err.code != PT2_OK && m->aoti_err_rank > have)
+            pt2_error_copy(&pkg->meta_err, &m->aoti_err);
+    }
+}
+
 static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_error *err)
 {
     size_t n = pt2_zip_count(z);
     char mname[PT2_NAME_MAX];
     int rc = PT2_OK;
 
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && rc == PT2_OK; i++) {
         const char *rel = pt2_zip_relname(z, i);
+        const char *b;
         struct pkg_model *m = NULL;
 
         if (rel == NULL)
             continue;
-        if (model_of(rel, mname, sizeof(mname))) {
+        b = base_name(rel);
+        if (strcmp(b, "model_metadata.json") == 0) {
+            /* wherever it sits: extra/, extra_files/, or a model directory */
+            rc = load_user_meta(pkg, z, i, rel, cap, err);
+        } else if (model_of(rel, mname, sizeof(mname))) {
             rc = add_model(pkg, mname, &m, err);
             if (rc != PT2_OK)
-                return rc;
+                break;
             m->files++;
-            if (has_suffix(rel, "metadata.json") && strcmp(base_name(rel), "model_metadata.json"))
+            if (has_suffix(rel, "metadata.json"))
                 rc = load_aoti_meta(pkg, m, z, i, rel, cap, err);
             else if (has_suffix(rel, ".cpp"))
                 note_cpp(m, rel);
             else if (is_binary_entry(rel))
                 rc = scan_binary(pkg, z, i, rel, err);
-        } else if (strcmp(base_name(rel), "model_metadata.json") == 0) {
-            rc = load_user_meta(pkg, z, i, rel, cap, err);
         } else if (strncmp(rel, "models/", 7) == 0 && has_suffix(rel, ".json") &&
                    strchr(rel + 7, '/') == NULL) {
             rc = load_eprog(pkg, z, i, rel, cap, err);
         }
-        if (rc != PT2_OK)
-            return rc;
     }
-    for (size_t i = 0; i < pkg->nmodels; i++) {
+    for (size_t i = 0; i < pkg->nmodels && rc == PT2_OK; i++)
         rc = load_isa(pkg, &pkg->models[i], z, err);
-        if (rc != PT2_OK)
-            return rc;
-    }
-    return PT2_OK;
+    if (rc == PT2_OK)
+        settle_meta_errors(pkg);
+    return rc;
 }
 
 static int open_common(pt2_package **out, pt2_zip *z, const char *name,
@@ -699,8 +795,8 @@ int pt2_package_check_device(const pt2_package *pkg, const struct pt2_device *de
         if (!have || verdict_rank(r.verdict) > verdict_rank(out->verdict)) {
             out->verdict = r.verdict;
             if (pkg->nmodels > 1)
-                snprintf(out->reason, sizeof(out->reason), "model '%.100s': %.400s", pkg->models[m].name,
-                         r.reason);
+                snprintf(out->reason, sizeof(out->reason), "model '%.100s': %.400s",
+                         pkg->models[m].name, r.reason);
             else
                 snprintf(out->reason, sizeof(out->reason), "%s", r.reason);
             have = 1;

@@ -269,17 +269,72 @@ static cJSON *isa_json(struct jb *b, const struct pt2_cpu_isa *isa)
     return o;
 }
 
-/* Append `s` to a JSON string array unless present. */
-static void add_unique(struct jb *b, cJSON *arr, const char *s)
-{
-    const cJSON *it;
+/* Which kernels a target list collects. */
+enum target_set { TARGETS_CUDA, TARGETS_AMD, TARGETS_ANY };
 
-    cJSON_ArrayForEach(it, arr)
-    {
-        if (cJSON_IsString(it) && strcmp(it->valuestring, s) == 0)
-            return;
+#define TARGETS_LIST_MAX 1024 /* distinct targets listed per array */
+
+struct tname {
+    char name[64];
+    size_t first; /* index of the first kernel with this target */
+};
+
+static int tname_by_name(const void *a, const void *b)
+{
+    const struct tname *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c != 0 ? c : (x->first < y->first ? -1 : x->first > y->first);
+}
+
+static int tname_by_first(const void *a, const void *b)
+{
+    const struct tname *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int in_set(const struct pt2_kernel *k, enum target_set set)
+{
+    if (k->kind == PT2_KERNEL_SASS && k->has_code == 0)
+        return 0; /* device-link stubs hold no kernels */
+    if (set == TARGETS_CUDA)
+        return k->kind == PT2_KERNEL_SASS || k->kind == PT2_KERNEL_PTX;
+    if (set == TARGETS_AMD)
+        return k->kind == PT2_KERNEL_HSACO;
+    return 1;
+}
+
+/*
+ * Append the distinct targets of the kernels (optionally only those under
+ * `dir`) to `arr`, in first-seen order. Sorting keeps this O(n log n): a
+ * package can list tens of thousands of kernels.
+ */
+static void add_targets(struct jb *b, cJSON *arr, const struct pt2_kernel_list *ks, const char *dir,
+                        enum target_set set)
+{
+    struct tname *t;
+    size_t n = 0, u = 0, dlen = dir != NULL ? strlen(dir) : 0;
+
+    if (arr == NULL || ks->n == 0)
+        return;
+    t = malloc(ks->n * sizeof(*t));
+    if (t == NULL) {
+        b->failed = 1;
+        return;
     }
-    jadd(b, arr, NULL, cJSON_CreateString(s));
+    for (size_t i = 0; i < ks->n; i++) {
+        if (!in_set(&ks->v[i], set) || (dir != NULL && strncmp(ks->v[i].source, dir, dlen)))
+            continue;
+        pt2_kernel_target_name(&ks->v[i], t[n].name, sizeof(t[n].name));
+        t[n++].first = i;
+    }
+    qsort(t, n, sizeof(*t), tname_by_name);
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || strcmp(t[u - 1].name, t[i].name) != 0)
+            t[u++] = t[i];
+    qsort(t, u, sizeof(*t), tname_by_first);
+    for (size_t i = 0; i < u && i < TARGETS_LIST_MAX; i++)
+        jadd(b, arr, NULL, cJSON_CreateString(t[i].name));
+    free(t);
 }
 
 /* "90" / "100" / "8.6" from AOTI_COMPUTE_CAPABILITY into major/minor. */
@@ -357,16 +412,8 @@ static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err
 
     cuda = jadd(&b, o, "cuda_targets", cJSON_CreateArray());
     amd = jadd(&b, o, "amd_targets", cJSON_CreateArray());
-    for (size_t i = 0; cuda != NULL && amd != NULL && i < ks->n; i++) {
-        const struct pt2_kernel *k = &ks->v[i];
-        if (k->kind == PT2_KERNEL_SASS && k->has_code == 0)
-            continue;
-        pt2_kernel_target_name(k, buf, sizeof(buf));
-        if (k->kind == PT2_KERNEL_SASS || k->kind == PT2_KERNEL_PTX)
-            add_unique(&b, cuda, buf);
-        else if (k->kind == PT2_KERNEL_HSACO)
-            add_unique(&b, amd, buf);
-    }
+    add_targets(&b, cuda, ks, NULL, TARGETS_CUDA);
+    add_targets(&b, amd, ks, NULL, TARGETS_AMD);
     arr = jadd(&b, o, "kernels", cJSON_CreateArray());
     for (size_t i = 0; arr != NULL && i < ks->n; i++)
         jadd(&b, arr, NULL, kernel_json(&b, &ks->v[i]));
@@ -473,7 +520,6 @@ static cJSON *models_json(struct jb *b, const pt2_package *pkg)
 {
     cJSON *arr = cJSON_CreateArray();
     const struct pt2_kernel_list *ks = pt2_package_kernels(pkg);
-    char buf[128];
 
     if (arr == NULL) {
         b->failed = 1;
@@ -497,15 +543,10 @@ static cJSON *models_json(struct jb *b, const pt2_package *pkg)
         jstr(b, o, "aoti_metadata_source", entry, 1);
         jdup(b, o, "aoti_metadata", aoti);
         targets = jadd(b, o, "targets", cJSON_CreateArray());
-        for (size_t i = 0; targets != NULL && i < ks->n; i++) {
-            const struct pt2_kernel *k = &ks->v[i];
-            if (strncmp(k->source, dir, strlen(dir)) != 0)
-                continue;
-            nk++;
-            if (k->kind == PT2_KERNEL_SASS && k->has_code == 0)
-                continue;
-            add_unique(b, targets, pt2_kernel_target_name(k, buf, sizeof(buf)));
-        }
+        for (size_t i = 0; i < ks->n; i++)
+            if (strncmp(ks->v[i].source, dir, strlen(dir)) == 0)
+                nk++;
+        add_targets(b, targets, ks, dir, TARGETS_ANY);
         jnum(b, o, "kernels", (double)nk);
         jadd(b, o, "cpu_isa", isa_json(b, pt2_package_model_isa(pkg, m)));
     }

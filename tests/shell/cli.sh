@@ -57,5 +57,19 @@ expect 0 "$B" check-kernel tests/fixtures/bins/cubin_cuda13/sm_90a.cubin --targe
 expect 1 "$B" check-kernel tests/fixtures/bins/cubin_cuda13/sm_90a.cubin --target 10.0
 expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" gpus --json
 
+# Package text with terminal escapes is rendered harmless.
+T=$(mktemp -d)
+python3 - "$T/esc.pt2" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("archive_format", "pt2")
+    z.writestr("data/aotinductor/model/x_metadata.json",
+               '{"AOTI_DEVICE_KEY": "cpu", "k": "\u001b]0;pwned\u0007\u001b[2J"}')
+PY
+expect 0 "$B" inspect "$T/esc.pt2"
+same "$(printf '%s' "$OUT" | grep -c "$(printf '\033')")" "0"
+same "$(echo "$OUT" | grep '^  k = ')" "  k = ?]0;pwned??[2J"
+rm -rf "$T"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

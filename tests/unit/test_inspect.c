@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zip.h>
+
 #include "bigzip.h"
 #include "pt2scope.h"
 #include "testutil.h"
@@ -166,8 +168,8 @@ END_TEST
 START_TEST(test_fatbin_targets_and_verdicts)
 {
     cJSON *doc = doc_of("cuda_fatbin_multi.pt2", PT2_JSON_DEFAULT);
-    const char *want[] = {"sm_75", "sm_80", "sm_90a", "sm_100f", "sm_120", "compute_120",
-                          "compute_90"};
+    const char *want[] = {"sm_75",  "sm_80",       "sm_90a",    "sm_100f",
+                          "sm_120", "compute_120", "compute_90"};
     char reason[512];
 
     ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "arch.cuda_targets")), 7);
@@ -297,7 +299,8 @@ START_TEST(test_exported_program)
     ck_assert_str_eq(js(doc, "metadata.exported_programs.0.inputs.0.name"), "x");
     ck_assert_str_eq(js(doc, "metadata.exported_programs.0.inputs.0.shape.0"), "s0");
     ck_assert_int_eq((int)jnum(doc, "metadata.exported_programs.0.inputs.0.dynamic_dims.0.min"), 1);
-    ck_assert_int_eq((int)jnum(doc, "metadata.exported_programs.0.inputs.0.dynamic_dims.0.max"), 64);
+    ck_assert_int_eq((int)jnum(doc, "metadata.exported_programs.0.inputs.0.dynamic_dims.0.max"),
+                     64);
     ck_assert_str_eq(js(doc, "metadata.exported_programs.0.inputs.1.dtype"), "bool");
     ck_assert_str_eq(js(doc, "metadata.exported_programs.0.outputs.0.shape_description"),
                      "(s0, 10)");
@@ -355,8 +358,7 @@ START_TEST(test_broken_packages)
     ck_assert_int_eq(open_code("broken_not_zip.pt2", msg, sizeof(msg)), PT2_ERR_NOT_ZIP);
     ck_assert_int_eq(open_code("broken_truncated.pt2", msg, sizeof(msg)), PT2_ERR_TRUNCATED);
     ck_assert_int_eq(open_code("broken_cd_corrupt.pt2", msg, sizeof(msg)), PT2_ERR_TRUNCATED);
-    ck_assert_int_eq(open_code("broken_no_archive_format.pt2", msg, sizeof(msg)),
-                     PT2_ERR_NOT_PT2);
+    ck_assert_int_eq(open_code("broken_no_archive_format.pt2", msg, sizeof(msg)), PT2_ERR_NOT_PT2);
     ck_assert_str_eq(msg, "no archive_format entry and no data/aotinductor/ or models/ folder");
     ck_assert_int_eq(open_code("does_not_exist.pt2", msg, sizeof(msg)), PT2_ERR_IO);
 
@@ -441,6 +443,136 @@ START_TEST(test_sparse_5gib_reads_under_1mib)
     pt2_package_free(pkg);
     unlink(path);
     rmdir(dir);
+}
+END_TEST
+
+/* Write a stored zip of (name, text) pairs with libzip; returns the path. */
+static const char *make_zip(char *dir, char *path, size_t len, const char *const *pairs, size_t n)
+{
+    zip_t *za;
+    int zerr = 0;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, len, "%s/t.pt2", dir);
+    za = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    ck_assert_ptr_nonnull(za);
+    for (size_t i = 0; i < n; i++) {
+        const char *text = pairs[2 * i + 1];
+        zip_source_t *src = zip_source_buffer(za, text, strlen(text), 0);
+        zip_int64_t idx = zip_file_add(za, pairs[2 * i], src, ZIP_FL_ENC_UTF_8);
+        ck_assert_int_ge(idx, 0);
+        zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
+    }
+    ck_assert_int_eq(zip_close(za), 0);
+    return path;
+}
+
+static void remove_zip(const char *dir, const char *path)
+{
+    unlink(path);
+    rmdir(dir);
+}
+
+static const char GOOD_META[] =
+    "{\"model\": \"Net\", \"inputs\": [{\"name\": \"x\", \"shape\": [\"B\", 3]}]}";
+
+/* A broken lower-ranked copy must not hide a good extra/ one, whatever the order. */
+START_TEST(test_metadata_rank_not_order)
+{
+    const char *before[] = {"archive_format",
+                            "pt2",
+                            "extra_files/model_metadata.json",
+                            "{\"model\": [",
+                            "extra/model_metadata.json",
+                            GOOD_META};
+    const char *after[] = {"archive_format",
+                           "pt2",
+                           "extra/model_metadata.json",
+                           GOOD_META,
+                           "extra_files/model_metadata.json",
+                           "{\"model\": ["};
+    const char *const *cases[] = {before, after};
+
+    for (int c = 0; c < 2; c++) {
+        char dir[] = "/tmp/pt2rankXXXXXX", path[256];
+        pt2_package *pkg = NULL;
+        struct pt2_error err = {0};
+        cJSON *doc = NULL;
+
+        make_zip(dir, path, sizeof(path), cases[c], 3);
+        ck_assert_int_eq(pt2_package_open_path(&pkg, path, NULL, &err), PT2_OK);
+        ck_assert_msg(pt2_package_metadata_json(pkg, 0, &doc, &err) == PT2_OK, "%s", err.message);
+        ck_assert_str_eq(js(doc, "model"), "Net");
+        ck_assert_str_eq(js(doc, "source"), "extra/model_metadata.json");
+        cJSON_Delete(doc);
+        pt2_package_free(pkg);
+        remove_zip(dir, path);
+    }
+}
+END_TEST
+
+/* The only copy being broken is an error, and model_metadata.json counts anywhere. */
+START_TEST(test_metadata_anywhere_and_sole_copy_errors)
+{
+    const char *inmodel[] = {"archive_format", "pt2", "data/aotinductor/model/model_metadata.json",
+                             GOOD_META};
+    const char *broken[] = {"archive_format", "pt2", "extra_files/model_metadata.json",
+                            "{\"model\": ["};
+    char dir[] = "/tmp/pt2anyXXXXXX", dir2[] = "/tmp/pt2anyXXXXXX", path[256], path2[256];
+    pt2_package *pkg = NULL;
+    struct pt2_error err = {0};
+    cJSON *doc = NULL;
+
+    make_zip(dir, path, sizeof(path), inmodel, 2);
+    ck_assert_int_eq(pt2_package_open_path(&pkg, path, NULL, &err), PT2_OK);
+    ck_assert_int_eq(pt2_package_metadata_json(pkg, 0, &doc, &err), PT2_OK);
+    ck_assert_str_eq(js(doc, "model"), "Net");
+    ck_assert_str_eq(js(doc, "source"), "data/aotinductor/model/model_metadata.json");
+    cJSON_Delete(doc);
+    doc = NULL;
+    pt2_package_free(pkg);
+    pkg = NULL;
+    remove_zip(dir, path);
+
+    make_zip(dir2, path2, sizeof(path2), broken, 2);
+    ck_assert_int_eq(pt2_package_open_path(&pkg, path2, NULL, &err), PT2_OK);
+    ck_assert_int_eq(pt2_package_metadata_json(pkg, 0, &doc, &err), PT2_ERR_METADATA);
+    ck_assert_ptr_null(doc);
+    pt2_package_free(pkg);
+    remove_zip(dir2, path2);
+}
+END_TEST
+
+/* Many capped metadata documents: what the package retains stays bounded. */
+START_TEST(test_many_metadata_documents_are_budgeted)
+{
+    enum { N = 220, PAD = 45000 };
+    static char names[N][96], text[PAD + 64];
+    const char *pairs[2 * (N + 1)];
+    char dir[] = "/tmp/pt2budXXXXXX", path[256];
+    pt2_package *pkg = NULL;
+    struct pt2_error err = {0};
+    cJSON *doc = NULL;
+
+    /* 220 models x 45 KB of metadata = 9.9 MB, over the 8 MiB retention budget */
+    snprintf(text, sizeof(text), "{\"AOTI_DEVICE_KEY\": \"cpu\", \"pad\": \"%0*d\"}", PAD, 0);
+    pairs[0] = "archive_format";
+    pairs[1] = "pt2";
+    for (int i = 0; i < N; i++) {
+        snprintf(names[i], sizeof(names[i]), "data/aotinductor/m%d/x.wrapper_metadata.json", i);
+        pairs[2 * (i + 1)] = names[i];
+        pairs[2 * (i + 1) + 1] = text;
+    }
+    make_zip(dir, path, sizeof(path), pairs, N + 1);
+    ck_assert_msg(pt2_package_open_path(&pkg, path, NULL, &err) == PT2_OK, "%s", err.message);
+    ck_assert_int_eq(pt2_package_to_json(pkg, 0, &doc, &err), PT2_OK);
+    ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "models")), N);
+    ck_assert_int_ge(cJSON_GetArraySize(jp(doc, "warnings")), 1);
+    ck_assert_ptr_nonnull(strstr(js(doc, "warnings.0"),
+                                 "skipped, the package's metadata exceeds 8388608 bytes in total"));
+    cJSON_Delete(doc);
+    pt2_package_free(pkg);
+    remove_zip(dir, path);
 }
 END_TEST
 
@@ -530,6 +662,9 @@ int main(void)
     tcase_add_test(tc, test_broken_packages);
     tcase_add_test(tc, test_rezipped_deflate_matches_original);
     tcase_add_test(tc, test_open_fd);
+    tcase_add_test(tc, test_metadata_rank_not_order);
+    tcase_add_test(tc, test_metadata_anywhere_and_sole_copy_errors);
+    tcase_add_test(tc, test_many_metadata_documents_are_budgeted);
     tcase_add_test(big, test_sparse_5gib_reads_under_1mib);
     tcase_set_timeout(big, 60);
     tcase_add_test(corpus, test_corpus_executorch_linear);
