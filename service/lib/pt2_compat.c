@@ -30,7 +30,6 @@
 
 /* ---- text helpers ---------------------------------------------------------- */
 
-
 static char lower(char c)
 {
     return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
@@ -523,21 +522,22 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
 
     if (ev.any_match && driver != 0 && driver < floor) {
         pt2_sbuf_add(b, "%s needs a CUDA %s+ driver; this driver supports CUDA %s", devname,
-               cuda_text(floor, c1, sizeof(c1)), cuda_text(driver, c2, sizeof(c2)));
+                     cuda_text(floor, c1, sizeof(c1)), cuda_text(driver, c2, sizeof(c2)));
         return PT2_INCOMPATIBLE;
     }
     if (ev.sass != NULL) {
-        pt2_sbuf_add(b, "%s cubin runs on %s", pt2_kernel_target_name(ev.sass, tn, sizeof(tn)), devname);
+        pt2_sbuf_add(b, "%s cubin runs on %s", pt2_kernel_target_name(ev.sass, tn, sizeof(tn)),
+                     devname);
         if (ev.sass_caveat)
             pt2_sbuf_add(b, "; it needs a CUDA 13.0+ driver (ELF ABI v8), driver version unknown");
         return PT2_COMPATIBLE;
     }
     if (ev.sass_v8 != NULL) {
         pt2_sbuf_add(b,
-               "%s cubins are built with CUDA 13 (ELF ABI v8) and need a CUDA 13.0+ driver; "
-               "this driver supports CUDA %s",
-               pt2_kernel_target_name(ev.sass_v8, tn, sizeof(tn)),
-               cuda_text(driver, c1, sizeof(c1)));
+                     "%s cubins are built with CUDA 13 (ELF ABI v8) and need a CUDA 13.0+ driver; "
+                     "this driver supports CUDA %s",
+                     pt2_kernel_target_name(ev.sass_v8, tn, sizeof(tn)),
+                     cuda_text(driver, c1, sizeof(c1)));
         if (ev.ptx == NULL && ev.ptx_old == NULL)
             return PT2_INCOMPATIBLE;
         pt2_sbuf_add(b, "; ");
@@ -546,19 +546,20 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
     }
     if (ev.ptx != NULL) {
         pt2_sbuf_add(b, "%s PTX can be JIT-compiled for %s",
-               pt2_kernel_target_name(ev.ptx, tn, sizeof(tn)), devname);
+                     pt2_kernel_target_name(ev.ptx, tn, sizeof(tn)), devname);
         if (driver == 0 && ev.ptx_need != 0)
-            pt2_sbuf_add(b, "; the driver must support PTX ISA %u.%u (CUDA %s+), driver version unknown",
-                   ev.ptx->ptx_major, ev.ptx->ptx_minor, cuda_text(ev.ptx_need, c1, sizeof(c1)));
+            pt2_sbuf_add(
+                b, "; the driver must support PTX ISA %u.%u (CUDA %s+), driver version unknown",
+                ev.ptx->ptx_major, ev.ptx->ptx_minor, cuda_text(ev.ptx_need, c1, sizeof(c1)));
         return PT2_COMPATIBLE_PTX_JIT;
     }
     if (ev.ptx_old != NULL) {
         pt2_sbuf_add(b,
-               "%s PTX is ISA %u.%u and needs a CUDA %s+ driver to JIT-compile for %s; "
-               "this driver supports CUDA %s",
-               pt2_kernel_target_name(ev.ptx_old, tn2, sizeof(tn2)), ev.ptx_old->ptx_major,
-               ev.ptx_old->ptx_minor, cuda_text(ev.ptx_old_need, c1, sizeof(c1)), devname,
-               cuda_text(driver, c2, sizeof(c2)));
+                     "%s PTX is ISA %u.%u and needs a CUDA %s+ driver to JIT-compile for %s; "
+                     "this driver supports CUDA %s",
+                     pt2_kernel_target_name(ev.ptx_old, tn2, sizeof(tn2)), ev.ptx_old->ptx_major,
+                     ev.ptx_old->ptx_minor, cuda_text(ev.ptx_old_need, c1, sizeof(c1)), devname,
+                     cuda_text(driver, c2, sizeof(c2)));
         return PT2_INCOMPATIBLE;
     }
     reason_targets_only(b, ks, devname, devis);
@@ -606,7 +607,8 @@ static int amd_verdict(const struct pt2_kernel_list *ks, const char *devgfx, con
             continue;
         if (!amd_feature_ok(k->xnack, dx) || !amd_feature_ok(k->sramecc, ds))
             continue;
-        pt2_sbuf_add(b, "%s code object runs on %s", pt2_kernel_target_name(k, tn, sizeof(tn)), devname);
+        pt2_sbuf_add(b, "%s code object runs on %s", pt2_kernel_target_name(k, tn, sizeof(tn)),
+                     devname);
         return PT2_COMPATIBLE;
     }
     reason_targets_only(b, ks, devname, devgfx);
@@ -726,11 +728,13 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
         }
         if (key[0] == '\0' || strcmp(key, "cpu") == 0) {
             if (key[0] == '\0')
-                pt2_sbuf_add(&b, "CPU-only package (no GPU kernels, no AOTI_DEVICE_KEY): runs on the "
-                           "host CPU, needs no GPU");
+                pt2_sbuf_add(&b,
+                             "CPU-only package (no GPU kernels, no AOTI_DEVICE_KEY): runs on the "
+                             "host CPU, needs no GPU");
             else
-                pt2_sbuf_add(&b, "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs "
-                           "no GPU");
+                pt2_sbuf_add(&b,
+                             "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs "
+                             "no GPU");
             out->verdict = PT2_COMPATIBLE;
             return PT2_OK;
         }
@@ -738,14 +742,15 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
         if (!meta_kernel(meta_cc, &synth)) {
             echo(meta, sizeof(meta), meta_cc);
             if (meta_cc == NULL || meta[0] == '\0')
-                pt2_sbuf_add(&b, "no GPU kernels found and no AOTI_COMPUTE_CAPABILITY in the metadata "
-                           "(AOTI_DEVICE_KEY cuda); cannot tell which GPUs it runs on");
+                pt2_sbuf_add(&b,
+                             "no GPU kernels found and no AOTI_COMPUTE_CAPABILITY in the metadata "
+                             "(AOTI_DEVICE_KEY cuda); cannot tell which GPUs it runs on");
             else
                 pt2_sbuf_add(&b,
-                       "no GPU kernels found and AOTI_COMPUTE_CAPABILITY '%s' is not a "
-                       "compute capability (AOTI_DEVICE_KEY cuda); cannot tell which GPUs "
-                       "it runs on",
-                       meta);
+                             "no GPU kernels found and AOTI_COMPUTE_CAPABILITY '%s' is not a "
+                             "compute capability (AOTI_DEVICE_KEY cuda); cannot tell which GPUs "
+                             "it runs on",
+                             meta);
             out->verdict = PT2_INCOMPATIBLE;
             return PT2_OK;
         }
@@ -766,7 +771,7 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
     if (from_meta) {
         char tn[72];
         pt2_sbuf_add(&b, "; no kernel binaries found, so %s is taken from AOTI_COMPUTE_CAPABILITY",
-               pt2_kernel_target_name(&synth, tn, sizeof(tn)));
+                     pt2_kernel_target_name(&synth, tn, sizeof(tn)));
     }
     return PT2_OK;
 }
@@ -879,14 +884,14 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
             break;
         case PT2_HOST_MACHO_FAT:
             pt2_sbuf_add(&b, "package is a macOS universal dylib (%.*s)", (int)sizeof(h->machine),
-                   h->machine);
+                         h->machine);
             break;
         case PT2_HOST_PE:
             pt2_sbuf_add(&b, "package is a Windows %.*s DLL", (int)sizeof(h->machine), h->machine);
             break;
         default:
-            pt2_sbuf_add(&b, "package has an unrecognised host binary (%.*s)", (int)sizeof(h->machine),
-                   h->machine);
+            pt2_sbuf_add(&b, "package has an unrecognised host binary (%.*s)",
+                         (int)sizeof(h->machine), h->machine);
             out->verdict = PT2_INCOMPATIBLE;
             break;
         }
@@ -898,9 +903,11 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
             return PT2_OK;
     }
 
-    /* 2. Every CPU feature the code was compiled for must be there. */
-    if (isa != NULL)
-        (void)pt2_isa_required_features(isa, req, NELEM(req), &nreq);
+    /* 2. Every CPU feature the code was compiled for must be there: all of
+     * them, so a list cut short is an error, not a check of its prefix. */
+    if (isa != NULL && pt2_isa_required_features(isa, req, NELEM(req), &nreq) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE,
+                             "CPU check: the package needs more than %zu CPU features", NELEM(req));
     name = isa != NULL ? pt2_isa_display_name(isa->isa) : "";
     if (name[0] == '\0')
         name = "CPU features";
@@ -933,6 +940,6 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
     }
     if (pt2_isa_is_native(isa))
         pt2_sbuf_add(&b, "; built with -march=native, so it may also use other instructions of the "
-                   "build host's CPU");
+                         "build host's CPU");
     return PT2_OK;
 }

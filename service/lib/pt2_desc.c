@@ -19,7 +19,6 @@
 
 /* ---- bounded appender ---------------------------------------------------- */
 
-
 /* ---- compute capabilities ------------------------------------------------ */
 
 static const struct pt2_cc_desc cc_table[] = {
@@ -462,7 +461,7 @@ static void host_text(const struct pt2_host *h, char *buf, size_t len)
             break;
         }
         pt2_sbuf_add(&b, "%s%s Linux %s", machine_display(h->machine),
-               h->big_endian ? " (big-endian)" : "", kind);
+                     h->big_endian ? " (big-endian)" : "", kind);
         break;
     case PT2_HOST_MACHO:
         if (strcmp(h->machine, "arm64") == 0 || strcmp(h->machine, "aarch64") == 0)
@@ -494,6 +493,7 @@ const char *pt2_desc_cpu_text(const struct pt2_host_list *hosts, const struct pt
     const char *feat[PT2_ISA_FEATURES_MAX];
     const char *name;
     struct pt2_sbuf b;
+    int cut;
 
     pt2_sbuf_init(&b, buf, len);
     for (i = 0; hosts != NULL && i < hosts->n; i++) {
@@ -516,15 +516,15 @@ const char *pt2_desc_cpu_text(const struct pt2_host_list *hosts, const struct pt
     if (isa == NULL)
         return buf;
 
-    /* A too-long list is still worth showing truncated. */
-    (void)pt2_isa_required_features(isa, feat, NELEM(feat), &nfeat);
+    /* A too-long list (impossible with PT2_ISA_FEATURES_MAX) is shown cut, and says so. */
+    cut = pt2_isa_required_features(isa, feat, NELEM(feat), &nfeat) == PT2_ERR_TOO_LARGE;
     name = pt2_isa_display_name(isa->isa);
     if (name[0] != '\0' || nfeat > 0) {
         pt2_sbuf_add(&b, ", %s", name[0] != '\0' ? name : "CPU features");
         for (i = 0; i < nfeat; i++)
             pt2_sbuf_add(&b, "%s%s", i == 0 ? " (" : ", ", feat[i]);
         if (nfeat > 0)
-            pt2_sbuf_add(&b, ")");
+            pt2_sbuf_add(&b, "%s)", cut ? ", ..." : "");
     }
     if (pt2_isa_is_native(isa))
         pt2_sbuf_add(&b, ", -march=native");

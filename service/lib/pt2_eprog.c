@@ -112,7 +112,11 @@ static int new_node(struct xparse *p, int kind)
 
 static int parse_expr(struct xparse *p, int depth);
 
-/* Integer literal with an optional sign; -1 on overflow or no digits. */
+/*
+ * Integer literal with an optional sign; -1 on no digits or a magnitude past
+ * 2^53 (no size is that large, and render() negates values: -LLONG_MIN
+ * would overflow).
+ */
 static int parse_int(struct xparse *p)
 {
     const char *start = p->s + p->i;
@@ -124,7 +128,8 @@ static int parse_int(struct xparse *p)
         return -1;
     errno = 0;
     v = strtoll(start, &end, 10);
-    if (errno == ERANGE || (id = new_node(p, N_INT)) < 0)
+    if (errno == ERANGE || v > PT2_JSON_INT_MAX || v < -PT2_JSON_INT_MAX ||
+        (id = new_node(p, N_INT)) < 0)
         return -1;
     p->nodes[id].value = v;
     p->i += (size_t)(end - start);
@@ -398,9 +403,14 @@ int pt2_eprog_expr_readable(const char *expr, char *out, size_t len)
     const char *text = expr;
     int root, kind = PT2_EPROG_EXPR_COMPOUND;
 
-    memset(&p, 0, sizeof(p));
-    memset(&o, 0, sizeof(o));
+    /* Called once per dimension: new_node() clears the nodes it hands out,
+     * so only the counters are reset here, not the whole pool. */
     p.s = expr;
+    p.i = 0;
+    p.n = 0;
+    o.buf[0] = '\0';
+    o.pos = 0;
+    o.overflow = 0;
     root = parse_expr(&p, 0);
     skip_ws(&p);
     if (root >= 0 && p.s[p.i] == '\0') {
@@ -421,12 +431,87 @@ int pt2_eprog_expr_readable(const char *expr, char *out, size_t len)
 
 /* ---- program --------------------------------------------------------------- */
 
+/*
+ * One member of tensor_values or range_constraints. Both objects are sorted
+ * once by key, so that each lookup is a binary search and not a walk of the
+ * whole object, and each member is decoded at most once however many
+ * inputs/outputs or dims refer to it: a hostile document then costs
+ * O(n log n), not inputs x dims x members.
+ */
+struct kv {
+    const char *key;
+    const cJSON *item;
+    size_t ord;                   /* position in the object: the first of equal keys wins */
+    int done;                     /* decoded already: the fields below hold the result */
+    int64_t min, max;             /* range_constraints: the symbol's bounds */
+    struct pt2_tensor_list *list; /* tensor_values: the tensor is list->v[pos] */
+    size_t pos;
+};
+
+struct kv_index {
+    struct kv *v;
+    size_t n;
+};
+
 struct ctx {
     const char *entry;
-    const cJSON *tensor_values;     /* graph_module.graph.tensor_values */
-    const cJSON *range_constraints; /* may be NULL */
+    struct kv_index tensor_values;     /* graph_module.graph.tensor_values */
+    struct kv_index range_constraints; /* empty when absent or null */
     struct pt2_error *err;
 };
+
+static int kv_cmp(const void *a, const void *b)
+{
+    const struct kv *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+
+    if (c != 0)
+        return c;
+    return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+static int kv_index_build(struct ctx *c, const cJSON *obj, const char *what, struct kv_index *ix)
+{
+    const cJSON *m;
+    size_t n = 0;
+
+    ix->v = NULL;
+    ix->n = 0;
+    cJSON_ArrayForEach(m, obj) n++;
+    if (n == 0)
+        return PT2_OK;
+    ix->v = calloc(n, sizeof(*ix->v));
+    if (ix->v == NULL)
+        return pt2_error_set(c->err, PT2_ERR_NOMEM, "%s: out of memory indexing %s", c->entry,
+                             what);
+    cJSON_ArrayForEach(m, obj)
+    {
+        if (m->string == NULL)
+            continue;
+        ix->v[ix->n].key = m->string;
+        ix->v[ix->n].item = m;
+        ix->v[ix->n].ord = ix->n;
+        ix->n++;
+    }
+    qsort(ix->v, ix->n, sizeof(*ix->v), kv_cmp);
+    return PT2_OK;
+}
+
+/* The member named `key` (the first one, as cJSON_GetObjectItemCaseSensitive), or NULL. */
+static struct kv *kv_find(const struct kv_index *ix, const char *key)
+{
+    size_t lo = 0, hi = ix->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (strcmp(ix->v[mid].key, key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ix->n && strcmp(ix->v[lo].key, key) == 0 ? &ix->v[lo] : NULL;
+}
 
 /* The variant of a union: the one member in the current encoding, the one
  * non-null member in the old all-variants encoding. NULL if none. */
@@ -472,14 +557,17 @@ static int range_bound(struct ctx *c, const cJSON *v, const char *sym, const cha
 
 static int apply_range(struct ctx *c, struct pt2_dim *d)
 {
-    const cJSON *r;
+    struct kv *slot = kv_find(&c->range_constraints, d->symbol);
+    const cJSON *r = slot != NULL ? slot->item : NULL;
     int rc;
 
-    if (c->range_constraints == NULL)
-        return PT2_OK;
-    r = member(c->range_constraints, d->symbol);
     if (r == NULL || cJSON_IsNull(r))
         return PT2_OK;
+    if (slot->done) {
+        d->min = slot->min;
+        d->max = slot->max;
+        return PT2_OK;
+    }
     if (!cJSON_IsObject(r))
         return pt2_error_set(c->err, PT2_ERR_METADATA,
                              "%s: range_constraints.%s must be an object, got %s", c->entry,
@@ -487,6 +575,11 @@ static int apply_range(struct ctx *c, struct pt2_dim *d)
     rc = range_bound(c, member(r, "min_val"), d->symbol, "min_val", &d->min);
     if (rc == PT2_OK)
         rc = range_bound(c, member(r, "max_val"), d->symbol, "max_val", &d->max);
+    if (rc == PT2_OK) {
+        slot->done = 1;
+        slot->min = d->min;
+        slot->max = d->max;
+    }
     return rc;
 }
 
@@ -543,7 +636,9 @@ static int parse_symint(struct ctx *c, const cJSON *s, const char *tname, int ax
     }
 }
 
-static int tensor_from_meta(struct ctx *c, const char *name, const char *role, struct pt2_tensor *t)
+/* Decode tensor_values.<name> (`slot`, NULL when there is none) into *t. */
+static int tensor_from_meta(struct ctx *c, const struct kv *slot, const char *name,
+                            const char *role, struct pt2_tensor *t)
 {
     const cJSON *meta, *sizes, *s;
     char dtype[32];
@@ -556,7 +651,7 @@ static int tensor_from_meta(struct ctx *c, const char *name, const char *role, s
                              "%s: %s name '%.40s...' is longer than %zu bytes", c->entry, role,
                              name, sizeof(t->name) - 1);
     snprintf(t->name, sizeof(t->name), "%s", name);
-    meta = member(c->tensor_values, name);
+    meta = slot != NULL ? slot->item : NULL;
     if (!cJSON_IsObject(meta))
         return pt2_error_set(c->err, PT2_ERR_METADATA,
                              "%s: graph_module.graph.tensor_values has no entry for %s '%s'",
@@ -592,6 +687,7 @@ static int collect(struct ctx *c, const cJSON *sig, const char *list_key, const 
     const cJSON *specs = member(sig, list_key), *spec, *v, *arg, *name;
     const char *kind = NULL, *akind = NULL;
     struct pt2_tensor t;
+    struct kv *slot;
     int i = -1, rc;
 
     if (!cJSON_IsArray(specs))
@@ -620,11 +716,22 @@ static int collect(struct ctx *c, const cJSON *sig, const char *list_key, const 
                                  "%s: graph_module.signature.%s[%d].%s.arg.as_tensor.name must "
                                  "be a non-empty string",
                                  c->entry, list_key, i, want);
-        rc = tensor_from_meta(c, name->valuestring, role, &t);
+        slot = kv_find(&c->tensor_values, name->valuestring);
+        if (slot != NULL && slot->done) {
+            t = slot->list->v[slot->pos]; /* the same tensor seen before */
+            rc = PT2_OK;
+        } else {
+            rc = tensor_from_meta(c, slot, name->valuestring, role, &t);
+        }
         if (rc == PT2_OK)
             rc = pt2_tensor_list_push(out, &t, c->err);
         if (rc != PT2_OK)
             return rc;
+        if (slot != NULL && !slot->done) {
+            slot->done = 1;
+            slot->list = out;
+            slot->pos = out->n - 1;
+        }
     }
     return PT2_OK;
 }
@@ -633,13 +740,14 @@ int pt2_eprog_parse(const char *buf, size_t len, const char *entry, struct pt2_t
                     struct pt2_tensor_list *outputs, struct pt2_error *err)
 {
     struct pt2_tensor_list in = {0}, outl = {0};
-    const cJSON *gm, *sig, *graph, *rc_obj;
+    const cJSON *gm, *sig, *graph, *rc_obj, *tv;
     cJSON *doc = NULL;
     struct ctx c;
     int rc;
 
     if (entry == NULL)
         entry = "models/model.json";
+    memset(&c, 0, sizeof(c));
     rc = pt2_meta_json_parse(buf, len, entry, &doc, err);
     if (rc != PT2_OK)
         return rc;
@@ -658,8 +766,8 @@ int pt2_eprog_parse(const char *buf, size_t len, const char *entry, struct pt2_t
                       entry);
         goto cleanup;
     }
-    c.tensor_values = member(graph, "tensor_values");
-    if (!cJSON_IsObject(c.tensor_values)) {
+    tv = member(graph, "tensor_values");
+    if (!cJSON_IsObject(tv)) {
         pt2_error_set(err, rc, "%s: graph_module.graph.tensor_values must be an object", entry);
         goto cleanup;
     }
@@ -669,7 +777,11 @@ int pt2_eprog_parse(const char *buf, size_t len, const char *entry, struct pt2_t
                       pt2_meta_json_type(rc_obj));
         goto cleanup;
     }
-    c.range_constraints = cJSON_IsObject(rc_obj) ? rc_obj : NULL;
+    rc = kv_index_build(&c, tv, "tensor_values", &c.tensor_values);
+    if (rc == PT2_OK && cJSON_IsObject(rc_obj))
+        rc = kv_index_build(&c, rc_obj, "range_constraints", &c.range_constraints);
+    if (rc != PT2_OK)
+        goto cleanup;
 
     rc = collect(&c, sig, "input_specs", "user_input", "user input", &in);
     if (rc == PT2_OK)
@@ -681,6 +793,8 @@ int pt2_eprog_parse(const char *buf, size_t len, const char *entry, struct pt2_t
         outl = (struct pt2_tensor_list){0};
     }
 cleanup:
+    free(c.tensor_values.v);
+    free(c.range_constraints.v);
     pt2_tensor_list_free(&in);
     pt2_tensor_list_free(&outl);
     cJSON_Delete(doc);

@@ -114,6 +114,14 @@ static int walk_entries(struct pt2_rd *rd, uint64_t fat_off, uint64_t start, uin
                                  rd->name, (unsigned long long)fat_off, idx, (unsigned long long)e,
                                  hs, (unsigned long long)psz, (unsigned long long)(fend - e));
 
+        if ((kind == PT2_FATBIN_KIND_PTX || kind == PT2_FATBIN_KIND_ELF) &&
+            (arch < PT2_FATBIN_ARCH_MIN || arch > PT2_FATBIN_ARCH_MAX))
+            return pt2_error_set(err, PT2_ERR_FORMAT,
+                                 "%s: fatbin at 0x%llx: entry %zu (offset 0x%llx) has an "
+                                 "implausible arch %u (expected %u..%u)",
+                                 rd->name, (unsigned long long)fat_off, idx, (unsigned long long)e,
+                                 arch, PT2_FATBIN_ARCH_MIN, PT2_FATBIN_ARCH_MAX);
+
         if (kind == PT2_FATBIN_KIND_PTX || kind == PT2_FATBIN_KIND_ELF) {
             k = *tmpl;
             k.kind = kind == PT2_FATBIN_KIND_PTX ? PT2_KERNEL_PTX : PT2_KERNEL_SASS;

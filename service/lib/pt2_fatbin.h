@@ -26,6 +26,14 @@
 #define PT2_FATBIN_ENTRY_MIN 64u       /* fixed part of an entry header */
 #define PT2_FATBIN_ENTRY_HDR_MAX 4096u /* cap on an entry header's size field */
 #define PT2_FATBIN_ENTRIES_MAX 4096u   /* cap on entries in one fatbin */
+/*
+ * The arch field of a PTX or ELF entry is a compute capability times ten
+ * (sm_90 -> 90, sm_121 -> 121). Every SM nvcc has ever targeted (sm_10 on)
+ * lies in [10, 999]; anything else is corrupt, and taking it as an SM would
+ * put a nonsense "sm_4294967295" into reports and compatibility checks.
+ */
+#define PT2_FATBIN_ARCH_MIN 10u
+#define PT2_FATBIN_ARCH_MAX 999u
 
 /* Entry kinds and flags (u64 at entry +0x28). */
 #define PT2_FATBIN_KIND_PTX 1u
@@ -48,7 +56,10 @@ int pt2_fatbin_probe(const uint8_t *p, size_t len);
  * offsets after it (bytes between fatbins, e.g. section padding, are skipped
  * the same way); the walk ends at the region end or after `gap_max` bytes
  * without a fatbin. *nfatbins (may be NULL) receives the number found.
- * PT2_ERR_FORMAT for a fatbin whose header or entries overflow it.
+ * PT2_ERR_FORMAT for a fatbin whose header or entries overflow it, or whose
+ * PTX or ELF entry has an arch outside [PT2_FATBIN_ARCH_MIN,
+ * PT2_FATBIN_ARCH_MAX] (the whole scan fails: one corrupt header means the
+ * rest of that fatbin cannot be trusted either).
  */
 int pt2_fatbin_scan(struct pt2_rd *rd, uint64_t off, uint64_t size, uint64_t gap_max,
                     const struct pt2_kernel *tmpl, struct pt2_kernel_list *out, size_t *nfatbins,

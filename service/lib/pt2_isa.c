@@ -494,6 +494,10 @@ static const struct {
     {"vx", "vx"},
 };
 
+/* What the ATen vector code of each CPU_CAPABILITY is compiled with. */
+static const char *const isa_avx512[] = {"avx512f", "avx512dq", "avx512vl", "avx512bw", "fma"};
+static const char *const isa_avx2[] = {"avx2", "fma", "f16c"};
+
 static const char *const x86_v2[] = {"pni", "ssse3", "sse4_1", "sse4_2", "popcnt", "cx16"};
 static const char *const x86_v3[] = {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "movbe", "abm"};
 static const char *const x86_v4[] = {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"};
@@ -505,6 +509,15 @@ static const char *const march_v4[] = {"skylake-avx512", "cascadelake",    "coop
                                        "znver4",         "znver5"};
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Every name pt2_isa_required_features() can report fits: at most the
+ * AVX512 list for the ISA name, one per -m flag, and the x86-64-v4 level's
+ * three lists for -march (the AArch64 "+ext" names are fewer: five).
+ */
+_Static_assert(PT2_ISA_FEATURES_MAX >= NELEM(isa_avx512) + PT2_ISA_FLAGS_MAX + NELEM(x86_v2) +
+                                           NELEM(x86_v3) + NELEM(x86_v4),
+               "PT2_ISA_FEATURES_MAX is below the longest possible feature list");
 
 static void feat_add_all(struct feat_list *fl, const char *const *v, size_t n)
 {
@@ -576,13 +589,10 @@ int pt2_isa_required_features(const struct pt2_cpu_isa *isa, const char **out, s
     if (isa == NULL || (out == NULL && max > 0) || n == NULL)
         return PT2_ERR_INVALID;
 
-    /* What the ATen vector code of each CPU_CAPABILITY is compiled with. */
     if (strcmp(isa->isa, "AVX512") == 0) {
-        static const char *const f[] = {"avx512f", "avx512dq", "avx512vl", "avx512bw", "fma"};
-        feat_add_all(&fl, f, NELEM(f));
+        feat_add_all(&fl, isa_avx512, NELEM(isa_avx512));
     } else if (strcmp(isa->isa, "AVX2") == 0) {
-        static const char *const f[] = {"avx2", "fma", "f16c"};
-        feat_add_all(&fl, f, NELEM(f));
+        feat_add_all(&fl, isa_avx2, NELEM(isa_avx2));
     } else if (strcmp(isa->isa, "NEON") == 0 || strcmp(isa->isa, "ASIMD") == 0) {
         feat_add(&fl, "asimd");
     } else if (strncmp(isa->isa, "SVE", 3) == 0) {

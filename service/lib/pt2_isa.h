@@ -26,8 +26,13 @@
 #define PT2_ISA_TOKEN_MAX 256
 /* Compile-command continuation lines read after "// Compile cmd". */
 #define PT2_ISA_CMD_LINES_MAX 64
-/* Most features pt2_isa_required_features() can report. */
-#define PT2_ISA_FEATURES_MAX 48
+/*
+ * Room for every feature list pt2_isa_required_features() can produce: the
+ * longest is 5 (AVX512) + one per -m flag (PT2_ISA_FLAGS_MAX = 32) + 19
+ * (-march=x86-64-v4) = 56; a static assertion in pt2_isa.c keeps it so.
+ * Callers sizing out[] with this never see PT2_ERR_TOO_LARGE.
+ */
+#define PT2_ISA_FEATURES_MAX 128
 
 /*
  * Fill *out from an AOTI_CPU_ISA value. The first word gives out->isa

@@ -17,6 +17,17 @@
  * Ownership: cJSON documents returned through `cJSON **out` belong to the
  * caller (cJSON_Delete). struct pt2_meta_user owns its lists and `raw`;
  * release it with pt2_meta_user_free(), which accepts NULL and zeroed structs.
+ *
+ * Threads: every function here may run on many threads at once on separate
+ * documents, with one caveat that lies in cJSON 1.7.15, not here:
+ * cJSON_ParseWithLengthOpts() writes a static `global_error` (reset on
+ * every call, set on failure) that cJSON_GetErrorPtr() reads. Concurrent
+ * parses therefore race on that variable: formally a C11 data race, benign
+ * in practice because this library never reads it (the error offset comes
+ * from the parse's own return_parse_end). Nothing else in cJSON that we
+ * call writes global state (the allocation hooks are never changed: no
+ * cJSON_InitHooks()).
+ * ThreadSanitizer will report the race; suppress it for cJSON_Parse*.
  */
 #ifndef PT2_META_H
 #define PT2_META_H

@@ -3,13 +3,15 @@
  *
  * Opening: fstat, then read the file tail ourselves (exactly the window
  * libzip 1.7.3 asks for first, so its own first read is served from that
- * copy and the bytes are read once). From it we take the entry count and
- * central directory size and offset, to apply our caps before libzip
- * allocates for them, and whether a zip64 locator is present. When the
- * central directory starts before that window, the missing part is read in
- * the same way, with one pread: libzip reads a directory record in two
- * calls, so 20,000 entries would otherwise cost 40,000 syscalls. libzip then
- * opens the file through a pread() source that counts every byte and call.
+ * copy and the bytes are read once). From every end record in it that
+ * libzip could use we take the entry count and central directory size and
+ * offset, to apply our caps before libzip reads that directory, and whether
+ * a zip64 locator is present; the entry count libzip ends up with is
+ * checked again after opening. When the central directory starts before
+ * that window, the missing part is read in the same way, with one pread:
+ * libzip reads a directory record in two calls, so 20,000 entries would
+ * otherwise cost 40,000 syscalls. libzip then opens the file through a
+ * pread() source that counts every byte and call.
  *
  * No ZIP_CHECKCONS: it rereads every local header (one scattered read per
  * entry, which made a 20,000-entry package cost 4 MB and 80,000 calls). Its
@@ -17,12 +19,14 @@
  * that point past the directory at open time, is done here on the buffered
  * directory (pz_check_offsets); a local header that disagrees with its
  * directory record is still caught, by libzip, when the entry is opened.
- * A directory that could not be buffered keeps ZIP_CHECKCONS.
+ * A directory that could not be buffered, or several end records libzip
+ * could choose between, keep ZIP_CHECKCONS.
  *
  * Entries: names come from libzip (borrowed until zip_discard); sizes and
  * methods are copied at open so the accessors never fail. Stored entries are
  * read with zip_fseek + zip_fread (libzip seeks its window source, so only the
  * requested bytes are read); compressed ones can only be inflated forward.
+ * Sizes libzip would trust blindly are checked at open (pz_check_sizes).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,12 +64,14 @@ struct pt2_zip {
     zip_error_t src_error;
     int io_errno; /* errno of the last failed pread in the current operation */
     uint64_t bytes_read, read_calls;
-    uint8_t *tail; /* file end (from the central directory on) read before libzip opens */
+    uint64_t dropped; /* bytes inflated only to seek, all entries together */
+    uint8_t *tail;    /* file end (from the central directory on) read before libzip opens */
     uint64_t tail_off;
     size_t tail_len;
 
     /* facts from the end records */
-    int have_eocd;
+    int have_eocd; /* an end-record signature is in the tail */
+    int cd_known;  /* exactly one end record libzip can use: cd_offset, cd_size are it */
     int zip64;
     uint64_t cd_offset, cd_size;
 
@@ -92,8 +98,14 @@ struct pt2_zip_entry {
 
 static const char *pz_strerror(int e, char *buf, size_t len)
 {
-    /* GNU strerror_r (we build with _GNU_SOURCE) may return a static string. */
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+    /* The GNU variant may return a static string instead of filling buf. */
     return strerror_r(e, buf, len);
+#else
+    if (strerror_r(e, buf, len) != 0)
+        snprintf(buf, len, "error %d", e);
+    return buf;
+#endif
 }
 
 /* pread exactly what is there: *got < len only at end of file. -1 sets io_errno. */
@@ -234,16 +246,77 @@ static int pz_extend_tail(pt2_zip *z, struct pt2_error *err)
     return PT2_OK;
 }
 
+/* One end-record candidate, as libzip would read it. */
+struct pz_end {
+    uint64_t entries, cd_size, cd_offset;
+    int zip64;
+};
+
 /*
- * Read the tail and find the end record: the last signature whose comment
- * fits. No end record is not an error here; libzip decides and we map.
+ * Decode the end record at tail offset p. Returns 1 when libzip 1.7.3 could
+ * open the directory it describes, 0 when libzip rejects it before reading
+ * a single directory record, or a negative status (err set) on a read error.
+ * Only rejections libzip certainly makes are applied, so every directory
+ * libzip can open is among the accepted candidates: a zip64 record whose
+ * magic, locator or sizes are wrong; a directory that does not end before
+ * the record; more entries than its bytes can hold (46 bytes at least each).
+ */
+static int pz_decode_end(pt2_zip *z, size_t p, struct pz_end *out, struct pt2_error *err)
+{
+    char ebuf[128];
+    const uint8_t *e = z->tail + p;
+    uint64_t end_at = z->tail_off + p; /* where the directory must end by */
+
+    memset(out, 0, sizeof(*out));
+    out->entries = pt2_le16(e + 10);
+    out->cd_size = pt2_le32(e + 12);
+    out->cd_offset = pt2_le32(e + 16);
+    if (p >= PZ_LOCATOR_LEN && pt2_le32(e - PZ_LOCATOR_LEN) == 0x07064b50u) {
+        uint64_t off64 = pt2_le64(e - PZ_LOCATOR_LEN + 8);
+        uint8_t rec[PZ_EOCD64_LEN];
+        const uint8_t *r;
+        size_t got = 0;
+
+        out->zip64 = 1;
+        /* The zip64 record must lie before its locator. */
+        if (off64 > end_at - PZ_LOCATOR_LEN || PZ_EOCD64_LEN > end_at - PZ_LOCATOR_LEN - off64)
+            return 0;
+        r = pz_tail_at(z, off64, sizeof(rec));
+        if (r == NULL) {
+            if (pz_pread(z, off64, rec, sizeof(rec), &got) < 0)
+                return pt2_error_set(err, PT2_ERR_IO, "read error: %s",
+                                     pz_strerror(z->io_errno, ebuf, sizeof(ebuf)));
+            if (got != sizeof(rec))
+                return 0;
+            r = rec;
+        }
+        if (pt2_le32(r) != 0x06064b50u)
+            return 0;
+        out->entries = pt2_le64(r + 32);
+        out->cd_size = pt2_le64(r + 40);
+        out->cd_offset = pt2_le64(r + 48);
+        end_at = off64;
+    }
+    if (out->cd_offset > end_at || out->cd_size > end_at - out->cd_offset)
+        return 0;
+    return out->entries <= out->cd_size / 46;
+}
+
+/*
+ * Read the tail and look at every end-record signature libzip will try.
+ * libzip parses each candidate it can open and keeps the most consistent,
+ * so the caps apply to every accepted candidate (a fake, rejected record in
+ * an archive comment costs nothing and is ignored). With exactly one
+ * accepted candidate we know the directory libzip will read, and buffer and
+ * check it; with several, libzip's full check (ZIP_CHECKCONS) decides. No
+ * end record is not an error here; libzip decides and we map.
  */
 static int pz_scan_tail(pt2_zip *z, struct pt2_error *err)
 {
     char ebuf[128];
-    uint64_t entries, cd_size, cd_offset;
-    const uint8_t *t, *e = NULL;
-    size_t got = 0, p;
+    struct pz_end cand, first;
+    size_t got = 0, p, from, naccepted = 0;
+    int rc;
 
     z->tail_len = z->size < PZ_TAIL_LEN ? (size_t)z->size : PZ_TAIL_LEN;
     z->tail_off = z->size - z->tail_len;
@@ -256,48 +329,35 @@ static int pz_scan_tail(pt2_zip *z, struct pt2_error *err)
     if (got != z->tail_len)
         return pt2_error_set(err, PT2_ERR_IO, "read error: the file shrank while being read");
 
-    t = z->tail;
-    for (p = z->tail_len >= PZ_EOCD_LEN ? z->tail_len - PZ_EOCD_LEN + 1 : 0; p-- > 0;) {
-        if (pt2_le32(t + p) == 0x06054b50u &&
-            PZ_EOCD_LEN + pt2_le16(t + p + 20) <= z->tail_len - p) {
-            e = t + p;
-            break;
-        }
+    /* libzip leaves room for a zip64 locator when its window is full. */
+    from = z->tail_len == PZ_TAIL_LEN ? PZ_LOCATOR_LEN : 0;
+    memset(&first, 0, sizeof(first));
+    for (p = from; z->tail_len >= PZ_EOCD_LEN && p <= z->tail_len - PZ_EOCD_LEN; p++) {
+        if (pt2_le32(z->tail + p) != 0x06054b50u)
+            continue;
+        z->have_eocd = 1;
+        rc = pz_decode_end(z, p, &cand, err);
+        if (rc < 0)
+            return rc;
+        if (rc == 0)
+            continue;
+        if (cand.entries > PT2_ZIP_ENTRIES_MAX)
+            return pt2_error_set(err, PT2_ERR_TOO_LARGE, "archive lists %llu entries (cap %u)",
+                                 (unsigned long long)cand.entries, PT2_ZIP_ENTRIES_MAX);
+        if (cand.cd_size > PT2_ZIP_CDIR_MAX)
+            return pt2_error_set(err, PT2_ERR_TOO_LARGE,
+                                 "central directory is %llu bytes (cap %u MiB)",
+                                 (unsigned long long)cand.cd_size, PT2_ZIP_CDIR_MAX >> 20);
+        if (naccepted++ == 0)
+            first = cand;
     }
-    if (e == NULL)
+    /* libzip keeps the first candidate unless a later one is more consistent. */
+    z->zip64 = first.zip64;
+    if (naccepted != 1)
         return PT2_OK;
-    z->have_eocd = 1;
-    entries = pt2_le16(e + 10);
-    cd_size = pt2_le32(e + 12);
-    cd_offset = pt2_le32(e + 16);
-    if (p >= PZ_LOCATOR_LEN && pt2_le32(e - PZ_LOCATOR_LEN) == 0x07064b50u) {
-        uint64_t off64 = pt2_le64(e - PZ_LOCATOR_LEN + 8);
-        uint8_t rec[PZ_EOCD64_LEN];
-        const uint8_t *r = pz_tail_at(z, off64, sizeof(rec));
-
-        z->zip64 = 1;
-        if (r == NULL && z->size >= sizeof(rec) && off64 <= z->size - sizeof(rec)) {
-            if (pz_pread(z, off64, rec, sizeof(rec), &got) < 0)
-                return pt2_error_set(err, PT2_ERR_IO, "read error: %s",
-                                     pz_strerror(z->io_errno, ebuf, sizeof(ebuf)));
-            if (got == sizeof(rec))
-                r = rec;
-        }
-        /* A bad zip64 record is left for libzip to report. */
-        if (r != NULL && pt2_le32(r) == 0x06064b50u) {
-            entries = pt2_le64(r + 32);
-            cd_size = pt2_le64(r + 40);
-            cd_offset = pt2_le64(r + 48);
-        }
-    }
-    if (entries > PT2_ZIP_ENTRIES_MAX)
-        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "archive lists %llu entries (cap %u)",
-                             (unsigned long long)entries, PT2_ZIP_ENTRIES_MAX);
-    if (cd_size > PT2_ZIP_CDIR_MAX)
-        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "central directory is %llu bytes (cap %u MiB)",
-                             (unsigned long long)cd_size, PT2_ZIP_CDIR_MAX >> 20);
-    z->cd_offset = cd_offset;
-    z->cd_size = cd_size;
+    z->cd_known = 1;
+    z->cd_offset = first.cd_offset;
+    z->cd_size = first.cd_size;
     return pz_extend_tail(z, err);
 }
 
@@ -340,7 +400,7 @@ static int pz_check_offsets(const pt2_zip *z, struct pt2_error *err)
     const uint8_t *cd = pz_tail_at(z, z->cd_offset, (size_t)z->cd_size);
     uint64_t pos = 0;
 
-    if (cd == NULL)
+    if (!z->cd_known || cd == NULL)
         return PT2_OK;
     while (z->cd_size - pos >= 46 && pt2_le32(cd + pos) == 0x02014b50u) {
         const uint8_t *r = cd + pos;
@@ -511,10 +571,37 @@ static int pz_collect_models(pt2_zip *z, struct pt2_error *err)
     return PT2_OK;
 }
 
+/*
+ * Sizes libzip 1.7.3 trusts without checking: a stored entry whose directory
+ * record says 0 compressed bytes but a non-zero size makes zip_fseek crash
+ * (it reads through an empty buffer source), and a stored entry is its data,
+ * so the two sizes must agree. Data cannot inflate out of nothing either.
+ * Encrypted entries are exempt (their stored size includes the 12-byte
+ * header); they fail with "entry is encrypted" when opened.
+ */
+static int pz_check_sizes(const zip_stat_t *st, struct pt2_error *err)
+{
+    if ((st->valid & ZIP_STAT_ENCRYPTION_METHOD) && st->encryption_method != ZIP_EM_NONE)
+        return PT2_OK;
+    if (st->comp_method == ZIP_CM_STORE && st->comp_size != st->size)
+        return pt2_error_set(err, PT2_ERR_TRUNCATED,
+                             "truncated or corrupt zip: %s: stored entry has %llu compressed "
+                             "bytes for %llu bytes of data",
+                             st->name, (unsigned long long)st->comp_size,
+                             (unsigned long long)st->size);
+    if (st->comp_method != ZIP_CM_STORE && st->comp_size == 0 && st->size > 0)
+        return pt2_error_set(err, PT2_ERR_TRUNCATED,
+                             "truncated or corrupt zip: %s: compressed entry has no data for "
+                             "%llu bytes",
+                             st->name, (unsigned long long)st->size);
+    return PT2_OK;
+}
+
 static int pz_load_entries(pt2_zip *z, struct pt2_error *err)
 {
     zip_int64_t n = zip_get_num_entries(z->za, 0);
     size_t i;
+    int rc;
 
     if (n < 0)
         return pt2_error_set(err, PT2_ERR_INTERNAL, "cannot count archive entries");
@@ -533,13 +620,17 @@ static int pz_load_entries(pt2_zip *z, struct pt2_error *err)
 
         zip_stat_init(&st);
         if (zip_stat_index(z->za, i, 0, &st) < 0 || !(st.valid & ZIP_STAT_NAME) ||
-            !(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_METHOD))
+            !(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE) ||
+            !(st.valid & ZIP_STAT_COMP_METHOD))
             return pt2_error_set(err, PT2_ERR_TRUNCATED, "truncated or corrupt zip: entry %zu: %s",
                                  i, zip_error_strerror(zip_get_error(z->za)));
         len = strlen(st.name);
         if (len > PT2_ZIP_NAME_LEN_MAX)
             return pt2_error_set(err, PT2_ERR_TOO_LARGE, "entry %zu: name is %zu bytes (cap %u)", i,
                                  len, PT2_ZIP_NAME_LEN_MAX);
+        rc = pz_check_sizes(&st, err);
+        if (rc != PT2_OK)
+            return rc;
         z->ents[i].name = st.name;
         z->ents[i].size = st.size;
         z->ents[i].method = st.comp_method;
@@ -581,7 +672,7 @@ static int pz_open_common(pt2_zip *z, struct pt2_error *err)
     z->io_errno = 0;
     /* A directory we could not buffer is left to libzip's full check, reads and all. */
     flags = ZIP_RDONLY;
-    if (!z->have_eocd || pz_tail_at(z, z->cd_offset, (size_t)z->cd_size) == NULL)
+    if (!z->cd_known || pz_tail_at(z, z->cd_offset, (size_t)z->cd_size) == NULL)
         flags |= ZIP_CHECKCONS;
     z->za = zip_open_from_source(src, flags, &ze);
     if (z->za == NULL) {
@@ -909,6 +1000,12 @@ static int pz_entry_rd_fn(void *ctx, uint64_t off, void *buf, size_t len, size_t
                                  "%s: more than %u MiB inflated only to seek in a compressed "
                                  "entry",
                                  e->rd.name, PT2_ZIP_INFLATE_MAX >> 20);
+        /* Many entries each under the cap above still add up (100 x 60 MiB = 15 s). */
+        if (z->dropped + (off - e->pos) > PT2_ZIP_INFLATE_TOTAL_MAX)
+            return pt2_error_set(err, PT2_ERR_TOO_LARGE,
+                                 "%s: more than %u MiB inflated only to seek in the compressed "
+                                 "entries of this archive",
+                                 e->rd.name, PT2_ZIP_INFLATE_TOTAL_MAX >> 20);
         while (e->pos < off) {
             uint64_t want = off - e->pos;
 
@@ -920,6 +1017,7 @@ static int pz_entry_rd_fn(void *ctx, uint64_t off, void *buf, size_t len, size_t
                                      (unsigned long long)e->pos);
             e->pos += (uint64_t)n;
             e->dropped += (uint64_t)n;
+            z->dropped += (uint64_t)n;
         }
     }
     n = zip_fread(e->zf, buf, len);

@@ -40,8 +40,10 @@
 #define PT2_ZIP_CDIR_MAX (256u * 1024u * 1024u)    /* central directory bytes */
 #define PT2_ZIP_MODELS_MAX 256u                    /* data/aotinductor/<model>/ folders */
 #define PT2_ZIP_SKIP_MAX (64u * 1024u * 1024u)     /* one forward skip in a compressed entry */
-#define PT2_ZIP_INFLATE_MAX (512u * 1024u * 1024u) /* bytes inflated and dropped per entry */
+#define PT2_ZIP_INFLATE_MAX (128u * 1024u * 1024u) /* inflated only to seek, per reader */
 #define PT2_ZIP_LAYOUT_FIELD_CAP 256u              /* archive_format, byteorder, ... entry size */
+/* Bytes inflated only to seek, by all readers of one pt2_zip together. */
+#define PT2_ZIP_INFLATE_TOTAL_MAX (256u * 1024u * 1024u)
 
 typedef struct pt2_zip pt2_zip;
 typedef struct pt2_zip_entry pt2_zip_entry;
@@ -100,9 +102,11 @@ int pt2_zip_read_tail(pt2_zip *z, size_t i, size_t max, char **out, size_t *len,
 /*
  * Open a random-access reader over entry i's uncompressed bytes. Stored
  * entries seek directly; compressed ones inflate forward, reopening to go
- * backwards, and fail with PT2_ERR_TOO_LARGE past PT2_ZIP_SKIP_MAX in one skip
- * or PT2_ZIP_INFLATE_MAX skipped in all. *out is freed with
- * pt2_zip_entry_free() before the pt2_zip.
+ * backwards, and fail with PT2_ERR_TOO_LARGE past PT2_ZIP_SKIP_MAX in one skip,
+ * PT2_ZIP_INFLATE_MAX skipped by this reader, or
+ * PT2_ZIP_INFLATE_TOTAL_MAX skipped in all readers of the pt2_zip together
+ * (that budget is never refilled: a pt2_zip inspects one package once).
+ * *out is freed with pt2_zip_entry_free() before the pt2_zip.
  */
 int pt2_zip_entry_open(pt2_zip *z, size_t i, pt2_zip_entry **out,
                        struct pt2_error *err) PT2_WARN_UNUSED;

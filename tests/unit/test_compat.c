@@ -847,6 +847,72 @@ START_TEST(test_cpu_isa)
 }
 END_TEST
 
+/* Split the space-separated `words` into v[] (at most `max`); the count. */
+static size_t split_words(const char *words, char (*buf)[24], const char **v, size_t max)
+{
+    size_t n = 0, k;
+
+    while (*words != '\0' && n < max) {
+        k = strcspn(words, " ");
+        snprintf(buf[n], sizeof(buf[n]), "%.*s", (int)k, words);
+        v[n] = buf[n];
+        n++;
+        words += k;
+        words += *words == ' ';
+    }
+    return n;
+}
+
+/*
+ * The longest feature list there is: the AVX512 ISA, 32 -m flags that each
+ * add a feature of their own, and -march=x86-64-v4 (5 + 32 + 14 new = 51).
+ */
+static void longest_isa(struct pt2_cpu_isa *isa)
+{
+    static const char fl[] =
+        "avx512ifma avx512vbmi avx512vbmi2 avx512vnni avx512bitalg "
+        "avx512vpopcntdq avx512bf16 avx512fp16 avx512vp2intersect avxvnni fma4 "
+        "sse sse2 sse4a amx-tile amx-bf16 amx-int8 amx-fp16 aes pclmul sha "
+        "gfni vaes vpclmulqdq adx rdrnd rdseed xsave mmx sve sve2 vx";
+    const char *v[PT2_ISA_FLAGS_MAX + 1];
+
+    memset(isa, 0, sizeof(*isa));
+    snprintf(isa->isa, sizeof(isa->isa), "AVX512");
+    snprintf(isa->source, sizeof(isa->source), "compile_cmd");
+    snprintf(isa->march, sizeof(isa->march), "x86-64-v4");
+    isa->nflags = split_words(fl, isa->flags, v, PT2_ISA_FLAGS_MAX + 1);
+    ck_assert_uint_eq(isa->nflags, PT2_ISA_FLAGS_MAX);
+}
+
+/*
+ * The 51st feature of the longest list is checked too: with the list cut at
+ * 48 (and the cut ignored) a node without avx512cd passed as compatible.
+ */
+START_TEST(test_cpu_longest_feature_list)
+{
+    static const char all[] =
+        "avx512f avx512dq avx512vl avx512bw fma avx512ifma avx512vbmi "
+        "avx512_vbmi2 avx512_vnni avx512_bitalg avx512_vpopcntdq avx512_bf16 "
+        "avx512_fp16 avx512_vp2intersect avx_vnni fma4 sse sse2 sse4a amx_tile "
+        "amx_bf16 amx_int8 amx_fp16 aes pclmulqdq sha_ni gfni vaes vpclmulqdq "
+        "adx rdrand rdseed xsave mmx sve sve2 vx pni ssse3 sse4_1 sse4_2 "
+        "popcnt cx16 avx avx2 bmi1 bmi2 f16c movbe abm avx512cd";
+    char buf[64][24];
+    const char *node[64];
+    struct pt2_host h = elf("x86_64");
+    struct pt2_cpu_isa isa;
+    struct pt2_verdict_result r;
+    size_t n = split_words(all, buf, node, 64);
+
+    ck_assert_uint_eq(n, 51);
+    ck_assert_str_eq(node[50], "avx512cd");
+    longest_isa(&isa);
+    ck_assert_int_eq(cpu(&h, 1, &isa, "x86_64", node, n - 1, &r), I);
+    ck_assert_str_eq(r.reason, "package needs AVX-512 (avx512cd missing); this CPU has amx_tile");
+    ck_assert_int_eq(cpu(&h, 1, &isa, "x86_64", node, n, &r), C);
+}
+END_TEST
+
 START_TEST(test_cpu_arm)
 {
     struct pt2_host h = elf("aarch64");
@@ -972,6 +1038,7 @@ int main(void)
     tcase_add_test(tc, test_driver_version_parse);
     tcase_add_test(tc, test_verdict_names);
     tcase_add_test(tc, test_cpu_isa);
+    tcase_add_test(tc, test_cpu_longest_feature_list);
     tcase_add_test(tc, test_cpu_arm);
     tcase_add_test(tc, test_cpu_machines);
     tcase_add_test(tc, test_cpu_no_host);

@@ -265,6 +265,43 @@ START_TEST(test_malformed_inputs)
 }
 END_TEST
 
+/*
+ * The last line without a newline, in a heap block of exactly its length
+ * (ASan would see a read past it). The walk stops at the end instead of
+ * stepping a pointer beyond it, which was undefined behaviour.
+ */
+START_TEST(test_last_line_without_newline)
+{
+    static const char text[] = "vendor_id\t: GenuineIntel\nmodel name\t: Some CPU\n"
+                               "flags\t\t: fpu lm sse2 avx2 fma";
+    struct pt2_cpu_info c;
+    struct pt2_error err = {0};
+    size_t len = sizeof(text) - 1, cut;
+    char *buf = malloc(len);
+
+    ck_assert_ptr_nonnull(buf);
+    memcpy(buf, text, len);
+    ck_assert_int_eq(pt2_cpu_parse_cpuinfo(buf, len, &c, &err), PT2_OK);
+    ck_assert_str_eq(c.machine, "x86_64");
+    ck_assert_str_eq(c.vendor, "GenuineIntel");
+    ck_assert_uint_eq(c.nfeatures, 3);
+    ck_assert_str_eq(c.features[0], "sse2");
+    ck_assert_str_eq(c.features[1], "avx2");
+    ck_assert_str_eq(c.features[2], "fma"); /* the last token, right at the end */
+    /* every shorter prefix too, each in its own exact-size block */
+    for (cut = 1; cut < len; cut++) {
+        char *b = malloc(cut);
+
+        ck_assert_ptr_nonnull(b);
+        memcpy(b, text, cut);
+        pt2_error_clear(&err);
+        (void)pt2_cpu_parse_cpuinfo(b, cut, &c, &err);
+        free(b);
+    }
+    free(buf);
+}
+END_TEST
+
 START_TEST(test_random_bytes_do_not_crash)
 {
     static const char alphabet[] = "flags:Features vendor_idmodel name\n\t :0x41CPU part";
@@ -402,6 +439,7 @@ int main(void)
     tcase_add_test(parse, test_other_arch_caps);
     tcase_add_test(parse, test_long_model_and_control_chars);
     tcase_add_test(parse, test_malformed_inputs);
+    tcase_add_test(parse, test_last_line_without_newline);
     tcase_add_test(parse, test_random_bytes_do_not_crash);
     tcase_add_test(parse, test_json_shape);
     tcase_add_test(probe, test_probe_this_machine);

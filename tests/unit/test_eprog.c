@@ -3,6 +3,7 @@
  * old-schema unions, malformed programs and the real executorch package.
  */
 #include <check.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,47 @@ START_TEST(test_expr_readable)
         {"Integer(99999999999999999999)", "Integer(99999999999999999999)", PT2_EPROG_EXPR_COMPOUND},
         {"Add(Symbol('s0'), Integer(1)) junk", "Add(Symbol('s0'), Integer(1)) junk",
          PT2_EPROG_EXPR_COMPOUND},
+    };
+    char out[PT2_SYMBOL_MAX];
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ck_assert_int_eq(pt2_eprog_expr_readable(cases[i].in, out, sizeof(out)), cases[i].kind);
+        ck_assert_str_eq(out, cases[i].out);
+    }
+}
+END_TEST
+
+/*
+ * Integers past 2^53 are not sizes and fall back to the raw text: render()
+ * negates them, and -LLONG_MIN overflowed (UB) into "s0 - -9223372036854775808".
+ */
+START_TEST(test_expr_int_limits)
+{
+    static const struct {
+        const char *in, *out;
+        int kind;
+    } cases[] = {
+        {"Add(Symbol('s0'), Integer(-9223372036854775808))",
+         "Add(Symbol('s0'), Integer(-9223372036854775808))", PT2_EPROG_EXPR_COMPOUND},
+        {"Mul(Integer(-9223372036854775808), Symbol('s1'))",
+         "Mul(Integer(-9223372036854775808), Symbol('s1'))", PT2_EPROG_EXPR_COMPOUND},
+        {"Add(Symbol('s0'), Mul(Integer(-9223372036854775808), Symbol('s1')))",
+         "Add(Symbol('s0'), Mul(Integer(-9223372036854775808), Symbol(...",
+         PT2_EPROG_EXPR_COMPOUND},
+        {"Integer(-9223372036854775808)", "Integer(-9223372036854775808)", PT2_EPROG_EXPR_COMPOUND},
+        {"Integer(9007199254740993)", "Integer(9007199254740993)", PT2_EPROG_EXPR_COMPOUND},
+        {"Add(Symbol('s0'), Integer(-9007199254740993))",
+         "Add(Symbol('s0'), Integer(-9007199254740993))", PT2_EPROG_EXPR_COMPOUND},
+        /* 2^53 itself is still a number */
+        {"Integer(9007199254740992)", "9007199254740992", PT2_EPROG_EXPR_INTEGER},
+        {"Integer(-9007199254740992)", "-9007199254740992", PT2_EPROG_EXPR_INTEGER},
+        {"Add(Symbol('s0'), Integer(-9007199254740992))", "s0 - 9007199254740992",
+         PT2_EPROG_EXPR_COMPOUND},
+        {"Mul(Integer(-9007199254740992), Symbol('s1'))", "-9007199254740992*s1",
+         PT2_EPROG_EXPR_COMPOUND},
+        {"Add(Symbol('s0'), Mul(Integer(-9007199254740992), Symbol('s1')))",
+         "s0 - 9007199254740992*s1", PT2_EPROG_EXPR_COMPOUND},
     };
     char out[PT2_SYMBOL_MAX];
     size_t i;
@@ -394,6 +436,114 @@ START_TEST(test_non_tensor_user_io_skipped)
     ck_assert_int_eq(pt2_eprog_parse(doc, strlen(doc), "m.json", &in, &out, &err), PT2_OK);
     ck_assert_uint_eq(in.n, 0);
     ck_assert_uint_eq(out.n, 0);
+}
+END_TEST
+
+/* Repeated keys: the first one counts, as cJSON_GetObjectItemCaseSensitive has it. */
+START_TEST(test_repeated_keys_first_wins)
+{
+    static const char doc[] =
+        "{\"graph_module\":{\"graph\":{\"tensor_values\":{"
+        "\"x\":{\"dtype\":7,\"sizes\":[{\"as_expr\":{\"expr_str\":\"s0\"}}]},"
+        "\"y\":{\"dtype\":5,\"sizes\":[{\"as_expr\":{\"expr_str\":\"s0\"}},{\"as_int\":3}]},"
+        "\"x\":{\"dtype\":6,\"sizes\":[]}}},"
+        "\"signature\":{\"input_specs\":["
+        "{\"user_input\":{\"arg\":{\"as_tensor\":{\"name\":\"x\"}}}},"
+        "{\"user_input\":{\"arg\":{\"as_tensor\":{\"name\":\"y\"}}}},"
+        "{\"user_input\":{\"arg\":{\"as_tensor\":{\"name\":\"x\"}}}}],"
+        "\"output_specs\":[{\"user_output\":{\"arg\":{\"as_tensor\":{\"name\":\"y\"}}}}]}},"
+        "\"range_constraints\":{\"s0\":{\"min_val\":2,\"max_val\":8},"
+        "\"s0\":{\"min_val\":3,\"max_val\":9}}}";
+    struct pt2_tensor_list in = {0}, out = {0};
+    struct pt2_error err = {0};
+    size_t k;
+
+    ck_assert_int_eq(pt2_eprog_parse(doc, strlen(doc), "m.json", &in, &out, &err), PT2_OK);
+    ck_assert_uint_eq(in.n, 3);
+    ck_assert_uint_eq(out.n, 1);
+    for (k = 0; k < 3; k += 2) {
+        ck_assert_str_eq(in.v[k].name, "x");
+        ck_assert_str_eq(in.v[k].dtype, "float32");
+        ck_assert_int_eq(in.v[k].ndim, 1);
+        assert_dim(&in.v[k].dims[0], -1, "s0", 2, 8);
+    }
+    ck_assert_str_eq(in.v[1].name, "y");
+    ck_assert_str_eq(in.v[1].dtype, "int64");
+    ck_assert_int_eq(in.v[1].ndim, 2);
+    assert_dim(&in.v[1].dims[0], -1, "s0", 2, 8);
+    assert_dim(&in.v[1].dims[1], 3, "", -1, -1);
+    ck_assert_str_eq(out.v[0].name, "y");
+    ck_assert_int_eq(out.v[0].ndim, 2);
+    assert_dim(&out.v[0].dims[0], -1, "s0", 2, 8);
+    pt2_tensor_list_free(&in);
+    pt2_tensor_list_free(&out);
+}
+END_TEST
+
+/* Append to a growing heap buffer (the test fails on overflow of `cap`). */
+static void app(char *buf, size_t cap, size_t *pos, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(buf + *pos, cap - *pos, fmt, ap);
+    va_end(ap);
+    ck_assert_int_ge(n, 0);
+    ck_assert_uint_lt((size_t)n, cap - *pos);
+    *pos += (size_t)n;
+}
+
+/*
+ * 4000 inputs and an output all naming one tensor of 32 symbolic dims, in a
+ * tensor_values of 20,000 members and a range_constraints of 100,000, the
+ * ones used last. Looking each name up by walking the object took
+ * 4001 x 32 x 100,000 steps (48 s for a 135 KB package); with the sorted
+ * index, and each member decoded once, this parses in milliseconds.
+ */
+START_TEST(test_many_lookups_in_big_objects)
+{
+    const size_t cap = 8u * 1024u * 1024u;
+    char *doc = malloc(cap);
+    struct pt2_tensor_list in = {0}, out = {0};
+    struct pt2_error err = {0};
+    size_t pos = 0, i;
+    int d;
+
+    ck_assert_ptr_nonnull(doc);
+    app(doc, cap, &pos, "{\"graph_module\":{\"graph\":{\"tensor_values\":{");
+    for (i = 0; i < 20000; i++)
+        app(doc, cap, &pos, "\"t%zu\":{\"dtype\":7,\"sizes\":[]},", i);
+    app(doc, cap, &pos, "\"x\":{\"dtype\":7,\"sizes\":[");
+    for (d = 0; d < PT2_DIMS_MAX; d++)
+        app(doc, cap, &pos, "%s{\"as_expr\":{\"expr_str\":\"s%d\"}}", d ? "," : "", d);
+    app(doc, cap, &pos, "]}}},\"signature\":{\"input_specs\":[");
+    for (i = 0; i < 4000; i++)
+        app(doc, cap, &pos, "%s{\"user_input\":{\"arg\":{\"as_tensor\":{\"name\":\"x\"}}}}",
+            i ? "," : "");
+    app(doc, cap, &pos,
+        "],\"output_specs\":[{\"user_output\":{\"arg\":{\"as_tensor\":{\"name\":\"x\"}}}}]}},"
+        "\"range_constraints\":{");
+    for (i = 0; i < 100000; i++)
+        app(doc, cap, &pos, "\"r%zu\":null,", i);
+    for (d = 0; d < PT2_DIMS_MAX; d++)
+        app(doc, cap, &pos, "%s\"s%d\":{\"min_val\":%d,\"max_val\":%d}", d ? "," : "", d, d + 2,
+            1000 + d);
+    app(doc, cap, &pos, "}}");
+
+    ck_assert_int_eq(pt2_eprog_parse(doc, pos, "m.json", &in, &out, &err), PT2_OK);
+    ck_assert_uint_eq(in.n, 4000);
+    ck_assert_uint_eq(out.n, 1);
+    for (i = 0; i < in.n; i += 3999) {
+        ck_assert_str_eq(in.v[i].name, "x");
+        ck_assert_int_eq(in.v[i].ndim, PT2_DIMS_MAX);
+        assert_dim(&in.v[i].dims[0], -1, "s0", 2, 1000);
+        assert_dim(&in.v[i].dims[31], -1, "s31", 33, 1031);
+    }
+    assert_dim(&out.v[0].dims[17], -1, "s17", 19, 1017);
+    pt2_tensor_list_free(&in);
+    pt2_tensor_list_free(&out);
+    free(doc);
 }
 END_TEST
 
@@ -649,12 +799,15 @@ int main(void)
     tcase_add_test(tc, test_dtype_codes);
     tcase_add_test(tc, test_dtype_codes_through_parse);
     tcase_add_test(tc, test_expr_readable);
+    tcase_add_test(tc, test_expr_int_limits);
     tcase_add_test(tc, test_expr_long_and_deep);
     tcase_add_test(tc, test_dynamic_program);
     tcase_add_test(tc, test_dynamic_program_views_and_validation);
     tcase_add_test(tc, test_old_schema_unions);
     tcase_add_test(tc, test_symint_forms);
     tcase_add_test(tc, test_non_tensor_user_io_skipped);
+    tcase_add_test(tc, test_repeated_keys_first_wins);
+    tcase_add_test(tc, test_many_lookups_in_big_objects);
     tcase_add_test(tc, test_program_errors);
     tcase_add_test(tc, test_tensor_meta_errors);
     tcase_add_test(tc, test_too_many_dims);

@@ -287,6 +287,48 @@ static void expect_error(uint8_t *buf, size_t n, int code, const char *msg)
     pt2_kernel_list_free(&l);
 }
 
+/* The arch field must be a plausible SM (10..999) for PTX and ELF entries. */
+START_TEST(test_implausible_arch)
+{
+    static const struct {
+        uint16_t kind;
+        uint32_t arch;
+    } bad[] = {{2, 0}, {2, 9}, {1, 1000}, {2, 4294967295u}, {1, 0x5a00}};
+    static const struct spec edge[] = {{2, 10, 0x11, 0}, {1, 999, 0x11, 0}, {4, 0, 0x11, 0}};
+    uint8_t buf[512];
+    char want[PT2_ERROR_MSG_MAX];
+    size_t n, k;
+
+    for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+        const struct spec two[] = {{2, 90, 0x11, 0}, {bad[k].kind, bad[k].arch, 0x11, 8}};
+
+        n = build(buf, two, 2);
+        snprintf(want, sizeof(want),
+                 "bad.fatbin: fatbin at 0x0: entry 1 (offset 0x50) has an implausible arch %u "
+                 "(expected 10..999)",
+                 bad[k].arch);
+        expect_error(buf, n, PT2_ERR_FORMAT, want);
+    }
+
+    /* the bounds themselves pass; a kind without code is not checked */
+    {
+        struct pt2_rd rd;
+        struct pt2_error err = {0};
+        struct pt2_kernel tmpl;
+        struct pt2_kernel_list l = {0};
+
+        memset(&tmpl, 0, sizeof(tmpl));
+        n = build(buf, edge, 3);
+        pt2_rd_init_mem(&rd, buf, n, "edge.fatbin");
+        ck_assert_int_eq(pt2_fatbin_scan(&rd, 0, n, 0, &tmpl, &l, NULL, &err), PT2_OK);
+        ck_assert_uint_eq(l.n, 2);
+        ck_assert_uint_eq(l.v[0].sm, 10);
+        ck_assert_uint_eq(l.v[1].sm, 999);
+        pt2_kernel_list_free(&l);
+    }
+}
+END_TEST
+
 START_TEST(test_malformed_fatbins)
 {
     static const struct spec one[] = {{2, 90, 0x11, 32}};
@@ -408,6 +450,7 @@ int main(void)
     tcase_add_test(tc, test_synthetic_entries_and_kinds);
     tcase_add_test(tc, test_consecutive_fatbins_and_padding);
     tcase_add_test(tc, test_malformed_fatbins);
+    tcase_add_test(tc, test_implausible_arch);
     tcase_add_test(tc, test_entry_cap);
     tcase_add_test(tc, test_region_checks);
     suite_add_tcase(s, tc);

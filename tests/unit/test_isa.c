@@ -433,6 +433,66 @@ START_TEST(test_required_features_overflow_and_args)
 }
 END_TEST
 
+/* Split the space-separated `words` into v[] (at most `max`); the count. */
+static size_t split_words(const char *words, char (*buf)[24], const char **v, size_t max)
+{
+    size_t n = 0, k;
+
+    while (*words != '\0' && n < max) {
+        k = strcspn(words, " ");
+        snprintf(buf[n], sizeof(buf[n]), "%.*s", (int)k, words);
+        v[n] = buf[n];
+        n++;
+        words += k;
+        words += *words == ' ';
+    }
+    return n;
+}
+
+/*
+ * The longest feature list there is: the AVX512 ISA, 32 -m flags that each
+ * add a feature of their own, and -march=x86-64-v4 (5 + 32 + 14 new = 51).
+ */
+static void longest_isa(struct pt2_cpu_isa *isa)
+{
+    static const char fl[] =
+        "avx512ifma avx512vbmi avx512vbmi2 avx512vnni avx512bitalg "
+        "avx512vpopcntdq avx512bf16 avx512fp16 avx512vp2intersect avxvnni fma4 "
+        "sse sse2 sse4a amx-tile amx-bf16 amx-int8 amx-fp16 aes pclmul sha "
+        "gfni vaes vpclmulqdq adx rdrnd rdseed xsave mmx sve sve2 vx";
+    const char *v[PT2_ISA_FLAGS_MAX + 1];
+
+    memset(isa, 0, sizeof(*isa));
+    snprintf(isa->isa, sizeof(isa->isa), "AVX512");
+    snprintf(isa->source, sizeof(isa->source), "compile_cmd");
+    snprintf(isa->march, sizeof(isa->march), "x86-64-v4");
+    isa->nflags = split_words(fl, isa->flags, v, PT2_ISA_FLAGS_MAX + 1);
+    ck_assert_uint_eq(isa->nflags, PT2_ISA_FLAGS_MAX);
+}
+
+/* Every possible list fits in PT2_ISA_FEATURES_MAX (48 used to cut this one after f16c). */
+START_TEST(test_required_features_longest_list_fits)
+{
+    const char *f[PT2_ISA_FEATURES_MAX];
+    struct pt2_cpu_isa isa;
+    char buf[1024];
+    size_t n = 0;
+
+    longest_isa(&isa);
+    ck_assert_str_eq(features(&isa, buf, sizeof(buf)),
+                     "avx512f avx512dq avx512vl avx512bw fma avx512ifma avx512vbmi "
+                     "avx512_vbmi2 avx512_vnni avx512_bitalg avx512_vpopcntdq avx512_bf16 "
+                     "avx512_fp16 avx512_vp2intersect avx_vnni fma4 sse sse2 sse4a amx_tile "
+                     "amx_bf16 amx_int8 amx_fp16 aes pclmulqdq sha_ni gfni vaes vpclmulqdq "
+                     "adx rdrand rdseed xsave mmx sve sve2 vx pni ssse3 sse4_1 sse4_2 "
+                     "popcnt cx16 avx avx2 bmi1 bmi2 f16c movbe abm avx512cd");
+    /* with room for one less, the cut is reported */
+    ck_assert_int_eq(pt2_isa_required_features(&isa, f, 50, &n), PT2_ERR_TOO_LARGE);
+    ck_assert_uint_eq(n, 50);
+    ck_assert_str_eq(f[49], "abm");
+}
+END_TEST
+
 START_TEST(test_display_names)
 {
     ck_assert_str_eq(pt2_isa_display_name("AVX512"), "AVX-512");
@@ -470,6 +530,7 @@ int main(void)
     tcase_add_test(tc, test_cmd_continuation_cap);
     tcase_add_test(tc, test_cmd_garbage_does_not_crash);
     tcase_add_test(tc, test_required_features_overflow_and_args);
+    tcase_add_test(tc, test_required_features_longest_list_fits);
     tcase_add_test(tc, test_display_names);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

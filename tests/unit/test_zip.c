@@ -535,10 +535,15 @@ START_TEST(test_open_errors)
 }
 END_TEST
 
-/* The end records alone, claiming `entries` entries in a `cd_size`-byte directory. */
-static void write_end_records(const char *path, uint64_t entries, uint64_t cd_size)
+/*
+ * The end records alone (zip64 record, locator, end record) after `pad` zero
+ * bytes, claiming `entries` entries in a `cd_size`-byte directory at offset
+ * 0. The zeros are a hole: a 300 MB directory costs no disk.
+ */
+static void write_end_records(const char *path, uint64_t pad, uint64_t entries, uint64_t cd_size)
 {
     uint8_t b[56 + 20 + 22];
+    int fd;
 
     memset(b, 0, sizeof(b));
     memcpy(b, "PK\006\006", 4);
@@ -547,10 +552,15 @@ static void write_end_records(const char *path, uint64_t entries, uint64_t cd_si
     memcpy(b + 32, &entries, 8);
     memcpy(b + 40, &cd_size, 8);
     memcpy(b + 56, "PK\006\007", 4);
+    memcpy(b + 56 + 8, &pad, 8); /* where the zip64 record is */
     b[56 + 16] = 1;
     memcpy(b + 76, "PK\005\006", 4);
     memset(b + 76 + 8, 0xff, 12);
-    write_file(path, b, sizeof(b));
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(ftruncate(fd, (off_t)pad), 0);
+    ck_assert_int_eq(pwrite(fd, b, sizeof(b), (off_t)pad), (ssize_t)sizeof(b));
+    ck_assert_int_eq(close(fd), 0);
 }
 
 START_TEST(test_caps_from_end_records)
@@ -561,19 +571,144 @@ START_TEST(test_caps_from_end_records)
 
     tmp_dir(dir, sizeof(dir));
     snprintf(path, sizeof(path), "%s/huge.pt2", dir);
-    write_end_records(path, 2000000, 46);
+    /* records that fit the file: the caps apply before libzip reads the directory */
+    write_end_records(path, 2000000 * 46, 2000000, 2000000 * 46);
     ck_assert_int_eq(open_tmp(path, &z, &err), PT2_ERR_TOO_LARGE);
     ck_assert_str_eq(err.message, "archive lists 2000000 entries (cap 1000000)");
     ck_assert_ptr_null(z);
 
-    write_end_records(path, 3, 300000000);
+    write_end_records(path, 300000000, 3, 300000000);
     ck_assert_int_eq(open_tmp(path, &z, &err), PT2_ERR_TOO_LARGE);
     ck_assert_str_eq(err.message, "central directory is 300000000 bytes (cap 256 MiB)");
 
     /* within the caps, libzip finds the directory missing */
-    write_end_records(path, 3, 138);
+    write_end_records(path, 0, 3, 138);
     ck_assert_int_eq(open_tmp(path, &z, &err), PT2_ERR_TRUNCATED);
     ck_assert_int_eq(strncmp(err.message, "truncated or corrupt zip: ", 26), 0);
+    unlink(path);
+    rm_dir(dir);
+}
+END_TEST
+
+/*
+ * A zip64 record that cannot be right is a corrupt archive, not a huge one,
+ * whatever it claims: more entries than its directory can hold, a directory
+ * that runs into the record, a record that is not there.
+ */
+START_TEST(test_corrupt_zip64_record_is_truncated)
+{
+    char dir[256], path[512];
+    struct pt2_error err = {0};
+    pt2_zip *z;
+    int fd;
+
+    tmp_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/z64.pt2", dir);
+    write_end_records(path, 0, 2000000, 46);
+    ck_assert_int_eq(open_tmp(path, &z, &err), PT2_ERR_TRUNCATED);
+    ck_assert_str_eq(err.message, "truncated or corrupt zip: the central directory is "
+                                  "inconsistent with the file");
+    ck_assert_ptr_null(z);
+
+    write_end_records(path, 46, 2000000, 46);
+    ck_assert_int_eq(open_tmp(path, &z, &err), PT2_ERR_TRUNCATED);
+    ck_assert_str_eq(err.message, "truncated or corrupt zip: the central directory is "
+                                  "inconsistent with the file");
+
+    write_end_records(path, 0, 3, 300000000);
+    ck_assert_int_eq(open_tmp(path, &z, &err), PT2_ERR_TRUNCATED);
+    ck_assert_str_eq(err.message, "truncated or corrupt zip: the central directory is "
+                                  "inconsistent with the file");
+
+    /* no zip64 record where the locator points: the end record's 0xffffffff stay unread */
+    write_end_records(path, 138, 3, 138);
+    fd = open(path, O_WRONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pwrite(fd, "XX", 2, 138), 2);
+    ck_assert_int_eq(close(fd), 0);
+    ck_assert_int_eq(open_tmp(path, &z, &err), PT2_ERR_TRUNCATED);
+    ck_assert_str_eq(err.message, "truncated or corrupt zip: the central directory is "
+                                  "inconsistent with the file");
+    unlink(path);
+    rm_dir(dir);
+}
+END_TEST
+
+/* A valid zip whose archive comment holds another end-record signature. */
+static void make_zip_with_comment(const char *path, const uint8_t *comment, size_t len)
+{
+    static const struct zent ents[] = {{"m/archive_format", "pt2"}, {"m/models/model.json", "{}"}};
+    int zerr = 0;
+    size_t i;
+    zip_t *za = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+
+    ck_assert_ptr_nonnull(za);
+    for (i = 0; i < 2; i++) {
+        zip_source_t *s = zip_source_buffer(za, ents[i].data, strlen(ents[i].data), 0);
+
+        ck_assert_ptr_nonnull(s);
+        ck_assert_int_ge(zip_file_add(za, ents[i].name, s, 0), 0);
+        ck_assert_int_eq(zip_set_file_compression(za, i, ZIP_CM_STORE, 0), 0);
+    }
+    ck_assert_int_eq(zip_close(za), 0);
+    /* libzip refuses binary comments: append it and patch the comment length by hand */
+    {
+        size_t zlen;
+        uint8_t *b = load(path, &zlen), *nb = malloc(zlen + len);
+
+        ck_assert_ptr_nonnull(nb);
+        ck_assert_int_eq(memcmp(b + zlen - 22, "PK\005\006", 4), 0);
+        memcpy(nb, b, zlen);
+        memcpy(nb + zlen, comment, len);
+        nb[zlen - 2] = (uint8_t)(len & 0xff);
+        nb[zlen - 1] = (uint8_t)(len >> 8);
+        write_file(path, nb, zlen + len);
+        free(nb);
+        free(b);
+    }
+}
+
+/*
+ * libzip uses the end record that describes a real directory, not the last
+ * signature in the file: a fake record in the comment that cannot be right
+ * is ignored (its 4 GiB directory is not "too large"), and one that could
+ * be leaves the choice to libzip's full check.
+ */
+START_TEST(test_end_record_in_comment)
+{
+    char dir[256], path[512], *out = NULL;
+    uint8_t fake[6 + 22];
+    struct pt2_error err = {0};
+    struct pt2_zip_layout l;
+    size_t n = 0;
+    pt2_zip *z;
+    int k;
+
+    tmp_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/comment.pt2", dir);
+    for (k = 0; k < 2; k++) {
+        memset(fake, 0, sizeof(fake));
+        memcpy(fake, "hello ", 6);
+        memcpy(fake + 6, "PK\005\006", 4);
+        if (k == 0) {
+            fake[6 + 8] = fake[6 + 10] = 1; /* 1 entry */
+            memset(fake + 6 + 12, 0xff, 4); /* in a 4 GiB directory */
+            fake[6 + 12] = 0xf0;
+        }
+        make_zip_with_comment(path, fake, sizeof(fake));
+        pt2_error_clear(&err);
+        ck_assert_msg(open_tmp(path, &z, &err) == PT2_OK, "k=%d %s", k, err.message);
+        ck_assert_int_eq(pt2_zip_layout(z, &l, &err), PT2_OK);
+        ck_assert_uint_eq(l.entries, 2);
+        ck_assert_int_eq(l.zip64, 0);
+        ck_assert_str_eq(l.prefix, "m/");
+        ck_assert_str_eq(l.archive_format, "pt2");
+        ck_assert_int_eq(
+            pt2_zip_read_small(z, find_rel(z, "models/model.json"), 64, &out, &n, &err), PT2_OK);
+        ck_assert_str_eq(out, "{}");
+        free(out);
+        pt2_zip_free(z);
+    }
     unlink(path);
     rm_dir(dir);
 }
@@ -649,6 +784,130 @@ static size_t data_offset(const uint8_t *buf, size_t len, const char *name)
     ck_abort_msg("no local header for %s", name);
     return 0;
 }
+
+static void put16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, v & 0xffff);
+    put16(p + 2, v >> 16);
+}
+
+/*
+ * By hand: "m/archive_format" (stored "pt2"), then `name` with `dlen` bytes
+ * of data whose headers claim `method`, `csize` and `usize` (CRCs are not
+ * checked before an entry is read through).
+ */
+static void write_sized_zip(const char *path, const char *name, unsigned method, size_t dlen,
+                            uint32_t csize, uint32_t usize)
+{
+    uint8_t b[4096], cd[512];
+    const char *names[2] = {"m/archive_format", name};
+    const unsigned meth[2] = {0, method};
+    const uint32_t cs[2] = {3, csize}, us[2] = {3, usize};
+    const size_t lens[2] = {3, dlen};
+    size_t pos = 0, cdlen = 0, i;
+
+    memset(b, 0, sizeof(b));
+    for (i = 0; i < 2; i++) {
+        size_t nlen = strlen(names[i]);
+        uint8_t *l = b + pos, *c = cd + cdlen;
+
+        ck_assert_uint_lt(pos + 30 + nlen + lens[i], sizeof(b) - 200);
+        memset(c, 0, 46);
+        put32(l, 0x04034b50u);
+        put16(l + 4, 20);
+        put16(l + 8, meth[i]);
+        put32(l + 18, cs[i]);
+        put32(l + 22, us[i]);
+        put16(l + 26, (unsigned)nlen);
+        memcpy(l + 30, names[i], nlen);
+        if (i == 0)
+            memcpy(l + 30 + nlen, "pt2", 3);
+        else if (lens[i] >= 4)
+            memcpy(l + 30 + nlen, "\177ELF", 4); /* the rest stays zero */
+        put32(c, 0x02014b50u);
+        put16(c + 4, 20);
+        put16(c + 6, 20);
+        put16(c + 10, meth[i]);
+        put32(c + 20, cs[i]);
+        put32(c + 24, us[i]);
+        put16(c + 28, (unsigned)nlen);
+        put32(c + 42, (uint32_t)pos);
+        memcpy(c + 46, names[i], nlen);
+        cdlen += 46 + nlen;
+        pos += 30 + nlen + lens[i];
+    }
+    memcpy(b + pos, cd, cdlen);
+    put32(b + pos + cdlen, 0x06054b50u);
+    put16(b + pos + cdlen + 8, 2);
+    put16(b + pos + cdlen + 10, 2);
+    put32(b + pos + cdlen + 12, (uint32_t)cdlen);
+    put32(b + pos + cdlen + 16, (uint32_t)pos);
+    write_file(path, b, pos + cdlen + 22);
+}
+
+/*
+ * Sizes libzip 1.7.3 trusts blindly are refused at open: a stored entry
+ * with 0 compressed bytes but 204 bytes of data made zip_fseek crash
+ * (SIGSEGV); stored sizes must agree; deflate cannot make data out of
+ * nothing. The same entries with honest sizes open and read.
+ */
+START_TEST(test_inconsistent_entry_sizes)
+{
+    static const struct {
+        unsigned method;
+        size_t dlen;
+        uint32_t csize, usize;
+        const char *msg;
+    } cases[] = {
+        {0, 204, 0, 204, "stored entry has 0 compressed bytes for 204 bytes of data"},
+        {0, 204, 10, 204, "stored entry has 10 compressed bytes for 204 bytes of data"},
+        {0, 204, 204, 10, "stored entry has 204 compressed bytes for 10 bytes of data"},
+        {8, 0, 0, 204, "compressed entry has no data for 204 bytes"},
+    };
+    char dir[256], path[512], want[PT2_ERROR_MSG_MAX];
+    struct pt2_error err = {0};
+    pt2_zip_entry *e = NULL;
+    uint8_t b[64];
+    pt2_zip *z;
+    size_t k;
+
+    tmp_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/sizes.pt2", dir);
+    for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        write_sized_zip(path, "m/data/aotinductor/model/x.so", cases[k].method, cases[k].dlen,
+                        cases[k].csize, cases[k].usize);
+        ck_assert_int_eq(open_tmp(path, &z, &err), PT2_ERR_TRUNCATED);
+        snprintf(want, sizeof(want), "truncated or corrupt zip: m/data/aotinductor/model/x.so: %s",
+                 cases[k].msg);
+        ck_assert_str_eq(err.message, want);
+        ck_assert_ptr_null(z);
+    }
+
+    /* honest sizes: the same layout opens, and a seek into the stored entry works */
+    write_sized_zip(path, "m/data/aotinductor/model/x.so", 0, 204, 204, 204);
+    ck_assert_int_eq(open_tmp(path, &z, &err), PT2_OK);
+    ck_assert_int_eq(pt2_zip_entry_open(z, 1, &e, &err), PT2_OK);
+    ck_assert_int_eq(pt2_rd_read(pt2_zip_entry_rd(e), 0, b, sizeof(b), &err), PT2_OK);
+    ck_assert_int_eq(memcmp(b, "\177ELF", 4), 0);
+    pt2_zip_entry_free(e);
+    pt2_zip_free(z);
+    /* and empty entries are still fine, stored or not */
+    write_sized_zip(path, "m/empty", 0, 0, 0, 0);
+    ck_assert_int_eq(open_tmp(path, &z, &err), PT2_OK);
+    pt2_zip_free(z);
+    write_sized_zip(path, "m/empty", 8, 0, 0, 0);
+    ck_assert_int_eq(open_tmp(path, &z, &err), PT2_OK);
+    pt2_zip_free(z);
+    unlink(path);
+    rm_dir(dir);
+}
+END_TEST
 
 START_TEST(test_crc_mismatch_is_entry_error)
 {
@@ -1077,7 +1336,7 @@ START_TEST(test_two_readers_interleaved)
 }
 END_TEST
 
-/* Forward skips in a compressed entry are capped, per skip and in total. */
+/* Forward skips in a compressed entry are capped, per skip, per reader and per archive. */
 START_TEST(test_deflate_skip_caps)
 {
     char dir[256], path[512];
@@ -1110,22 +1369,50 @@ START_TEST(test_deflate_skip_caps)
                      "weights.bin: skipping 68157440 bytes of a compressed entry (cap 64 MiB)");
     pt2_zip_entry_free(e);
 
-    /* 60 MiB forward, back to 0, again: the 9th skip would pass 512 MiB inflated in total */
+    /* 60 MiB forward, back to 0, again: the 3rd skip would pass 128 MiB for this reader */
     pt2_error_clear(&err);
     ck_assert_int_eq(pt2_zip_entry_open(z, 0, &e, &err), PT2_OK);
-    for (k = 0; k < 9; k++) {
+    for (k = 0; k < 3; k++) {
         int rc = pt2_rd_read(pt2_zip_entry_rd(e), 60 * MIB, b, 16, &err);
 
-        if (k < 8) {
+        if (k < 2) {
             ck_assert_msg(rc == PT2_OK, "k=%d %s", k, err.message);
             ck_assert_int_eq(b[0] | b[15], 0);
             ck_assert_int_eq(pt2_rd_read(pt2_zip_entry_rd(e), 0, b, 16, &err), PT2_OK);
         } else {
             ck_assert_int_eq(rc, PT2_ERR_TOO_LARGE);
-            ck_assert_str_eq(err.message, "weights.bin: more than 512 MiB inflated only to seek "
+            ck_assert_str_eq(err.message, "weights.bin: more than 128 MiB inflated only to seek "
                                           "in a compressed entry");
         }
     }
+    pt2_zip_entry_free(e);
+
+    /*
+     * Fresh readers each stay under their own cap, but the archive's 256 MiB
+     * run out: 120 MiB above, 120 MiB in the next reader, the next 60 MiB fail.
+     * (A package of many deflated 60 MiB .so files does the same, entry by entry.)
+     */
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2_zip_entry_open(z, 0, &e, &err), PT2_OK);
+    for (k = 0; k < 2; k++) {
+        ck_assert_int_eq(pt2_rd_read(pt2_zip_entry_rd(e), 60 * MIB, b, 16, &err), PT2_OK);
+        ck_assert_int_eq(pt2_rd_read(pt2_zip_entry_rd(e), 0, b, 16, &err), PT2_OK);
+    }
+    pt2_zip_entry_free(e);
+    ck_assert_int_eq(pt2_zip_entry_open(z, 0, &e, &err), PT2_OK);
+    ck_assert_int_eq(pt2_rd_read(pt2_zip_entry_rd(e), 60 * MIB, b, 16, &err), PT2_ERR_TOO_LARGE);
+    ck_assert_str_eq(err.message, "weights.bin: more than 256 MiB inflated only to seek in the "
+                                  "compressed entries of this archive");
+    /* reads that need no skipping still work */
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2_rd_read(pt2_zip_entry_rd(e), 0, b, 16, &err), PT2_OK);
+    pt2_zip_entry_free(e);
+    pt2_zip_free(z);
+
+    /* the budget belongs to one pt2_zip: the same file opened again starts afresh */
+    ck_assert_int_eq(open_tmp(path, &z, &err), PT2_OK);
+    ck_assert_int_eq(pt2_zip_entry_open(z, 0, &e, &err), PT2_OK);
+    ck_assert_int_eq(pt2_rd_read(pt2_zip_entry_rd(e), 60 * MIB, b, 16, &err), PT2_OK);
     pt2_zip_entry_free(e);
     pt2_zip_free(z);
     unlink(path);
@@ -1457,7 +1744,10 @@ int main(void)
     tcase_add_test(te, test_broken_no_archive_format);
     tcase_add_test(te, test_open_errors);
     tcase_add_test(te, test_caps_from_end_records);
+    tcase_add_test(te, test_corrupt_zip64_record_is_truncated);
+    tcase_add_test(te, test_end_record_in_comment);
     tcase_add_test(te, test_caps_names_and_models);
+    tcase_add_test(te, test_inconsistent_entry_sizes);
     tcase_add_test(te, test_crc_mismatch_is_entry_error);
     tcase_add_test(te, test_bad_deflate_stream_is_entry_error);
     tcase_add_loop_test(te, test_cut_and_corrupt_never_crash, 0,
