@@ -125,8 +125,7 @@ static int label_token(const cJSON *labels, const char *key, char *buf, size_t l
         return 0;
     for (i = 0; s[i] != '\0' && i + 1 < len; i++) {
         char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-              c == '-'))
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
             break;
     }
     if (s[i] != '\0' || i == 0) {
@@ -168,10 +167,10 @@ int pt2_k8s_driver_branch_cuda(int branch)
     static const struct {
         int branch, cuda;
     } table[] = {
-        {450, 11000}, {455, 11010}, {460, 11020}, {465, 11030}, {470, 11040}, {495, 11050},
-        {510, 11060}, {515, 11070}, {520, 11080}, {525, 12000}, {530, 12010}, {535, 12020},
-        {545, 12030}, {550, 12040}, {555, 12050}, {560, 12060}, {565, 12070}, {570, 12080},
-        {575, 12090}, {580, 13000},
+        {450, 11000}, {455, 11010}, {460, 11020}, {465, 11030}, {470, 11040},
+        {495, 11050}, {510, 11060}, {515, 11070}, {520, 11080}, {525, 12000},
+        {530, 12010}, {535, 12020}, {545, 12030}, {550, 12040}, {555, 12050},
+        {560, 12060}, {565, 12070}, {570, 12080}, {575, 12090}, {580, 13000},
     };
     int cuda = 0;
     size_t i;
@@ -207,8 +206,9 @@ static void parse_driver(const cJSON *labels, struct pt2_k8s_node *n, struct pt2
         char shown[LABEL_ECHO_MAX + 8];
 
         echo(shown, sizeof(shown), full);
-        pt2_sbuf_add(note, "%snvidia.com/cuda.runtime-version.full '%s' is not a CUDA version, "
-                           "ignored",
+        pt2_sbuf_add(note,
+                     "%snvidia.com/cuda.runtime-version.full '%s' is not a CUDA version, "
+                     "ignored",
                      note->len ? "; " : "", shown);
         v = 0;
     }
@@ -297,15 +297,14 @@ static void node_info(const cJSON *item, const char *key, char *buf, size_t len,
                       struct pt2_sbuf *note)
 {
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(item, "status");
-    const cJSON *info = cJSON_IsObject(status) ? cJSON_GetObjectItemCaseSensitive(status, "nodeInfo")
-                                               : NULL;
+    const cJSON *info =
+        cJSON_IsObject(status) ? cJSON_GetObjectItemCaseSensitive(status, "nodeInfo") : NULL;
 
     if (cJSON_IsObject(info))
         (void)label_token(info, key, buf, len, note);
 }
 
-static int parse_node(const cJSON *item, size_t idx, struct pt2_k8s_node *n,
-                      struct pt2_error *err)
+static int parse_node(const cJSON *item, size_t idx, struct pt2_k8s_node *n, struct pt2_error *err)
 {
     const cJSON *meta, *name, *labels;
     const char *m;
