@@ -19,6 +19,7 @@
 #include "pt2_cpu.h"
 #include "pt2_cuda.h"
 #include "pt2_error.h"
+#include "pt2_k8s.h"
 #include "pt2_rd.h"
 #include "pt2scope.h"
 
@@ -37,26 +38,30 @@ struct cli_args {
     const char *driver;
     const char *device;
     const char *libcuda;
+    const char *nodes;
 };
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: pt2scope <command> [options]\n"
-            "\n"
-            "  inspect FILE [--json] [--oip]           what FILE was compiled for, its metadata\n"
-            "  check FILE --target T [--target T ...] [--driver X.Y] [--json]\n"
-            "                                          will FILE run on T (9.0, sm_90a, H100, "
-            "gfx90a)?\n"
-            "  check FILE [--device cuda:N] [--json]   ... on this node's GPU and CPU?\n"
-            "  check-kernel FILE (--target T | --device cuda:N) [--driver X.Y]\n"
-            "                                          the same for a raw .cubin/.fatbin/.hsaco\n"
-            "  validate FILE --input NAME=D1,D2,... [--input ...] [--json]\n"
-            "                                          are these input shapes acceptable?\n"
-            "  gpus [--json] [--libcuda PATH]          this node's GPUs and CPU\n"
-            "  version\n"
-            "\n"
-            "exit status: 0 ok/compatible/valid, 1 incompatible/invalid, 2 error\n");
+    fprintf(
+        f,
+        "usage: pt2scope <command> [options]\n"
+        "\n"
+        "  inspect FILE [--json] [--oip]           what FILE was compiled for, its metadata\n"
+        "  check FILE --target T [--target T ...] [--driver X.Y] [--json]\n"
+        "                                          will FILE run on T (9.0, sm_90a, H100, "
+        "gfx90a)?\n"
+        "  check FILE [--device cuda:N] [--json]   ... on this node's GPU and CPU?\n"
+        "  check FILE --nodes NODES.json [--json]  ... on each Kubernetes node (kubectl get nodes "
+        "-o json)?\n"
+        "  check-kernel FILE (--target T | --device cuda:N) [--driver X.Y]\n"
+        "                                          the same for a raw .cubin/.fatbin/.hsaco\n"
+        "  validate FILE --input NAME=D1,D2,... [--input ...] [--json]\n"
+        "                                          are these input shapes acceptable?\n"
+        "  gpus [--json] [--libcuda PATH]          this node's GPUs and CPU\n"
+        "  version\n"
+        "\n"
+        "exit status: 0 ok/compatible/valid, 1 incompatible/invalid, 2 error\n");
 }
 
 static int fail(const char *what, const char *why)
@@ -98,6 +103,8 @@ static int parse_args(int argc, char **argv, struct cli_args *a)
             a->device = val;
         } else if (strcmp(s, "--libcuda") == 0) {
             a->libcuda = val;
+        } else if (strcmp(s, "--nodes") == 0) {
+            a->nodes = val;
         } else if (s[0] == '-' && s[1] != '\0') {
             fprintf(stderr, "pt2scope: usage: unknown option '%s'\n", s);
             return CLI_ERROR;
@@ -257,6 +264,63 @@ cleanup:
     return rc;
 }
 
+/* One verdict per Kubernetes node described by GPU Feature Discovery labels. */
+static int check_nodes(const struct cli_args *a, pt2_package *pkg, cJSON *arr, int *worst)
+{
+    struct pt2_k8s_nodes nodes = {0};
+    struct pt2_error err = {0};
+    cJSON *doc = NULL;
+    const cJSON *it;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = fopen(a->nodes, "rb");
+    int rc = CLI_OK;
+
+    if (f == NULL)
+        return fail(a->nodes, strerror(errno));
+    text = malloc(PT2_K8S_TEXT_MAX + 1);
+    if (text == NULL) {
+        rc = fail(a->nodes, "out of memory");
+        goto cleanup;
+    }
+    len = fread(text, 1, PT2_K8S_TEXT_MAX + 1, f);
+    if (ferror(f) || len > PT2_K8S_TEXT_MAX) {
+        rc = fail(a->nodes, ferror(f) ? "cannot read" : "larger than 16 MiB");
+        goto cleanup;
+    }
+    if (pt2_k8s_parse_text(text, len, &nodes, &err) != PT2_OK ||
+        pt2_k8s_compat_json(pkg, &nodes, &doc, &err) != PT2_OK) {
+        rc = fail(a->nodes, err.message);
+        goto cleanup;
+    }
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "verdict");
+        const cJSON *why = cJSON_GetObjectItemCaseSensitive(it, "reason");
+        char reason[512];
+
+        if (!cJSON_IsString(name) || !cJSON_IsString(v))
+            continue;
+        if (strcmp(v->valuestring, "incompatible") == 0)
+            *worst = 1;
+        if (arr != NULL) {
+            cJSON_AddItemToArray(arr, cJSON_Duplicate(it, 1));
+            continue;
+        }
+        snprintf(reason, sizeof(reason), "%s", cJSON_IsString(why) ? why->valuestring : "");
+        cli_defang(reason);
+        cli_defang(name->valuestring);
+        printf("%s: %s: %s\n", name->valuestring, v->valuestring, reason);
+    }
+cleanup:
+    cJSON_Delete(doc);
+    pt2_k8s_nodes_free(&nodes);
+    free(text);
+    fclose(f);
+    return rc;
+}
+
 static int cmd_check(const struct cli_args *a)
 {
     pt2_package *pkg = NULL;
@@ -271,7 +335,9 @@ static int cmd_check(const struct cli_args *a)
     rc = open_pkg(a->file, &pkg);
     if (rc != CLI_OK)
         goto cleanup;
-    if (a->ntargets == 0) {
+    if (a->nodes != NULL) {
+        rc = check_nodes(a, pkg, arr, &worst);
+    } else if (a->ntargets == 0) {
         rc = check_node(a, pkg, driver, arr, &worst);
     } else {
         for (size_t i = 0; i < a->ntargets && rc == CLI_OK; i++) {

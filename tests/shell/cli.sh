@@ -57,6 +57,15 @@ expect 0 "$B" check-kernel tests/fixtures/bins/cubin_cuda13/sm_90a.cubin --targe
 expect 1 "$B" check-kernel tests/fixtures/bins/cubin_cuda13/sm_90a.cubin --target 10.0
 expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" gpus --json
 
+# One verdict per Kubernetes node (GPU Feature Discovery labels).
+expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --nodes $F/k8s/nodes.json
+same "$(echo "$OUT" | cut -d: -f1-2)" "$(printf 'gpu-h100-a: compatible\ngpu-a100-b: incompatible\ncpu-arm-c: incompatible')"
+same "$(echo "$OUT" | sed -n 2p)" "gpu-a100-b: incompatible: kernels are sm_90a only; A100-SXM4-40GB (8.0) is 8.0"
+expect 1 "$B" check $F/cpu_x86_64.pt2 --nodes $F/k8s/nodes.json --json
+same "$(echo "$OUT" | python3 -c 'import json,sys; print(" ".join(n["verdict"] for n in json.load(sys.stdin)))')" "compatible compatible incompatible"
+expect 2 "$B" check $F/cpu_x86_64.pt2 --nodes $F/no_such_nodes.json
+expect 2 "$B" check $F/cpu_x86_64.pt2 --nodes $F/cuda_sm90a_v8.pt2
+
 # Package text with terminal escapes is rendered harmless.
 T=$(mktemp -d)
 python3 - "$T/esc.pt2" <<'PY'
