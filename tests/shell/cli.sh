@@ -5,12 +5,14 @@ set -u
 B=${PT2SCOPE_BUILD:-build}/pt2scope
 F=tests/fixtures
 pass=0 fail=0
+ERRF=$(mktemp)
+trap 'rm -f "$ERRF"' EXIT
 
 # expect RC CMD... : run, compare exit code; stdout+stderr kept in $OUT/$ERR
 expect() {
     local want=$1; shift
-    OUT=$("$@" 2>/tmp/pt2cli.err); local rc=$?
-    ERR=$(cat /tmp/pt2cli.err)
+    OUT=$("$@" 2>"$ERRF"); local rc=$?
+    ERR=$(cat "$ERRF")
     if [ "$rc" = "$want" ]; then pass=$((pass+1)); else
         fail=$((fail+1)); echo "FAIL: exit $rc (want $want): $*"; echo "$OUT$ERR" | head -5; fi
 }
