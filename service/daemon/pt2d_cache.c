@@ -16,6 +16,10 @@
 struct pt2d_pkgref {
     atomic_uint refs;
     pt2_package *pkg;
+    pthread_mutex_t memo_lock; /* guards the memo: requests share the pkgref */
+    char memo_etag[PT2D_MEMO_ETAG_MAX];
+    char *memo_body; /* NULL: nothing memoised */
+    size_t memo_len;
 };
 
 struct cache_entry {
@@ -43,8 +47,16 @@ struct pt2d_pkgref *pt2d_pkgref_new(pt2_package *pkg)
         pt2_package_free(pkg);
         return NULL;
     }
+    if (pthread_mutex_init(&ref->memo_lock, NULL) != 0) {
+        pt2_package_free(pkg);
+        free(ref);
+        return NULL;
+    }
     atomic_init(&ref->refs, 1);
     ref->pkg = pkg;
+    ref->memo_etag[0] = '\0';
+    ref->memo_body = NULL;
+    ref->memo_len = 0;
     return ref;
 }
 
@@ -61,6 +73,8 @@ void pt2d_pkgref_release(struct pt2d_pkgref *ref)
         return;
     if (atomic_fetch_sub_explicit(&ref->refs, 1, memory_order_acq_rel) == 1) {
         pt2_package_free(ref->pkg);
+        pthread_mutex_destroy(&ref->memo_lock);
+        free(ref->memo_body);
         free(ref);
     }
 }
@@ -68,6 +82,45 @@ void pt2d_pkgref_release(struct pt2d_pkgref *ref)
 const pt2_package *pt2d_pkgref_pkg(const struct pt2d_pkgref *ref)
 {
     return ref->pkg;
+}
+
+char *pt2d_pkgref_body_get(struct pt2d_pkgref *ref, const char *etag, size_t *len)
+{
+    char *copy = NULL;
+
+    if (etag[0] == '\0')
+        return NULL;
+    pthread_mutex_lock(&ref->memo_lock);
+    if (ref->memo_body != NULL && strcmp(ref->memo_etag, etag) == 0) {
+        copy = malloc(ref->memo_len + 1);
+        if (copy != NULL) {
+            memcpy(copy, ref->memo_body, ref->memo_len + 1);
+            *len = ref->memo_len;
+        }
+    }
+    pthread_mutex_unlock(&ref->memo_lock);
+    return copy;
+}
+
+void pt2d_pkgref_body_put(struct pt2d_pkgref *ref, const char *etag, const char *body, size_t len)
+{
+    char *copy, *old;
+
+    if (etag[0] == '\0' || strlen(etag) >= sizeof(ref->memo_etag) || len > PT2D_MEMO_BODY_MAX)
+        return;
+    /* Copy outside the lock; only the swap is guarded. */
+    copy = malloc(len + 1);
+    if (copy == NULL)
+        return;
+    memcpy(copy, body, len);
+    copy[len] = '\0';
+    pthread_mutex_lock(&ref->memo_lock);
+    old = ref->memo_body;
+    ref->memo_body = copy;
+    ref->memo_len = len;
+    snprintf(ref->memo_etag, sizeof(ref->memo_etag), "%s", etag);
+    pthread_mutex_unlock(&ref->memo_lock);
+    free(old);
 }
 
 /* FNV-1a, 64 bit: keys are short and not attacker-chosen in bulk. */
@@ -141,7 +194,8 @@ static void list_push_newest(struct pt2d_cache *c, struct cache_entry *e)
         c->oldest = e;
 }
 
-struct pt2d_pkgref *pt2d_cache_get(struct pt2d_cache *c, const char *key)
+/* Look up `key`, making it the most recent; `count` adds the outcome to the stats. */
+static struct pt2d_pkgref *cache_lookup(struct pt2d_cache *c, const char *key, int count)
 {
     uint64_t h = cache_hash(key);
     struct cache_entry *e;
@@ -153,12 +207,30 @@ struct pt2d_pkgref *pt2d_cache_get(struct pt2d_cache *c, const char *key)
         list_unlink(c, e);
         list_push_newest(c, e);
         ref = pt2d_pkgref_retain(e->ref);
-        c->hits++;
-    } else {
-        c->misses++;
     }
+    if (count && e != NULL)
+        c->hits++;
+    else if (count)
+        c->misses++;
     pthread_mutex_unlock(&c->lock);
     return ref;
+}
+
+struct pt2d_pkgref *pt2d_cache_get(struct pt2d_cache *c, const char *key)
+{
+    return cache_lookup(c, key, 1);
+}
+
+struct pt2d_pkgref *pt2d_cache_peek(struct pt2d_cache *c, const char *key)
+{
+    return cache_lookup(c, key, 0);
+}
+
+void pt2d_cache_count_hit(struct pt2d_cache *c)
+{
+    pthread_mutex_lock(&c->lock);
+    c->hits++;
+    pthread_mutex_unlock(&c->lock);
 }
 
 void pt2d_cache_put(struct pt2d_cache *c, const char *key, struct pt2d_pkgref *ref)

@@ -9,6 +9,12 @@
  *   "u:<sha256 hex>|<display name>" for uploads.
  * The cache is bounded by entry count; the least recently used entry goes.
  *
+ * A pkgref also remembers the last response body rendered from its package,
+ * under that response's strong ETag (route, options and content): a cache
+ * hit that asks the same question again re-sends those bytes instead of
+ * rebuilding and printing the JSON document, which was most of the work of
+ * a cached request (tests/bench).
+ *
  * Ownership: a struct pt2d_pkgref owns one package and is shared by
  * reference count. pt2d_cache_get() returns a new reference (release it);
  * pt2d_cache_put() takes its own reference. pt2d_cache_free() drops the
@@ -25,6 +31,8 @@
 
 #define PT2D_CACHE_KEY_MAX 512
 #define PT2D_CACHE_MAX_ENTRIES 1000000
+#define PT2D_MEMO_ETAG_MAX 80             /* a quoted ETag (PT2D_ETAG_MAX is 72) */
+#define PT2D_MEMO_BODY_MAX (256u * 1024u) /* larger bodies are rendered every time */
 
 struct pt2d_pkgref;
 struct pt2d_cache;
@@ -34,6 +42,13 @@ struct pt2d_pkgref *pt2d_pkgref_new(pt2_package *pkg);
 struct pt2d_pkgref *pt2d_pkgref_retain(struct pt2d_pkgref *ref);
 void pt2d_pkgref_release(struct pt2d_pkgref *ref);
 const pt2_package *pt2d_pkgref_pkg(const struct pt2d_pkgref *ref);
+
+/* A malloc'd, NUL-terminated copy of the body memoised under `etag` (the caller frees it),
+ * or NULL when there is none for that ETag. */
+char *pt2d_pkgref_body_get(struct pt2d_pkgref *ref, const char *etag, size_t *len);
+/* Memoise `body` under `etag`, replacing the previous one; silently skipped when `etag` is
+ * empty or too long, the body is over PT2D_MEMO_BODY_MAX, or memory is short. */
+void pt2d_pkgref_body_put(struct pt2d_pkgref *ref, const char *etag, const char *body, size_t len);
 
 struct pt2d_cache_stats {
     uint64_t hits, misses;
@@ -45,6 +60,14 @@ int pt2d_cache_create(struct pt2d_cache **out, size_t capacity, struct pt2_error
 
 /* A new reference to the entry for `key`, or NULL (counted as hit / miss). */
 struct pt2d_pkgref *pt2d_cache_get(struct pt2d_cache *c, const char *key);
+
+/*
+ * The same, counted as nothing: for a probe that may fall back to a worker,
+ * which then counts through pt2d_cache_get(). pt2d_cache_count_hit() counts
+ * a probe that did answer.
+ */
+struct pt2d_pkgref *pt2d_cache_peek(struct pt2d_cache *c, const char *key);
+void pt2d_cache_count_hit(struct pt2d_cache *c);
 
 /* Insert or replace; keys longer than PT2D_CACHE_KEY_MAX - 1 are not cached. */
 void pt2d_cache_put(struct pt2d_cache *c, const char *key, struct pt2d_pkgref *ref);

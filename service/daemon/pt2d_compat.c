@@ -36,27 +36,20 @@ cJSON *pt2d_compat_device_json(const struct pt2_device *dev)
     return d;
 }
 
-int pt2d_compat_append(cJSON *array, const pt2_package *pkg, const char *target,
-                       const struct pt2_device *dev, struct pt2_error *err)
+int pt2d_compat_add(cJSON *array, const char *kind, const char *target, cJSON *device,
+                    const struct pt2_verdict_result *res, struct pt2_error *err)
 {
-    struct pt2_verdict_result res = {0};
-    cJSON *entry = NULL, *device = NULL;
-    int rc;
+    cJSON *entry = cJSON_CreateObject();
 
-    rc = pt2_package_check_device(pkg, dev, &res, err);
-    if (rc != PT2_OK)
-        return rc;
-    entry = cJSON_CreateObject();
-    device = pt2d_compat_device_json(dev);
-    if (entry == NULL || device == NULL)
-        goto nomem;
-    if (cJSON_AddStringToObject(entry, "target", target) == NULL)
+    if (entry == NULL || device == NULL ||
+        cJSON_AddStringToObject(entry, "target", target) == NULL ||
+        cJSON_AddStringToObject(entry, "kind", kind) == NULL)
         goto nomem;
     if (!cJSON_AddItemToObject(entry, "device", device))
         goto nomem;
     device = NULL; /* owned by entry now */
-    if (cJSON_AddStringToObject(entry, "verdict", pt2_verdict_name(res.verdict)) == NULL ||
-        cJSON_AddStringToObject(entry, "reason", res.reason) == NULL)
+    if (cJSON_AddStringToObject(entry, "verdict", pt2_verdict_name(res->verdict)) == NULL ||
+        cJSON_AddStringToObject(entry, "reason", res->reason) == NULL)
         goto nomem;
     if (!cJSON_AddItemToArray(array, entry))
         goto nomem;
@@ -65,6 +58,22 @@ nomem:
     cJSON_Delete(device);
     cJSON_Delete(entry);
     return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
+}
+
+int pt2d_compat_append(cJSON *array, const pt2_package *pkg, const char *kind, const char *target,
+                       const struct pt2_device *dev, cJSON *device, struct pt2_error *err)
+{
+    struct pt2_verdict_result res = {0};
+    int rc;
+
+    rc = pt2_package_check_device(pkg, dev, &res, err);
+    if (rc != PT2_OK) {
+        cJSON_Delete(device);
+        return rc;
+    }
+    if (device == NULL && (device = pt2d_compat_device_json(dev)) == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
+    return pt2d_compat_add(array, kind, target, device, &res, err);
 }
 
 int pt2d_compat_build(const pt2_package *pkg, const struct pt2d_options *o, cJSON **out,
@@ -78,7 +87,8 @@ int pt2d_compat_build(const pt2_package *pkg, const struct pt2d_options *o, cJSO
     if (array == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
     for (i = 0; rc == PT2_OK && i < o->n_targets; i++)
-        rc = pt2d_compat_append(array, pkg, o->targets[i].text, &o->targets[i].dev, err);
+        rc = pt2d_compat_append(array, pkg, "target", o->targets[i].text, &o->targets[i].dev, NULL,
+                                err);
     if (rc != PT2_OK) {
         cJSON_Delete(array);
         return rc;

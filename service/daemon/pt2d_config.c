@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pt2d_cluster.h"
 #include "pt2d_config.h"
 #include "pt2d_pool.h"
 #include "pt2scope.h"
@@ -271,6 +272,92 @@ static int set_port_file(struct pt2d_config *cfg, const char *src, const char *v
     return PT2_OK;
 }
 
+static int set_libcuda(struct pt2d_config *cfg, const char *src, const char *v,
+                       struct pt2_error *err)
+{
+    /* Not checked for existence: a missing driver is a fact /v1/node reports. */
+    if (v[0] == '\0' || strlen(v) >= sizeof(cfg->libcuda))
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: bad library path '%.64s'", src, v);
+    snprintf(cfg->libcuda, sizeof(cfg->libcuda), "%s", v);
+    return PT2_OK;
+}
+
+static int set_node_name(struct pt2d_config *cfg, const char *src, const char *v,
+                         struct pt2_error *err)
+{
+    size_t i;
+
+    for (i = 0; v[i] != '\0'; i++)
+        if ((unsigned char)v[i] <= 0x20 || (unsigned char)v[i] >= 0x7f)
+            break;
+    if (v[0] == '\0' || v[i] != '\0' || i >= sizeof(cfg->node_name))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "%s: '%.64s' is not a node name (printable, no spaces)", src, v);
+    snprintf(cfg->node_name, sizeof(cfg->node_name), "%s", v);
+    return PT2_OK;
+}
+
+static int add_peer(struct pt2d_config *cfg, const char *src, const char *v, struct pt2_error *err)
+{
+    char url[PT2D_PEER_URL_MAX];
+    size_t n = strlen(v);
+
+    /* "http://a:8080/" and "http://a:8080" are the same peer. */
+    while (n > 0 && v[n - 1] == '/')
+        n--;
+    if (n == 0 || n >= sizeof(url))
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: '%.64s' is not a peer URL", src, v);
+    memcpy(url, v, n);
+    url[n] = '\0';
+    if (!pt2d_cluster_url_ok(url))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "%s: '%.64s' is not a peer URL (http[s]://host[:port])", src, v);
+    if (cfg->n_peers == PT2D_MAX_PEERS)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: more than %d peers", src, PT2D_MAX_PEERS);
+    snprintf(cfg->peers[cfg->n_peers++], PT2D_PEER_URL_MAX, "%s", url);
+    return PT2_OK;
+}
+
+static int set_peers_dns(struct pt2d_config *cfg, const char *src, const char *v,
+                         struct pt2_error *err)
+{
+    size_t i;
+
+    /* A DNS name or a numeric address, nothing a resolver would have to guess at. */
+    for (i = 0; v[i] != '\0'; i++) {
+        char c = v[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-' || c == '_' || c == ':'))
+            break;
+    }
+    if (v[0] == '\0' || v[i] != '\0' || i >= sizeof(cfg->peers_dns))
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: '%.64s' is not a DNS name", src, v);
+    snprintf(cfg->peers_dns, sizeof(cfg->peers_dns), "%s", v);
+    return PT2_OK;
+}
+
+static int set_peers_port(struct pt2d_config *cfg, const char *src, const char *v,
+                          struct pt2_error *err)
+{
+    unsigned port = 0;
+    int rc = parse_uint(src, v, 1, 65535, &port, err);
+
+    cfg->peers_port = (uint16_t)port;
+    return rc;
+}
+
+static int set_peer_timeout(struct pt2d_config *cfg, const char *src, const char *v,
+                            struct pt2_error *err)
+{
+    return parse_uint(src, v, 1, 300, &cfg->peer_timeout, err);
+}
+
+static int set_peer_connect_timeout(struct pt2d_config *cfg, const char *src, const char *v,
+                                    struct pt2_error *err)
+{
+    return parse_uint(src, v, 1, 300, &cfg->peer_connect_timeout, err);
+}
+
 static const struct opt opts[] = {
     {"--listen", "PT2SCOPE_LISTEN", "HOST:PORT",
      "address to listen on (default 127.0.0.1:8080; [::1]:PORT for IPv6; port 0 = any free)",
@@ -294,6 +381,22 @@ static const struct opt opts[] = {
      "inspection results kept in memory (default 256; 0 = no cache)", set_cache, 0, 0},
     {"--port-file", "PT2SCOPE_PORT_FILE", "FILE", "write the bound port to FILE once listening",
      set_port_file, 0, 0},
+    {"--libcuda", "PT2SCOPE_LIBCUDA", "PATH",
+     "CUDA driver library to load at run time (default libcuda.so.1)", set_libcuda, 0, 0},
+    {"--node-name", "PT2SCOPE_NODE_NAME", "NAME",
+     "name /v1/node reports (default: the host name; in Kubernetes use spec.nodeName)",
+     set_node_name, 0, 0},
+    {"--peer", "PT2SCOPE_PEERS", "URL",
+     "cluster peer, e.g. http://10.0.0.7:8080 (repeatable; variable: comma-separated)", add_peer, 1,
+     ','},
+    {"--peers-dns", "PT2SCOPE_PEERS_DNS", "NAME",
+     "headless Service whose A/AAAA records are peers, resolved per request", set_peers_dns, 0, 0},
+    {"--peers-port", "PT2SCOPE_PEERS_PORT", "PORT",
+     "port of the --peers-dns peers (default: this daemon's port)", set_peers_port, 0, 0},
+    {"--peer-timeout", "PT2SCOPE_PEER_TIMEOUT", "SECONDS",
+     "limit on each peer request, connection included (default 5)", set_peer_timeout, 0, 0},
+    {"--peer-connect-timeout", "PT2SCOPE_PEER_CONNECT_TIMEOUT", "SECONDS",
+     "limit on connecting to a peer (default 2)", set_peer_connect_timeout, 0, 0},
     {"--debug-job-delay-ms", "PT2SCOPE_DEBUG_JOB_DELAY_MS", "MS",
      "testing only: delay every job by MS milliseconds", set_delay, 0, 0},
 };
@@ -315,6 +418,8 @@ void pt2d_config_defaults(struct pt2d_config *cfg)
     cfg->max_upload = 16ull << 30;
     cfg->request_timeout = 60;
     cfg->cache_entries = 256;
+    cfg->peer_timeout = 5;
+    cfg->peer_connect_timeout = 2;
 }
 
 /* Apply one value; list settings split it on their separator. */

@@ -21,6 +21,8 @@
 #define PT2D_MAX_ORIGINS 16
 #define PT2D_ORIGIN_MAX 256
 #define PT2D_HOST_MAX 256
+#define PT2D_MAX_PEERS 64
+#define PT2D_PEER_URL_MAX 256 /* "http://host:port", no trailing slash */
 
 enum pt2d_config_action { PT2D_RUN = 0, PT2D_SHOW_HELP, PT2D_SHOW_VERSION };
 
@@ -40,10 +42,20 @@ struct pt2d_config {
     unsigned cache_entries;        /* 0 disables the cache */
     char port_file[PT2D_PATH_MAX]; /* "" = none */
     unsigned debug_job_delay_ms;   /* test hook: workers sleep first */
+    char libcuda[256];             /* CUDA driver to dlopen; "" = $PT2SCOPE_LIBCUDA at each
+                                    probe, else libcuda.so.1 */
+    char node_name[PT2D_HOST_MAX]; /* name in /v1/node; "" = the host name */
+    char peers[PT2D_MAX_PEERS][PT2D_PEER_URL_MAX]; /* cluster peers' base URLs */
+    unsigned n_peers;
+    char peers_dns[PT2D_HOST_MAX]; /* headless Service name resolved per request; "" = none */
+    uint16_t peers_port;           /* port of the resolved peers; 0 = this daemon's port */
+    unsigned peer_timeout;         /* seconds per peer request, 1..300 */
+    unsigned peer_connect_timeout; /* seconds per peer connection, 1..300 */
 };
 
 /* Defaults: 127.0.0.1:8080, workers = online CPUs (2..64), queue 64, spool $TMPDIR or /tmp,
- * max upload 16 GiB, request timeout 60 s, cache 256 entries. */
+ * max upload 16 GiB, request timeout 60 s, cache 256 entries, peer timeout 5 s (connection
+ * 2 s). */
 void pt2d_config_defaults(struct pt2d_config *cfg);
 
 /* Apply `envp` (NULL-terminated "NAME=value" strings, may be NULL), then argv[1..]. */

@@ -29,6 +29,7 @@ static void intake_fail(struct pt2d_intake *in)
     pt2d_spool_free(in->spool);
     in->spool = NULL;
     pt2d_buf_free(&in->json);
+    pt2d_buf_free(&in->field);
 }
 
 static void copy_filename(struct pt2d_intake *in, const char *filename)
@@ -55,6 +56,20 @@ static enum MHD_Result on_post_field(void *cls, enum MHD_ValueKind kind, const c
 
     if (in->err.code != PT2_OK)
         return MHD_NO;
+    if (key != NULL && in->field_name != NULL && strcmp(key, in->field_name) == 0) {
+        if (off == 0 && in->field_parts++ > 0) {
+            pt2_error_set(&in->err, PT2_ERR_INVALID, "multipart body has more than one '%s' field",
+                          in->field_name);
+            return MHD_NO;
+        }
+        if (size > 0 && pt2d_buf_append(&in->field, data, size) != PT2_OK) {
+            pt2_error_set(&in->err, PT2_ERR_TOO_LARGE,
+                          "multipart field '%s' exceeds the %zu-byte limit", in->field_name,
+                          in->field.cap);
+            return MHD_NO;
+        }
+        return MHD_YES;
+    }
     if (key == NULL || strcmp(key, "file") != 0)
         return MHD_YES; /* other form fields are ignored */
     if (off == 0 && in->file_bytes > 0) {
@@ -96,7 +111,9 @@ int pt2d_intake_begin(struct pt2d_intake *in, struct MHD_Connection *conn, int h
     int have_len = 0, announced;
 
     memset(in, 0, sizeof(*in));
-    pt2d_buf_init(&in->json, PT2D_JSON_BODY_MAX);
+    pt2d_buf_init(&in->json, lim->json_max > 0 ? lim->json_max : PT2D_JSON_BODY_MAX);
+    pt2d_buf_init(&in->field, lim->field_max);
+    in->field_name = lim->field_name;
     in->cap = lim->max_upload;
     if (clen != NULL) {
         if (parse_length(clen, &declared) != 0)
@@ -119,7 +136,7 @@ int pt2d_intake_begin(struct pt2d_intake *in, struct MHD_Connection *conn, int h
         in->kind = PT2D_BODY_MULTIPART;
     } else if (ctype != NULL && media_is(ctype, "application/json")) {
         in->kind = PT2D_BODY_JSON;
-        in->cap = PT2D_JSON_BODY_MAX;
+        in->cap = in->json.cap;
     } else {
         return pt2_error_set(err, PT2D_ERR_MEDIA_TYPE,
                              "Content-Type '%.64s' is not supported; send "
@@ -171,8 +188,7 @@ int pt2d_intake_feed(struct pt2d_intake *in, const char *data, size_t len)
         break;
     case PT2D_BODY_JSON:
         if (pt2d_buf_append(&in->json, data, len) != PT2_OK)
-            pt2_error_set(&in->err, PT2_ERR_TOO_LARGE, "JSON body exceeds %u bytes",
-                          PT2D_JSON_BODY_MAX);
+            pt2_error_set(&in->err, PT2_ERR_TOO_LARGE, "JSON body exceeds %zu bytes", in->json.cap);
         break;
     default:
         break;
@@ -217,4 +233,5 @@ void pt2d_intake_free(struct pt2d_intake *in)
     pt2d_spool_free(in->spool);
     in->spool = NULL;
     pt2d_buf_free(&in->json);
+    pt2d_buf_free(&in->field);
 }

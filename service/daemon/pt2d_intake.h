@@ -5,11 +5,13 @@
  * handler call (so an unsupported Content-Type or a declared
  * Content-Length over the cap is refused before MHD sends 100 Continue).
  * Uploads stream into a spool file; multipart bodies go through
- * MHD_PostProcessor and only the `file` field is kept; JSON bodies are
- * buffered up to PT2D_JSON_BODY_MAX. After the first failure the rest of
- * the body is discarded (a response cannot be queued mid-body) and the
- * failure is answered once the body ends; a client that keeps sending
- * more than PT2D_INTAKE_DISCARD_MAX past a failure is disconnected.
+ * MHD_PostProcessor and only the `file` field is kept (plus, when the
+ * route asks for it, one small named field such as POST
+ * /v1/compatibility's `nodes`, buffered up to its own cap); JSON bodies
+ * are buffered up to PT2D_JSON_BODY_MAX or the route's larger cap. After the first failure the rest
+ * of the body is discarded (a response cannot be queued mid-body) and the failure is answered once
+ * the body ends; a client that keeps sending more than PT2D_INTAKE_DISCARD_MAX past a failure is
+ * disconnected.
  *
  * Ownership: the struct is embedded in the request; pt2d_intake_free()
  * closes the spool file and the post processor. pt2d_intake_spool_fd()
@@ -49,6 +51,9 @@ struct pt2d_intake {
     int file_parts;      /* multipart "file" parts seen */
     uint64_t file_bytes; /* bytes of the current file part */
     char filename[PT2D_NAME_MAX];
+    const char *field_name; /* extra multipart field kept in `field`, or NULL */
+    struct pt2d_buf field;  /* its bytes */
+    int field_parts;        /* parts named field_name seen */
     uint8_t digest[PT2D_SHA256_LEN];
     struct pt2_error err; /* first failure; code != PT2_OK once failed */
 };
@@ -56,6 +61,9 @@ struct pt2d_intake {
 struct pt2d_intake_limits {
     const char *spool_dir;
     uint64_t max_upload;
+    size_t json_max;        /* cap on a JSON body; 0 = PT2D_JSON_BODY_MAX */
+    const char *field_name; /* multipart field to keep besides `file` (static), or NULL */
+    size_t field_max;       /* cap on that field's bytes */
 };
 
 /*

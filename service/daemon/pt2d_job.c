@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pt2_k8s.h"
 #include "pt2d_compat.h"
 #include "pt2d_etag.h"
 #include "pt2d_job.h"
@@ -73,9 +74,12 @@ nomem:
     return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory rendering the response");
 }
 
-/* The library's full document plus `compatibility`, one verdict per target. */
-static int job_inspect_doc(const pt2_package *pkg, const struct pt2d_options *o, cJSON **out,
-                           struct pt2_error *err)
+/*
+ * The library's full document plus `compatibility`: one verdict per target,
+ * then (with a node snapshot) one per GPU of this node and one for its CPU.
+ */
+static int job_inspect_doc(const pt2_package *pkg, const struct pt2d_options *o,
+                           const struct pt2d_node_snap *snap, cJSON **out, struct pt2_error *err)
 {
     cJSON *doc = NULL, *compat = NULL;
     int rc;
@@ -83,7 +87,10 @@ static int job_inspect_doc(const pt2_package *pkg, const struct pt2d_options *o,
     rc = pt2_package_to_json(pkg, o->json_flags, &doc, err);
     if (rc == PT2_OK)
         rc = pt2d_compat_build(pkg, o, &compat, err);
+    if (rc == PT2_OK && snap != NULL)
+        rc = pt2d_node_compat(snap, pkg, o->has_device ? o->device : NULL, compat, err);
     if (rc != PT2_OK) {
+        cJSON_Delete(compat);
         cJSON_Delete(doc);
         return rc;
     }
@@ -97,19 +104,73 @@ static int job_inspect_doc(const pt2_package *pkg, const struct pt2d_options *o,
     return PT2_OK;
 }
 
+/* What one job works from, once the request's body is understood. */
+struct job_input {
+    const struct pt2d_options *opts; /* the request's, or `own` */
+    struct pt2d_options own;         /* query arguments plus a JSON body's members */
+    struct pt2_k8s_nodes nodes;      /* POST /v1/compatibility */
+    const struct pt2d_node_snap *snap;
+};
+
+/*
+ * POST /v1/compatibility: the nodes (and, for a JSON body, the path and
+ * other options) from the body. Query arguments were parsed on the HTTP
+ * thread; a JSON body adds to a copy of them.
+ */
+static int job_compat_input(const struct pt2d_job *job, struct job_input *in, struct pt2_error *err)
+{
+    const cJSON *nodes;
+    cJSON *doc;
+    int rc;
+
+    if (job->body == NULL) {
+        if (job->upload_fd < 0)
+            return pt2_error_set(err, PT2_ERR_INVALID,
+                                 "name a package with a JSON body {\"path\": ..., \"nodes\": ...} "
+                                 "or upload it as multipart/form-data with parts 'file' and "
+                                 "'nodes'");
+        if (job->nodes_text == NULL)
+            return pt2_error_set(err, PT2_ERR_INVALID,
+                                 "multipart/form-data body has no 'nodes' field");
+        return pt2_k8s_parse_text(job->nodes_text, job->nodes_len, &in->nodes, err);
+    }
+    doc = pt2d_options_parse_json(job->body, job->body_len);
+    if (doc == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "request body is not valid JSON");
+    in->own = *job->opts;
+    in->own.inputs = NULL; /* the copy must not share the request's document */
+    in->opts = &in->own;
+    rc = pt2d_options_apply_json(&in->own, doc, err);
+    nodes = cJSON_GetObjectItemCaseSensitive(doc, "nodes");
+    if (rc == PT2_OK && nodes == NULL)
+        rc = pt2_error_set(err, PT2_ERR_INVALID,
+                           "name the nodes with a \"nodes\" member (a NodeList or an array of "
+                           "Node objects)");
+    if (rc == PT2_OK)
+        rc = pt2_k8s_parse(nodes, &in->nodes, err);
+    cJSON_Delete(doc);
+    if (rc == PT2_OK && !in->own.has_path)
+        rc = pt2_error_set(err, PT2_ERR_INVALID,
+                           "name a package with a JSON body {\"path\": ..., \"nodes\": ...} or "
+                           "upload it as multipart/form-data with parts 'file' and 'nodes'");
+    return rc;
+}
+
 /* The endpoint's document for an opened package. */
-static int job_render(const struct pt2d_job *job, const pt2_package *pkg, cJSON **out,
-                      struct pt2_error *err)
+static int job_render(const struct pt2d_job *job, const struct job_input *in,
+                      const pt2_package *pkg, cJSON **out, struct pt2_error *err)
 {
     switch (job->route) {
     case PT2D_ROUTE_ARCH:
-        return pt2_package_arch_json(pkg, job->opts->json_flags, out, err);
+        return pt2_package_arch_json(pkg, in->opts->json_flags, out, err);
     case PT2D_ROUTE_METADATA:
-        return pt2_package_metadata_json(pkg, job->opts->json_flags, out, err);
+        return pt2_package_metadata_json(pkg, in->opts->json_flags, out, err);
     case PT2D_ROUTE_VALIDATE:
-        return job_validate_doc(pkg, job->opts->inputs, out, err);
+        return job_validate_doc(pkg, in->opts->inputs, out, err);
+    case PT2D_ROUTE_COMPATIBILITY:
+        return pt2_k8s_compat_json(pkg, &in->nodes, out, err);
     default:
-        return job_inspect_doc(pkg, job->opts, out, err);
+        return job_inspect_doc(pkg, in->opts, in->snap, out, err);
     }
 }
 
@@ -143,33 +204,54 @@ static int job_package(struct pt2d_job *job, int fd, const char *name, const cha
     return PT2_OK;
 }
 
-void pt2d_job_run(struct pt2d_job *job)
+/*
+ * The whole job. With `cached_only` it runs on the HTTP thread and stops,
+ * returning 0 with nothing answered, wherever more than memory would be
+ * needed: no package in the cache, no body memoised for this ETag, or any
+ * error (the worker that runs the job next reports it). Returns 1 when
+ * job->reply holds the answer.
+ */
+static int job_run(struct pt2d_job *job, int cached_only)
 {
     struct pt2_error err = {0};
     struct pt2d_path_file pf = {.fd = -1};
     struct pt2d_pkgref *ref = NULL;
+    struct job_input in;
     struct pt2d_buf fp;
     char key[PT2D_CACHE_KEY_MAX], hex[PT2D_SHA256_HEX_LEN];
     const char *name;
     cJSON *doc = NULL;
-    int fd, rc;
+    char *body;
+    size_t body_len = 0;
+    int fd, rc, answered = 1;
 
+    if (cached_only && (job->upload_fd >= 0 || job->route == PT2D_ROUTE_COMPATIBILITY ||
+                        job->nocache || job->env->cache == NULL || job->env->delay_ms > 0))
+        return 0;
+    memset(&in, 0, sizeof(in));
+    in.opts = job->opts;
     pt2d_buf_init(&fp, FINGERPRINT_MAX);
     if (job->env->delay_ms > 0)
         job_sleep_ms(job->env->delay_ms);
+    if (job->route == PT2D_ROUTE_COMPATIBILITY && (rc = job_compat_input(job, &in, &err)) != PT2_OK)
+        goto fail;
 
     if (job->upload_fd >= 0) {
+        if (in.opts->has_path) {
+            pt2_error_set(&err, PT2_ERR_INVALID, "send either an upload or a path, not both");
+            goto fail;
+        }
         fd = job->upload_fd;
         name = job->upload_name != NULL ? job->upload_name : "upload.pt2";
         pt2d_sha256_hex(job->upload_digest, PT2D_SHA256_LEN, hex);
         snprintf(key, sizeof(key), "u:%s|%s", hex, name);
     } else {
-        if (!job->opts->has_path) {
+        if (!in.opts->has_path) {
             pt2_error_set(&err, PT2_ERR_INVALID,
                           "name a package with ?path=, a JSON body {\"path\": ...} or upload it");
             goto fail;
         }
-        rc = pt2d_path_open(job->env->roots, job->env->n_roots, job->opts->path, &pf, &err);
+        rc = pt2d_path_open(job->env->roots, job->env->n_roots, in.opts->path, &pf, &err);
         if (rc != PT2_OK)
             goto fail;
         fd = pf.fd;
@@ -180,31 +262,74 @@ void pt2d_job_run(struct pt2d_job *job)
                  name);
     }
 
-    rc = pt2d_options_fingerprint(job->opts, &fp);
-    if (rc != PT2_OK) {
-        pt2_error_set(&err, rc, "request options too large to fingerprint");
-        goto fail;
-    }
-    pt2d_etag_make(pt2d_router_label(job->route), key, pt2d_buf_str(&fp), job->reply->etag,
-                   sizeof(job->reply->etag));
-    if (pt2d_etag_match(job->if_none_match, job->reply->etag)) {
-        pt2d_reply_take(job->reply, 304, NULL, NULL, 0);
-        goto cleanup;
+    /* One snapshot for the whole job: the verdicts and the ETag agree. */
+    if (job->route == PT2D_ROUTE_INSPECT && job->env->node != NULL)
+        in.snap = pt2d_node_acquire(job->env->node);
+    if (job->route != PT2D_ROUTE_COMPATIBILITY) {
+        rc = pt2d_options_fingerprint(in.opts, &fp);
+        if (rc == PT2_OK && in.snap != NULL)
+            rc = pt2d_buf_printf(&fp, ";node=%s#%lu", in.snap->probed_at, in.snap->generation);
+        if (rc != PT2_OK) {
+            pt2_error_set(&err, rc, "request options too large to fingerprint");
+            goto fail;
+        }
+        pt2d_etag_make(pt2d_router_label(job->route), key, pt2d_buf_str(&fp), job->reply->etag,
+                       sizeof(job->reply->etag));
+        if (pt2d_etag_match(job->if_none_match, job->reply->etag)) {
+            pt2d_reply_take(job->reply, 304, NULL, NULL, 0);
+            goto cleanup;
+        }
     }
 
+    if (cached_only) {
+        ref = pt2d_cache_peek(job->env->cache, key);
+        body = ref != NULL ? pt2d_pkgref_body_get(ref, job->reply->etag, &body_len) : NULL;
+        if (body == NULL) {
+            answered = 0;
+            goto cleanup;
+        }
+        pt2d_cache_count_hit(job->env->cache);
+        pt2d_reply_take(job->reply, 200, PT2D_JSON_CTYPE, body, body_len);
+        goto cleanup;
+    }
     rc = job_package(job, fd, name, key, &ref, &err);
-    if (rc == PT2_OK)
-        rc = job_render(job, pt2d_pkgref_pkg(ref), &doc, &err);
     if (rc != PT2_OK)
         goto fail;
-    pt2d_reply_json(job->reply, 200, doc);
+    /* Same strong ETag, same bytes: re-send what this package last rendered for it. */
+    body = pt2d_pkgref_body_get(ref, job->reply->etag, &body_len);
+    if (body != NULL) {
+        pt2d_reply_take(job->reply, 200, PT2D_JSON_CTYPE, body, body_len);
+        goto cleanup;
+    }
+    rc = job_render(job, &in, pt2d_pkgref_pkg(ref), &doc, &err);
+    if (rc != PT2_OK)
+        goto fail;
+    if (pt2d_reply_json(job->reply, 200, doc) == PT2_OK && job->reply->status == 200)
+        pt2d_pkgref_body_put(ref, job->reply->etag, job->reply->body, job->reply->len);
     goto cleanup;
 fail:
-    job_problem(job, &err);
+    if (cached_only)
+        answered = 0;
+    else
+        job_problem(job, &err);
 cleanup:
     cJSON_Delete(doc);
     pt2d_pkgref_release(ref);
+    pt2d_node_release(in.snap);
+    pt2_k8s_nodes_free(&in.nodes);
+    pt2d_options_free(&in.own);
     if (pf.fd >= 0)
         close(pf.fd);
     pt2d_buf_free(&fp);
+    return answered;
+}
+
+void pt2d_job_run(struct pt2d_job *job)
+{
+    job_run(job, 0);
+}
+
+int pt2d_job_run_cached(struct pt2d_job *job)
+{
+    return job_run(job, 1);
 }

@@ -1,5 +1,6 @@
 /*
- * pt2d_job.h - the archive work behind /v1/inspect, arch, metadata, validate.
+ * pt2d_job.h - the archive work behind /v1/inspect, arch, metadata, validate
+ * and POST /v1/compatibility.
  *
  * Design: a job describes one request's input (a path reference or a
  * spooled upload) and options, and produces a pt2d_reply. It runs on a
@@ -7,6 +8,11 @@
  * resolves the input, derives the cache key and ETag, answers 304 when
  * If-None-Match matches, and otherwise opens the package (or takes it from
  * the cache) and renders the endpoint's document.
+ *
+ * /v1/inspect adds this node's verdicts (pt2d_node.h) when the env has a
+ * node; the ETag then covers the probe the verdicts came from. POST
+ * /v1/compatibility parses its (up to 16 MiB) body here, on the worker,
+ * not on the HTTP thread, and has no ETag.
  *
  * Ownership: every pointer in struct pt2d_job is borrowed for the run; the
  * reply is caller-owned and filled in.
@@ -19,6 +25,7 @@
 
 #include "pt2d_cache.h"
 #include "pt2d_metrics.h"
+#include "pt2d_node.h"
 #include "pt2d_options.h"
 #include "pt2d_reply.h"
 #include "pt2d_router.h"
@@ -31,6 +38,7 @@ struct pt2d_job_env {
     struct pt2d_cache *cache;     /* may be NULL: no caching */
     struct pt2d_metrics *metrics; /* may be NULL */
     unsigned delay_ms;            /* test hook: sleep before working */
+    struct pt2d_node *node;       /* this node's devices for /v1/inspect; may be NULL */
 };
 
 struct pt2d_job {
@@ -43,9 +51,25 @@ struct pt2d_job {
     const char *if_none_match; /* request header or NULL */
     int nocache;               /* skip cache lookup and insertion */
     const char *request_id;
+    /* POST /v1/compatibility only: the JSON body, or the multipart 'nodes' field. */
+    const char *body;
+    size_t body_len;
+    const char *nodes_text;
+    size_t nodes_len;
     struct pt2d_reply *reply;
 };
 
 void pt2d_job_run(struct pt2d_job *job);
+
+/*
+ * On the HTTP thread, before queueing: answer a path request from memory
+ * when its package is cached and this very response (same ETag) was
+ * rendered before, or with 304. Costs the path resolution (realpath, open,
+ * fstat of a file under a model root) and a few hashes, and saves the pool
+ * round trip, which was most of a cached request's time (tests/bench).
+ * Returns 1 when job->reply holds the answer; 0 when the job must go to the
+ * pool as usual (nothing to undo, errors included: the worker reports them).
+ */
+int pt2d_job_run_cached(struct pt2d_job *job);
 
 #endif

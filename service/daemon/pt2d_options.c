@@ -81,6 +81,29 @@ static int set_path(struct pt2d_options *o, const char *text, struct pt2_error *
     return PT2_OK;
 }
 
+/* Torch's device spellings for CUDA: "", "cuda", "cuda:N" or "N" (pt2_cuda_select). */
+static int set_device(struct pt2d_options *o, const char *text, struct pt2_error *err)
+{
+    const char *digits = strncmp(text, "cuda:", 5) == 0 ? text + 5 : text;
+    size_t n = strlen(digits);
+
+    if (o->has_device)
+        return pt2_error_set(err, PT2_ERR_INVALID, "device given more than once");
+    if (strlen(text) >= sizeof(o->device) ||
+        (strcmp(text, "") != 0 && strcmp(text, "cuda") != 0 &&
+         (n == 0 || n > 9 || strspn(digits, "0123456789") != n)))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "invalid device '%.32s': expected cuda, cuda:N or N", text);
+    snprintf(o->device, sizeof(o->device), "%s", text);
+    o->has_device = 1;
+    return PT2_OK;
+}
+
+static int flag_value(const char *value)
+{
+    return strcmp(value, "0") != 0 && strcmp(value, "false") != 0;
+}
+
 /* Check one {name: [dims]} member and add a copy to o->inputs. */
 static int add_input_json(struct pt2d_options *o, const char *name, const cJSON *dims,
                           struct pt2_error *err)
@@ -134,8 +157,7 @@ static int add_inputs_object(struct pt2d_options *o, const cJSON *obj, struct pt
     return PT2_OK;
 }
 
-/* Parse JSON text that must be exactly one value (trailing whitespace allowed). */
-static cJSON *parse_json(const char *text, size_t len)
+cJSON *pt2d_options_parse_json(const char *text, size_t len)
 {
     const char *end = NULL;
     cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
@@ -214,13 +236,19 @@ int pt2d_options_add_query(struct pt2d_options *o, const char *key, const char *
     if (strcmp(key, "view") == 0)
         return set_view(o, value, err);
     if (strcmp(key, "nocache") == 0) {
-        o->nocache = strcmp(value, "0") != 0 && strcmp(value, "false") != 0;
+        o->nocache = flag_value(value);
         return PT2_OK;
     }
+    if (strcmp(key, "refresh") == 0) {
+        o->refresh = flag_value(value);
+        return PT2_OK;
+    }
+    if (strcmp(key, "device") == 0)
+        return set_device(o, value, err);
     if (strcmp(key, "input") == 0)
         return add_input_spec(o, value, err);
     if (strcmp(key, "inputs") == 0) {
-        cJSON *doc = parse_json(value, strlen(value));
+        cJSON *doc = pt2d_options_parse_json(value, strlen(value));
         int rc;
 
         if (doc == NULL)
@@ -236,19 +264,26 @@ int pt2d_options_add_json(struct pt2d_options *o, const char *body, size_t len,
                           struct pt2_error *err)
 {
     cJSON *doc = NULL;
-    const cJSON *m;
-    int rc = PT2_OK;
+    int rc;
 
     if (len > PT2D_JSON_BODY_MAX)
         return pt2_error_set(err, PT2_ERR_TOO_LARGE, "JSON body exceeds %u bytes",
                              PT2D_JSON_BODY_MAX);
-    doc = parse_json(body, len);
+    doc = pt2d_options_parse_json(body, len);
     if (doc == NULL)
         return pt2_error_set(err, PT2_ERR_INVALID, "request body is not valid JSON");
-    if (!cJSON_IsObject(doc)) {
-        rc = pt2_error_set(err, PT2_ERR_INVALID, "request body must be a JSON object");
-        goto cleanup;
-    }
+    rc = pt2d_options_apply_json(o, doc, err);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+int pt2d_options_apply_json(struct pt2d_options *o, const cJSON *doc, struct pt2_error *err)
+{
+    const cJSON *m;
+    int rc = PT2_OK;
+
+    if (!cJSON_IsObject(doc))
+        return pt2_error_set(err, PT2_ERR_INVALID, "request body must be a JSON object");
     cJSON_ArrayForEach(m, doc)
     {
         const char *k = m->string;
@@ -273,7 +308,8 @@ int pt2d_options_add_json(struct pt2d_options *o, const char *body, size_t len,
             } else {
                 rc = pt2_error_set(err, PT2_ERR_INVALID, "%s must be a string or an array", k);
             }
-        } else if (strcmp(k, "path") == 0 || strcmp(k, "driver") == 0 || strcmp(k, "view") == 0) {
+        } else if (strcmp(k, "path") == 0 || strcmp(k, "driver") == 0 || strcmp(k, "view") == 0 ||
+                   strcmp(k, "device") == 0) {
             if (!cJSON_IsString(m))
                 rc = pt2_error_set(err, PT2_ERR_INVALID, "%s must be a string", k);
             else
@@ -283,8 +319,6 @@ int pt2d_options_add_json(struct pt2d_options *o, const char *body, size_t len,
         if (rc != PT2_OK)
             break;
     }
-cleanup:
-    cJSON_Delete(doc);
     return rc;
 }
 
@@ -305,6 +339,8 @@ int pt2d_options_fingerprint(const struct pt2d_options *o, struct pt2d_buf *out)
 
     for (i = 0; rc == PT2_OK && i < o->n_targets; i++)
         rc = pt2d_buf_printf(out, "%zu:%s,", strlen(o->targets[i].text), o->targets[i].text);
+    if (rc == PT2_OK && o->has_device)
+        rc = pt2d_buf_printf(out, ";device=%zu:%s", strlen(o->device), o->device);
     if (rc == PT2_OK && o->inputs != NULL) {
         char *s = cJSON_PrintUnformatted(o->inputs);
 

@@ -27,6 +27,7 @@
 #define PT2D_MAX_INPUTS 256
 #define PT2D_MAX_DIMS 64
 #define PT2D_JSON_BODY_MAX (1u << 20)
+#define PT2D_DEVICE_MAX 32
 
 struct pt2d_target {
     char text[PT2D_TARGET_TEXT_MAX]; /* as the client wrote it */
@@ -41,7 +42,10 @@ struct pt2d_options {
     int driver_version;  /* cuDriverGetVersion() form; 0 = not given */
     unsigned json_flags; /* PT2_JSON_OIP for view=oip */
     int nocache;
-    cJSON *inputs; /* {name: [dims...]} or NULL; owned */
+    cJSON *inputs;                /* {name: [dims...]} or NULL; owned */
+    char device[PT2D_DEVICE_MAX]; /* ?device=: "", "cuda", "cuda:N" or "N" */
+    int has_device;               /* 0 = every GPU of the node */
+    int refresh;                  /* ?refresh=1: probe the node again (/v1/node) */
 };
 
 void pt2d_options_init(struct pt2d_options *o);
@@ -54,6 +58,16 @@ int pt2d_options_add_query(struct pt2d_options *o, const char *key, const char *
 /* A JSON request body (at most PT2D_JSON_BODY_MAX bytes, not NUL-terminated). */
 int pt2d_options_add_json(struct pt2d_options *o, const char *body, size_t len,
                           struct pt2_error *err);
+
+/*
+ * The members of an already parsed JSON body (must be an object): path,
+ * inputs, target(s), driver, view, device. Other members are ignored, so a
+ * caller can keep its own (POST /v1/compatibility's "nodes").
+ */
+int pt2d_options_apply_json(struct pt2d_options *o, const cJSON *doc, struct pt2_error *err);
+
+/* Parse text that must be exactly one JSON value (trailing whitespace allowed); NULL if not. */
+cJSON *pt2d_options_parse_json(const char *text, size_t len);
 
 /* Apply the driver version to every target; call once all arguments are in. */
 void pt2d_options_finish(struct pt2d_options *o);

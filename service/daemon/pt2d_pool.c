@@ -120,18 +120,25 @@ void pt2d_pool_stats(struct pt2d_pool *p, struct pt2d_pool_stats *out)
     pthread_mutex_unlock(&p->lock);
 }
 
-void pt2d_pool_free(struct pt2d_pool *p)
+void pt2d_pool_stop(struct pt2d_pool *p)
 {
     size_t i;
 
-    if (p == NULL)
-        return;
     pthread_mutex_lock(&p->lock);
     p->stopping = 1;
     pthread_cond_broadcast(&p->nonempty);
     pthread_mutex_unlock(&p->lock);
+    /* Only the thread that owns the pool stops it, so nthreads needs no lock. */
     for (i = 0; i < p->nthreads; i++)
         pthread_join(p->threads[i], NULL);
+    p->nthreads = 0;
+}
+
+void pt2d_pool_free(struct pt2d_pool *p)
+{
+    if (p == NULL)
+        return;
+    pt2d_pool_stop(p);
     pthread_cond_destroy(&p->nonempty);
     pthread_mutex_destroy(&p->lock);
     free(p->threads);

@@ -8,7 +8,9 @@
  *
  * Ownership: pt2d_pool_create() returns a pool freed with pt2d_pool_free(),
  * which refuses new jobs, runs every job already queued and joins the
- * workers, so no job is ever dropped.
+ * workers, so no job is ever dropped. pt2d_pool_stop() does the same but
+ * keeps the pool allocated, so that threads still holding it (the HTTP
+ * threads during shutdown) can call submit (refused) and stats safely.
  */
 #ifndef PT2D_POOL_H
 #define PT2D_POOL_H
@@ -39,6 +41,10 @@ int pt2d_pool_submit(struct pt2d_pool *p, pt2d_job_fn fn, void *arg);
 
 void pt2d_pool_stats(struct pt2d_pool *p, struct pt2d_pool_stats *out);
 
+/* Refuse new jobs, run the queued ones, join the workers. Idempotent. */
+void pt2d_pool_stop(struct pt2d_pool *p);
+
+/* pt2d_pool_stop(), then release the pool. Accepts NULL. */
 void pt2d_pool_free(struct pt2d_pool *p);
 
 #endif

@@ -7,7 +7,6 @@
  * security).
  */
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -31,6 +30,7 @@ int pt2d_reqid_is_sane(const char *s)
 
 void pt2d_reqid_generate(char *out)
 {
+    static const char hex[] = "0123456789abcdef";
     uint8_t r[16];
     size_t i;
 
@@ -46,6 +46,10 @@ void pt2d_reqid_generate(char *out)
         memcpy(r, &a, 8);
         memcpy(r + 8, &b, 8);
     }
-    for (i = 0; i < sizeof(r); i++)
-        snprintf(out + 2 * i, 3, "%02x", r[i]);
+    /* By hand: 16 snprintf calls were a visible share of answering /livez. */
+    for (i = 0; i < sizeof(r); i++) {
+        out[2 * i] = hex[r[i] >> 4];
+        out[2 * i + 1] = hex[r[i] & 15];
+    }
+    out[2 * sizeof(r)] = '\0';
 }

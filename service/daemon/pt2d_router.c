@@ -19,6 +19,15 @@ static const struct pt2d_route_info routes[] = {
     {PT2D_ROUTE_LIVEZ, "/livez", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_PROBE},
     {PT2D_ROUTE_READYZ, "/readyz", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_PROBE},
     {PT2D_ROUTE_METRICS, "/metrics", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_PROBE},
+    {PT2D_ROUTE_NODE, "/v1/node", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_TASK},
+    {PT2D_ROUTE_COMPATIBILITY, "/v1/compatibility", PT2D_M(PT2D_METHOD_POST), "POST, OPTIONS",
+     PT2D_KIND_JOB},
+    {PT2D_ROUTE_CLUSTER, "/v1/cluster/compatibility", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_TASK},
+    {PT2D_ROUTE_OPENAPI_YAML, "/openapi.yaml", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_DOC},
+    {PT2D_ROUTE_OPENAPI_JSON, "/openapi.json", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_DOC},
+    {PT2D_ROUTE_DOCS, "/docs", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_DOC},
+    {PT2D_ROUTE_DOCS_JS, "/docs/swagger-ui-bundle.js", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_DOC},
+    {PT2D_ROUTE_DOCS_CSS, "/docs/swagger-ui.css", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_DOC},
 };
 
 const struct pt2d_route_info *pt2d_router_match(const char *path)

@@ -17,6 +17,14 @@ enum pt2d_route {
     PT2D_ROUTE_LIVEZ,
     PT2D_ROUTE_READYZ,
     PT2D_ROUTE_METRICS,
+    PT2D_ROUTE_NODE,          /* GET /v1/node */
+    PT2D_ROUTE_COMPATIBILITY, /* POST /v1/compatibility */
+    PT2D_ROUTE_CLUSTER,       /* GET /v1/cluster/compatibility */
+    PT2D_ROUTE_OPENAPI_YAML,
+    PT2D_ROUTE_OPENAPI_JSON,
+    PT2D_ROUTE_DOCS,
+    PT2D_ROUTE_DOCS_JS,
+    PT2D_ROUTE_DOCS_CSS,
     PT2D_ROUTE_OTHER, /* unmatched paths, for metrics */
     PT2D_ROUTE_COUNT
 };
@@ -34,7 +42,9 @@ enum pt2d_method {
 
 enum pt2d_route_kind {
     PT2D_KIND_PROBE, /* answered on the HTTP thread, never queued */
-    PT2D_KIND_JOB    /* package work, done by the worker pool */
+    PT2D_KIND_JOB,   /* package work, done by the worker pool */
+    PT2D_KIND_TASK,  /* other slow work (driver probe, peers), done by the worker pool */
+    PT2D_KIND_DOC    /* an embedded document (pt2d_docs.h), on the HTTP thread */
 };
 
 struct pt2d_route_info {

@@ -9,7 +9,9 @@
  *                call (so the connection can stay alive).
  *   (body)       chunks stream into the intake (spool / JSON buffer).
  *   REQ_QUEUED   last call: the job goes to the pool, the connection is
- *                suspended.
+ *                suspended. Unless the job can be answered from memory (a
+ *                cached package whose response for this ETag was rendered
+ *                before, or a 304): then it is answered at once.
  *   REQ_DONE     the worker stored the reply and resumed the connection; the
  *                next handler call queues it.
  *   REQ_ANSWERED a response is queued; NOTIFY_COMPLETED logs and frees.
@@ -28,17 +30,22 @@
 
 #include <microhttpd.h>
 
+#include "pt2_k8s.h"
 #include "pt2d_cache.h"
+#include "pt2d_cluster.h"
+#include "pt2d_docs.h"
 #include "pt2d_cors.h"
 #include "pt2d_intake.h"
 #include "pt2d_job.h"
 #include "pt2d_listen.h"
 #include "pt2d_log.h"
 #include "pt2d_metrics.h"
+#include "pt2d_node.h"
 #include "pt2d_options.h"
 #include "pt2d_pool.h"
 #include "pt2d_probe.h"
 #include "pt2d_problem.h"
+#include "pt2d_record.h"
 #include "pt2d_reply.h"
 #include "pt2d_reqid.h"
 #include "pt2d_router.h"
@@ -47,6 +54,7 @@
 
 #define MAX_QUERY_ARGS 256
 #define CONN_MEMORY_LIMIT (128 * 1024)
+#define HTTP_THREADS_MAX 16u
 #define INM_MAX 1024
 #define LOG_PATH_MAX 512
 
@@ -67,6 +75,9 @@ struct pt2d_server {
     pthread_mutex_t lock; /* guards inflight */
     pthread_cond_t idle;
     unsigned long inflight;
+    struct pt2d_recorder recorder; /* contract-test hook, off unless PT2SCOPE_RECORD_DIR */
+    struct pt2d_node *node;        /* this node's GPUs and CPU */
+    struct pt2d_cluster_cfg cluster;
 };
 
 struct request {
@@ -112,16 +123,31 @@ static void add_cors(struct request *rq, struct MHD_Response *resp)
         MHD_add_response_header(resp, "Vary", "Origin");
 }
 
+/* Hand a response to the recorder (a no-op unless recording is on). */
+static void record(struct request *rq, struct MHD_Response *resp, const char *body, size_t len)
+{
+    struct pt2_error err = {0};
+    const struct pt2d_buf *json = rq->intake.kind == PT2D_BODY_JSON ? &rq->intake.json : NULL;
+
+    if (pt2d_record_response(&rq->srv->recorder, rq->conn, rq->method_text, rq->path,
+                             rq->reply.status, resp, body, len,
+                             json != NULL ? pt2d_buf_str(json) : NULL, json != NULL ? json->len : 0,
+                             &err) != PT2_OK)
+        pt2d_log_event(rq->srv->log, "warn", "%s", err.message);
+}
+
 /* Queue rq->reply; only ever called from inside the access handler. */
 static enum MHD_Result answer(struct request *rq)
 {
     struct pt2d_reply *r = &rq->reply;
     struct MHD_Response *resp;
     enum MHD_Result ret;
+    const char *body;
     char num[32];
 
     if (r->status == 0)
         pt2d_reply_problem(r, PT2_ERR_INTERNAL, "no response was produced", rq->id);
+    body = r->body; /* stays valid while resp exists */
     if (r->body != NULL) {
         resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
         if (resp != NULL)
@@ -153,6 +179,7 @@ static enum MHD_Result answer(struct request *rq)
     if (r->close || atomic_load(&rq->srv->draining))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     add_cors(rq, resp);
+    record(rq, resp, body, r->len);
     ret = MHD_queue_response(rq->conn, r->status, resp);
     MHD_destroy_response(resp);
     rq->status_sent = r->status;
@@ -330,7 +357,7 @@ static enum MHD_Result request_begin(struct request *rq)
 {
     struct pt2d_server *s = rq->srv;
     struct pt2_error err = {0};
-    struct pt2d_intake_limits lim = {s->cfg.spool_dir, s->cfg.max_upload};
+    struct pt2d_intake_limits lim = {s->cfg.spool_dir, s->cfg.max_upload, 0, NULL, 0};
     const char *h;
 
     pt2d_cors_decide(&s->cfg, MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Origin"),
@@ -349,6 +376,13 @@ static enum MHD_Result request_begin(struct request *rq)
         probe(rq);
         return early(rq);
     }
+    if (rq->route->kind == PT2D_KIND_DOC) {
+        struct pt2d_doc doc;
+
+        if (pt2d_docs_find(rq->route->path, &doc))
+            pt2d_docs_reply(&doc, &rq->reply, rq->id);
+        return early(rq);
+    }
     if (atomic_load(&s->draining))
         return early_problem(rq, PT2D_ERR_OVERLOADED, "the server is shutting down");
     MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, on_query_arg, rq);
@@ -360,9 +394,21 @@ static enum MHD_Result request_begin(struct request *rq)
     h = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Cache-Control");
     if (h != NULL && header_has_token(h, "no-cache"))
         rq->opts.nocache = 1;
+    if (rq->route->id == PT2D_ROUTE_COMPATIBILITY) {
+        /* Node lists are larger than option bodies; they come as JSON or beside the file. */
+        lim.json_max = PT2_K8S_TEXT_MAX;
+        lim.field_name = "nodes";
+        lim.field_max = PT2_K8S_TEXT_MAX;
+    }
     if (pt2d_intake_begin(&rq->intake, rq->conn, rq->method == PT2D_METHOD_POST, &lim, &err) !=
         PT2_OK)
         return early_problem(rq, err.code, err.message);
+    if (rq->route->id == PT2D_ROUTE_COMPATIBILITY && rq->intake.kind == PT2D_BODY_RAW) {
+        pt2d_intake_free(&rq->intake);
+        return early_problem(rq, PT2D_ERR_MEDIA_TYPE,
+                             "POST /v1/compatibility takes application/json {\"path\", \"nodes\"} "
+                             "or multipart/form-data with parts 'file' and 'nodes'");
+    }
     return MHD_YES;
 }
 
@@ -376,16 +422,52 @@ static void run_job(void *arg)
     MHD_resume_connection(rq->conn);
 }
 
+/* Work that is not about one package: the node probe and the peers. */
+static void run_task(void *arg)
+{
+    struct request *rq = arg;
+    struct pt2d_server *s = rq->srv;
+
+    if (rq->route->id == PT2D_ROUTE_CLUSTER)
+        pt2d_cluster_serve(&s->cluster, &rq->opts, rq->id, &rq->reply);
+    else
+        pt2d_node_serve(s->node, rq->opts.refresh, rq->id, &rq->reply);
+    atomic_store(&rq->state, REQ_DONE);
+    MHD_resume_connection(rq->conn);
+}
+
+/* Suspend the connection and queue `fn` on the pool (or answer 503). */
+static enum MHD_Result submit(struct request *rq, void (*fn)(void *))
+{
+    struct pt2d_server *s = rq->srv;
+
+    /* Suspend before submitting: the worker may finish and resume at once. */
+    atomic_store(&rq->state, REQ_QUEUED);
+    MHD_suspend_connection(rq->conn);
+    if (pt2d_pool_submit(s->pool, fn, rq) != PT2_OK) {
+        pt2d_reply_problem(&rq->reply, PT2D_ERR_OVERLOADED,
+                           atomic_load(&s->draining) ? "the server is shutting down"
+                                                     : "all workers are busy and the queue is full",
+                           rq->id);
+        atomic_store(&rq->state, REQ_DONE);
+        MHD_resume_connection(rq->conn);
+    }
+    return MHD_YES;
+}
+
 /* Last handler call of the body: hand the work to the pool. */
 static enum MHD_Result request_dispatch(struct request *rq)
 {
     struct pt2d_server *s = rq->srv;
     struct pt2_error err = {0};
-    int upload_fd;
+    int upload_fd, compat = rq->route->id == PT2D_ROUTE_COMPATIBILITY;
 
     if (pt2d_intake_finish(&rq->intake, &err) != PT2_OK)
         return answer_problem(rq, err.code, err.message);
-    if (rq->intake.kind == PT2D_BODY_JSON &&
+    if (rq->route->kind == PT2D_KIND_TASK)
+        return submit(rq, run_task);
+    /* POST /v1/compatibility's body can be large: its job parses it on the worker. */
+    if (!compat && rq->intake.kind == PT2D_BODY_JSON &&
         pt2d_options_add_json(&rq->opts, pt2d_buf_str(&rq->intake.json), rq->intake.json.len,
                               &err) != PT2_OK)
         return answer_problem(rq, err.code, err.message);
@@ -393,10 +475,18 @@ static enum MHD_Result request_dispatch(struct request *rq)
     upload_fd = pt2d_intake_spool_fd(&rq->intake);
     if (upload_fd >= 0 && rq->opts.has_path)
         return answer_problem(rq, PT2_ERR_INVALID, "send either an upload or a path, not both");
-    if (upload_fd < 0 && !rq->opts.has_path)
+    if (!compat && upload_fd < 0 && !rq->opts.has_path)
         return answer_problem(rq, PT2_ERR_INVALID,
                               "name a package with ?path=, a JSON body {\"path\": ...} or "
                               "upload it as application/octet-stream or multipart/form-data");
+    if (compat && rq->intake.kind == PT2D_BODY_JSON) {
+        rq->job.body = pt2d_buf_str(&rq->intake.json);
+        rq->job.body_len = rq->intake.json.len;
+    }
+    if (compat && rq->intake.field_parts > 0) {
+        rq->job.nodes_text = pt2d_buf_str(&rq->intake.field);
+        rq->job.nodes_len = rq->intake.field.len;
+    }
     rq->job.env = &s->env;
     rq->job.route = rq->route->id;
     rq->job.opts = &rq->opts;
@@ -409,19 +499,10 @@ static enum MHD_Result request_dispatch(struct request *rq)
     rq->job.reply = &rq->reply;
     if (upload_fd >= 0)
         pt2d_metrics_upload(s->metrics, rq->intake.received);
-
-    /* Suspend before submitting: the worker may finish and resume at once. */
-    atomic_store(&rq->state, REQ_QUEUED);
-    MHD_suspend_connection(rq->conn);
-    if (pt2d_pool_submit(s->pool, run_job, rq) != PT2_OK) {
-        pt2d_reply_problem(&rq->reply, PT2D_ERR_OVERLOADED,
-                           atomic_load(&s->draining) ? "the server is shutting down"
-                                                     : "all workers are busy and the queue is full",
-                           rq->id);
-        atomic_store(&rq->state, REQ_DONE);
-        MHD_resume_connection(rq->conn);
-    }
-    return MHD_YES;
+    /* A response already rendered for a cached package is sent from here: no pool trip. */
+    if (pt2d_job_run_cached(&rq->job))
+        return answer(rq);
+    return submit(rq, run_job);
 }
 
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
@@ -512,12 +593,41 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 
 /* ---- life cycle -------------------------------------------------------- */
 
+void pt2d_server_log_node(struct pt2d_server *s)
+{
+    const struct pt2d_node_snap *snap = pt2d_node_acquire(s->node);
+
+    if (snap->gpus.n > 0)
+        pt2d_log_event(s->log, "info", "node %s: %zu CUDA device%s, driver CUDA %d.%d (%s)",
+                       snap->node, snap->gpus.n, snap->gpus.n == 1 ? "" : "s",
+                       snap->gpus.driver_cuda_version / 1000,
+                       (snap->gpus.driver_cuda_version % 1000) / 10, snap->gpus.library);
+    else
+        pt2d_log_event(s->log, "info", "node %s: no CUDA devices: %s", snap->node,
+                       snap->gpus.reason);
+    pt2d_node_release(snap);
+}
+
+/*
+ * libmicrohttpd polling threads: one per CPU. With its single internal epoll
+ * thread, MHD 0.9.75 stalls when many keep-alive connections arrive at once
+ * (tests/bench: at 256 connections most sockets sit with an unread request
+ * and /livez falls to ~50 req/s); a thread pool, one epoll set per thread,
+ * does not, and lets probes and responses use every core.
+ */
+static unsigned http_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+    return n < 1 ? 1u : n > (long)HTTP_THREADS_MAX ? HTTP_THREADS_MAX : (unsigned)n;
+}
+
 int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, FILE *log,
                       struct pt2_error *err)
 {
     struct pt2d_server *s;
     unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-    unsigned i;
+    unsigned i, threads = http_threads();
     int rc;
 
     *out = NULL;
@@ -536,9 +646,19 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     rc = pt2d_metrics_create(&s->metrics, err);
     rc = rc ? rc : pt2d_cache_create(&s->cache, s->cfg.cache_entries, err);
     rc = rc ? rc : pt2d_pool_create(&s->pool, s->cfg.workers, s->cfg.queue, err);
+    rc = rc ? rc : pt2d_recorder_init(&s->recorder, err);
     rc = rc ? rc : pt2d_listen_open(s->cfg.host, s->cfg.port, &s->listener, err);
+    /* Probe the GPUs once now, not per request (GET /v1/node?refresh=1 probes again). */
+    rc = rc ? rc : pt2d_node_create(&s->node, s->cfg.libcuda, s->cfg.node_name, err);
     if (rc != PT2_OK)
         goto fail;
+    s->env.node = s->node;
+    s->cluster.peers = (const char(*)[PT2D_PEER_URL_MAX])s->cfg.peers;
+    s->cluster.n_peers = s->cfg.n_peers;
+    s->cluster.dns_name = s->cfg.peers_dns;
+    s->cluster.dns_port = s->cfg.peers_port != 0 ? s->cfg.peers_port : s->listener.port;
+    s->cluster.timeout_ms = s->cfg.peer_timeout * 1000u;
+    s->cluster.connect_timeout_ms = s->cfg.peer_connect_timeout * 1000u;
     s->env.roots = s->roots;
     s->env.n_roots = s->cfg.n_roots;
     s->env.cache = s->cache;
@@ -551,7 +671,9 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
         flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->listener.fd, MHD_OPTION_NOTIFY_COMPLETED,
         on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)s->cfg.request_timeout,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
+        /* MHD refuses a pool of one: then the list simply ends here. */
+        threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads, MHD_OPTION_END);
     if (s->mhd == NULL) {
         rc = pt2_error_set(err, PT2_ERR_INTERNAL, "server: libmicrohttpd failed to start on %s",
                            s->listener.address);
@@ -610,14 +732,16 @@ void pt2d_server_free(struct pt2d_server *s)
     if (s->mhd != NULL) {
         pt2d_server_drain(s, 0);
         /* Every job finishes and resumes its connection before MHD stops:
-         * stopping with suspended connections is an API violation. */
-        pt2d_pool_free(s->pool);
-        s->pool = NULL;
+         * stopping with suspended connections is an API violation. The pool
+         * itself lives on until MHD has stopped: kept-alive connections may
+         * still ask for /readyz (pool stats) or submit (refused, 503). */
+        pt2d_pool_stop(s->pool);
         MHD_stop_daemon(s->mhd);
     } else if (s->listener.fd >= 0) {
         close(s->listener.fd);
     }
     pt2d_pool_free(s->pool);
+    pt2d_node_free(s->node);
     pt2d_cache_free(s->cache);
     pt2d_metrics_free(s->metrics);
     pthread_cond_destroy(&s->idle);

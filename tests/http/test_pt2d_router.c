@@ -25,6 +25,26 @@ START_TEST(test_match)
 }
 END_TEST
 
+START_TEST(test_node_and_cluster_routes)
+{
+    const struct pt2d_route_info *r = pt2d_router_match("/v1/node");
+
+    ck_assert_int_eq(r->id, PT2D_ROUTE_NODE);
+    ck_assert_int_eq(r->kind,
+                     PT2D_KIND_TASK); /* a refresh probes the driver: not on MHD's thread */
+    ck_assert_str_eq(r->allow, "GET, HEAD, OPTIONS");
+    r = pt2d_router_match("/v1/compatibility");
+    ck_assert_int_eq(r->id, PT2D_ROUTE_COMPATIBILITY);
+    ck_assert_int_eq(r->kind, PT2D_KIND_JOB);
+    ck_assert_uint_eq(r->methods, PT2D_M(PT2D_METHOD_POST));
+    ck_assert_str_eq(r->allow, "POST, OPTIONS");
+    r = pt2d_router_match("/v1/cluster/compatibility");
+    ck_assert_int_eq(r->id, PT2D_ROUTE_CLUSTER);
+    ck_assert_int_eq(r->kind, PT2D_KIND_TASK);
+    ck_assert_str_eq(pt2d_router_label(PT2D_ROUTE_CLUSTER), "/v1/cluster/compatibility");
+}
+END_TEST
+
 START_TEST(test_methods_and_labels)
 {
     ck_assert_int_eq(pt2d_router_method("GET"), PT2D_METHOD_GET);
@@ -45,6 +65,7 @@ int main(void)
 
     tcase_add_test(tc, test_match);
     tcase_add_test(tc, test_methods_and_labels);
+    tcase_add_test(tc, test_node_and_cluster_routes);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

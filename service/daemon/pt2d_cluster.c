@@ -1,0 +1,550 @@
+/*
+ * pt2d_cluster.c - fan-out to peer daemons (see pt2d_cluster.h).
+ *
+ * One easy handle per peer request, all in one multi handle; every handle
+ * carries its own timeouts, and the loop has a deadline of its own as a
+ * second guard. Peer responses are untrusted input: bodies are capped,
+ * parsed with cJSON and only known members are used.
+ */
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "pt2d_buf.h"
+#include "pt2d_cluster.h"
+#include "pt2scope.h"
+
+#define URL_MAX 8192       /* a peer request URL with its query */
+#define LOOP_SLACK_MS 2000 /* the multi loop's own deadline past the timeout */
+#define POLL_MS 200
+
+struct xfer {
+    CURL *h;
+    struct pt2d_buf body;
+    char errbuf[CURL_ERROR_SIZE];
+    CURLcode rc;
+    long status;
+    int done;
+};
+
+struct peer {
+    char url[PT2D_PEER_URL_MAX];
+    struct xfer inspect, node;
+};
+
+/* ---- peer list ----------------------------------------------------------- */
+
+int pt2d_cluster_url_ok(const char *url)
+{
+    const char *host;
+    size_t i;
+
+    if (url == NULL || strlen(url) >= PT2D_PEER_URL_MAX)
+        return 0;
+    if (strncmp(url, "http://", 7) == 0)
+        host = url + 7;
+    else if (strncmp(url, "https://", 8) == 0)
+        host = url + 8;
+    else
+        return 0;
+    if (host[0] == '\0' || host[0] == '/' || host[0] == ':')
+        return 0;
+    for (i = 0; url[i] != '\0'; i++) {
+        unsigned char c = (unsigned char)url[i];
+        if (c <= 0x20 || c >= 0x7f || c == '?' || c == '#')
+            return 0;
+    }
+    return 1;
+}
+
+static int peer_known(const struct peer *peers, size_t n, const char *url)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (strcmp(peers[i].url, url) == 0)
+            return 1;
+    return 0;
+}
+
+/* Append one resolved address as "http://A:port" or "http://[A]:port". */
+static void add_address(struct peer *peers, size_t *n, const struct sockaddr *sa, socklen_t len,
+                        unsigned port)
+{
+    char host[96], url[PT2D_PEER_URL_MAX]; /* numeric address, zone included */
+    char *pct;
+
+    if (*n >= PT2D_PEERS_MAX ||
+        getnameinfo(sa, len, host, sizeof(host), NULL, 0, NI_NUMERICHOST) != 0)
+        return;
+    /* A zone index ("fe80::1%eth0") is written %25 inside a URL. */
+    pct = strchr(host, '%');
+    if (sa->sa_family == AF_INET6 && pct != NULL)
+        snprintf(url, sizeof(url), "http://[%.*s%%25%s]:%u", (int)(pct - host), host, pct + 1,
+                 port);
+    else if (sa->sa_family == AF_INET6)
+        snprintf(url, sizeof(url), "http://[%s]:%u", host, port);
+    else
+        snprintf(url, sizeof(url), "http://%s:%u", host, port);
+    if (!peer_known(peers, *n, url))
+        snprintf(peers[(*n)++].url, sizeof(peers[0].url), "%s", url);
+}
+
+/* Static peers, then the DNS ones; fills the "dns" member (or null). */
+static int collect_peers(const struct pt2d_cluster_cfg *cfg, struct peer *peers, size_t *n,
+                         cJSON *doc)
+{
+    struct addrinfo hints, *res = NULL, *ai;
+    size_t i, before;
+    cJSON *dns;
+    int rc;
+
+    *n = 0;
+    for (i = 0; i < cfg->n_peers && *n < PT2D_PEERS_MAX; i++)
+        if (!peer_known(peers, *n, cfg->peers[i]))
+            snprintf(peers[(*n)++].url, sizeof(peers[0].url), "%s", cfg->peers[i]);
+    if (cfg->dns_name == NULL || cfg->dns_name[0] == '\0')
+        return cJSON_AddNullToObject(doc, "dns") != NULL ? PT2_OK : PT2_ERR_NOMEM;
+
+    dns = cJSON_AddObjectToObject(doc, "dns");
+    if (dns == NULL || cJSON_AddStringToObject(dns, "name", cfg->dns_name) == NULL ||
+        cJSON_AddNumberToObject(dns, "port", cfg->dns_port) == NULL)
+        return PT2_ERR_NOMEM;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    before = *n;
+    rc = getaddrinfo(cfg->dns_name, NULL, &hints, &res);
+    for (ai = rc == 0 ? res : NULL; ai != NULL; ai = ai->ai_next)
+        if (ai->ai_family == AF_INET || ai->ai_family == AF_INET6)
+            add_address(peers, n, ai->ai_addr, ai->ai_addrlen, cfg->dns_port);
+    if (res != NULL)
+        freeaddrinfo(res);
+    if (cJSON_AddNumberToObject(dns, "addresses", (double)(*n - before)) == NULL)
+        return PT2_ERR_NOMEM;
+    if (rc != 0) {
+        char msg[256];
+
+        snprintf(msg, sizeof(msg), "cannot resolve '%.128s': %s", cfg->dns_name, gai_strerror(rc));
+        if (cJSON_AddStringToObject(dns, "error", msg) == NULL)
+            return PT2_ERR_NOMEM;
+    } else if (cJSON_AddNullToObject(dns, "error") == NULL) {
+        return PT2_ERR_NOMEM;
+    }
+    return PT2_OK;
+}
+
+/* ---- transfers ----------------------------------------------------------- */
+
+static size_t on_body(char *p, size_t sz, size_t nmemb, void *ud)
+{
+    struct xfer *x = ud;
+    size_t n = sz * nmemb;
+
+    /* Past the cap the append fails and returning short aborts the transfer. */
+    return pt2d_buf_append(&x->body, p, n) == PT2_OK ? n : 0;
+}
+
+/* The path and query forwarded to /v1/inspect (the escape needs no handle). */
+static int inspect_query(const struct pt2d_options *o, struct pt2d_buf *q)
+{
+    CURL *h = NULL;
+    char *e;
+    size_t i;
+
+    e = curl_easy_escape(h, o->path, 0);
+    if (e == NULL)
+        return PT2_ERR_NOMEM;
+    pt2d_buf_printf(q, "/v1/inspect?path=%s", e);
+    curl_free(e);
+    for (i = 0; i < o->n_targets; i++) {
+        e = curl_easy_escape(h, o->targets[i].text, 0);
+        if (e == NULL)
+            return PT2_ERR_NOMEM;
+        pt2d_buf_printf(q, "&target=%s", e);
+        curl_free(e);
+    }
+    if (o->driver_version > 0)
+        pt2d_buf_printf(q, "&driver=%d", o->driver_version);
+    if (o->has_device) {
+        e = curl_easy_escape(h, o->device, 0);
+        if (e == NULL)
+            return PT2_ERR_NOMEM;
+        pt2d_buf_printf(q, "&device=%s", e);
+        curl_free(e);
+    }
+    return q->failed;
+}
+
+static int xfer_start(CURLM *m, struct xfer *x, const struct pt2d_cluster_cfg *cfg, const char *url,
+                      struct curl_slist *headers)
+{
+    pt2d_buf_init(&x->body, PT2D_PEER_BODY_MAX);
+    x->h = curl_easy_init();
+    if (x->h == NULL)
+        return PT2_ERR_NOMEM;
+    curl_easy_setopt(x->h, CURLOPT_URL, url);
+    curl_easy_setopt(x->h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(x->h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(x->h, CURLOPT_NOPROXY, "*");
+    curl_easy_setopt(x->h, CURLOPT_TIMEOUT_MS, (long)cfg->timeout_ms);
+    curl_easy_setopt(x->h, CURLOPT_CONNECTTIMEOUT_MS, (long)cfg->connect_timeout_ms);
+    curl_easy_setopt(x->h, CURLOPT_USERAGENT, "pt2scoped/" PT2SCOPE_VERSION);
+    curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
+    curl_easy_setopt(x->h, CURLOPT_ERRORBUFFER, x->errbuf);
+    curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
+    if (curl_multi_add_handle(m, x->h) != CURLM_OK)
+        return PT2_ERR_INTERNAL;
+    return PT2_OK;
+}
+
+static void xfer_free(CURLM *m, struct xfer *x)
+{
+    if (x->h != NULL) {
+        curl_multi_remove_handle(m, x->h);
+        curl_easy_cleanup(x->h);
+        x->h = NULL;
+    }
+    pt2d_buf_free(&x->body);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Run every transfer to completion (or the deadline); record each result. */
+static void run_multi(CURLM *m, unsigned timeout_ms)
+{
+    double deadline = now_ms() + timeout_ms + LOOP_SLACK_MS;
+    int running = 1, left;
+    CURLMsg *msg;
+
+    while (running > 0 && now_ms() < deadline) {
+        if (curl_multi_perform(m, &running) != CURLM_OK)
+            break;
+        while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+            struct xfer *x = NULL;
+
+            if (msg->msg != CURLMSG_DONE)
+                continue;
+            curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+            x->rc = msg->data.result;
+            x->done = 1;
+            curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &x->status);
+        }
+        if (running > 0 && curl_multi_poll(m, NULL, 0, POLL_MS, NULL) != CURLM_OK)
+            break;
+    }
+}
+
+/* ---- per-peer results ------------------------------------------------------ */
+
+static int is_unreachable(CURLcode rc)
+{
+    switch (rc) {
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_GOT_NOTHING:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_SSL_CONNECT_ERROR:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* A peer body as a JSON object, or NULL. */
+static cJSON *body_object(const struct xfer *x)
+{
+    cJSON *doc;
+
+    if (x->body.len == 0)
+        return NULL;
+    doc = cJSON_ParseWithLength(pt2d_buf_str(&x->body), x->body.len);
+    if (doc != NULL && !cJSON_IsObject(doc)) {
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+static int rank(const char *verdict)
+{
+    if (verdict == NULL)
+        return -1;
+    if (strcmp(verdict, "compatible") == 0)
+        return 0;
+    if (strcmp(verdict, "compatible-ptx-jit") == 0)
+        return 1;
+    if (strcmp(verdict, "incompatible") == 0)
+        return 2;
+    return -1;
+}
+
+static const char *str_member(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Whether the package has GPU code, from the peer's "arch" document. */
+static int needs_gpu(const cJSON *inspect)
+{
+    const cJSON *arch = cJSON_GetObjectItemCaseSensitive(inspect, "arch");
+    const char *key = str_member(arch, "device_key");
+
+    return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(arch, "cuda_targets")) > 0 ||
+           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(arch, "amd_targets")) > 0 ||
+           (key != NULL && key[0] != '\0' && strcmp(key, "cpu") != 0);
+}
+
+/* The node verdict of one answering peer (see pt2d_cluster.h). */
+static void peer_verdict(const cJSON *inspect, const cJSON *compat, const cJSON *node, int *verdict,
+                         char *reason, size_t len)
+{
+    const cJSON *e, *best = NULL, *cpu = NULL;
+    int g = -1, c = 0;
+
+    cJSON_ArrayForEach(e, compat)
+    {
+        const char *kind = str_member(e, "kind");
+        int r = rank(str_member(e, "verdict"));
+
+        if (kind != NULL && strcmp(kind, "gpu") == 0 && r >= 0 && (best == NULL || r < g)) {
+            best = e;
+            g = r;
+        } else if (kind != NULL && strcmp(kind, "cpu") == 0 && r >= 0) {
+            cpu = e;
+            c = r;
+        }
+    }
+    if (best == NULL && needs_gpu(inspect)) {
+        const char *why = str_member(node, "reason");
+
+        *verdict = 2;
+        snprintf(reason, len, "the package needs a GPU and this node shows none%s%.400s",
+                 why != NULL ? ": " : "", why != NULL ? why : "");
+        return;
+    }
+    if (best != NULL && g >= c) {
+        *verdict = g;
+        snprintf(reason, len, "%s: %.480s", str_member(best, "target"),
+                 str_member(best, "reason") != NULL ? str_member(best, "reason") : "");
+    } else if (cpu != NULL) {
+        *verdict = c;
+        snprintf(reason, len, "cpu: %.490s",
+                 str_member(cpu, "reason") != NULL ? str_member(cpu, "reason") : "");
+    } else {
+        *verdict = 0;
+        snprintf(reason, len, "no compatibility entries");
+    }
+}
+
+static const char *verdict_name(int r)
+{
+    return r == 0 ? "compatible" : r == 1 ? "compatible-ptx-jit" : "incompatible";
+}
+
+struct tally {
+    unsigned ok, unreachable, error, verdicts[3];
+};
+
+/* One "peers" entry; takes the parsed documents it keeps. */
+static cJSON *peer_json(const struct peer *p, struct tally *t)
+{
+    const struct xfer *x = &p->inspect;
+    cJSON *o = cJSON_CreateObject(), *inspect = NULL, *node = NULL, *compat = NULL;
+    char error[512] = "", reason[512] = "";
+    const char *status;
+    int verdict = -1, ok;
+
+    if (o == NULL)
+        return NULL;
+    if (p->node.done && p->node.rc == CURLE_OK && p->node.status == 200)
+        node = body_object(&p->node);
+    if (!x->done) {
+        status = "unreachable";
+        snprintf(error, sizeof(error), "no answer before the deadline");
+    } else if (x->rc != CURLE_OK) {
+        status = is_unreachable(x->rc) ? "unreachable" : "error";
+        if (x->body.failed == PT2_ERR_TOO_LARGE)
+            snprintf(error, sizeof(error), "response larger than %u bytes", PT2D_PEER_BODY_MAX);
+        else
+            snprintf(error, sizeof(error), "%s",
+                     x->errbuf[0] != '\0' ? x->errbuf : curl_easy_strerror(x->rc));
+    } else if ((inspect = body_object(x)) == NULL) {
+        status = "error";
+        snprintf(error, sizeof(error), "HTTP %ld with a body that is not a JSON object", x->status);
+    } else if (x->status != 200) {
+        const char *detail = str_member(inspect, "detail");
+
+        status = "error";
+        snprintf(error, sizeof(error), "HTTP %ld: %.480s", x->status,
+                 detail != NULL ? detail : "no detail");
+    } else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(inspect, "compatibility"))) {
+        status = "error";
+        snprintf(error, sizeof(error), "answer has no compatibility array");
+    } else {
+        status = "ok";
+        compat = cJSON_DetachItemFromObjectCaseSensitive(inspect, "compatibility");
+        peer_verdict(inspect, compat, node, &verdict, reason, sizeof(reason));
+    }
+
+    ok = cJSON_AddStringToObject(o, "peer", p->url) != NULL &&
+         cJSON_AddStringToObject(o, "status", status) != NULL &&
+         (x->done && x->status > 0 ? cJSON_AddNumberToObject(o, "http_status", x->status)
+                                   : cJSON_AddNullToObject(o, "http_status")) != NULL;
+    ok = ok && (node != NULL ? cJSON_AddItemToObject(o, "node", node)
+                             : cJSON_AddNullToObject(o, "node") != NULL);
+    if (ok)
+        node = NULL;
+    ok = ok && (compat != NULL ? cJSON_AddItemToObject(o, "compatibility", compat)
+                               : cJSON_AddNullToObject(o, "compatibility") != NULL);
+    if (ok)
+        compat = NULL;
+    ok = ok && (verdict >= 0 ? cJSON_AddStringToObject(o, "verdict", verdict_name(verdict))
+                             : cJSON_AddNullToObject(o, "verdict")) != NULL;
+    ok = ok && (verdict >= 0 ? cJSON_AddStringToObject(o, "reason", reason)
+                             : cJSON_AddNullToObject(o, "reason")) != NULL;
+    ok = ok && (error[0] != '\0' ? cJSON_AddStringToObject(o, "error", error)
+                                 : cJSON_AddNullToObject(o, "error")) != NULL;
+    cJSON_Delete(inspect);
+    cJSON_Delete(node);
+    cJSON_Delete(compat);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    if (strcmp(status, "ok") == 0) {
+        t->ok++;
+        t->verdicts[verdict]++;
+    } else if (strcmp(status, "unreachable") == 0) {
+        t->unreachable++;
+    } else {
+        t->error++;
+    }
+    return o;
+}
+
+/* ---- the request ------------------------------------------------------------ */
+
+int pt2d_cluster_query(const struct pt2d_cluster_cfg *cfg, const struct pt2d_options *o,
+                       const char *request_id, cJSON **out, struct pt2_error *err)
+{
+    struct peer *peers = NULL;
+    struct curl_slist *headers = NULL;
+    struct pt2d_buf url, query;
+    struct tally t = {0};
+    CURLM *m = NULL;
+    cJSON *doc = NULL, *arr, *item, *sum;
+    char hdr[128];
+    size_t n = 0, i;
+    int rc = PT2_OK;
+
+    *out = NULL;
+    pt2d_buf_init(&url, URL_MAX);
+    pt2d_buf_init(&query, URL_MAX);
+    if (!o->has_path)
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "name the package with ?path= (a path under the peers' model "
+                             "roots)");
+    peers = calloc(PT2D_PEERS_MAX, sizeof(*peers));
+    doc = cJSON_CreateObject();
+    if (peers == NULL || doc == NULL || cJSON_AddStringToObject(doc, "path", o->path) == NULL)
+        goto nomem;
+    if (collect_peers(cfg, peers, &n, doc) != PT2_OK)
+        goto nomem;
+    rc = inspect_query(o, &query);
+    if (rc == PT2_ERR_TOO_LARGE) {
+        rc = pt2_error_set(err, PT2_ERR_INVALID, "the forwarded query exceeds %d bytes", URL_MAX);
+        goto cleanup;
+    }
+    if (rc != PT2_OK)
+        goto nomem;
+
+    m = curl_multi_init();
+    headers = curl_slist_append(NULL, "Accept: application/json");
+    if (m == NULL || headers == NULL)
+        goto nomem;
+    if (request_id != NULL && request_id[0] != '\0') {
+        struct curl_slist *h2;
+
+        snprintf(hdr, sizeof(hdr), "X-Request-Id: %.100s", request_id);
+        if ((h2 = curl_slist_append(headers, hdr)) == NULL)
+            goto nomem;
+        headers = h2;
+    }
+    for (i = 0; i < n; i++) {
+        pt2d_buf_reset(&url);
+        if (pt2d_buf_printf(&url, "%s%s", peers[i].url, pt2d_buf_str(&query)) != PT2_OK ||
+            xfer_start(m, &peers[i].inspect, cfg, pt2d_buf_str(&url), headers) != PT2_OK)
+            goto nomem;
+        pt2d_buf_reset(&url);
+        if (pt2d_buf_printf(&url, "%s/v1/node", peers[i].url) != PT2_OK ||
+            xfer_start(m, &peers[i].node, cfg, pt2d_buf_str(&url), headers) != PT2_OK)
+            goto nomem;
+    }
+    run_multi(m, cfg->timeout_ms);
+
+    if ((arr = cJSON_AddArrayToObject(doc, "peers")) == NULL)
+        goto nomem;
+    for (i = 0; i < n; i++) {
+        if ((item = peer_json(&peers[i], &t)) == NULL)
+            goto nomem;
+        cJSON_AddItemToArray(arr, item);
+    }
+    if ((sum = cJSON_AddObjectToObject(doc, "summary")) == NULL ||
+        cJSON_AddNumberToObject(sum, "peers", (double)n) == NULL ||
+        cJSON_AddNumberToObject(sum, "ok", t.ok) == NULL ||
+        cJSON_AddNumberToObject(sum, "unreachable", t.unreachable) == NULL ||
+        cJSON_AddNumberToObject(sum, "error", t.error) == NULL ||
+        cJSON_AddNumberToObject(sum, "compatible", t.verdicts[0]) == NULL ||
+        cJSON_AddNumberToObject(sum, "compatible-ptx-jit", t.verdicts[1]) == NULL ||
+        cJSON_AddNumberToObject(sum, "incompatible", t.verdicts[2]) == NULL)
+        goto nomem;
+    *out = doc;
+    doc = NULL;
+    goto cleanup;
+nomem:
+    rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory querying the peers");
+cleanup:
+    for (i = 0; peers != NULL && i < n; i++) {
+        xfer_free(m, &peers[i].inspect);
+        xfer_free(m, &peers[i].node);
+    }
+    if (m != NULL)
+        curl_multi_cleanup(m);
+    curl_slist_free_all(headers);
+    pt2d_buf_free(&url);
+    pt2d_buf_free(&query);
+    free(peers);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+void pt2d_cluster_serve(const struct pt2d_cluster_cfg *cfg, const struct pt2d_options *o,
+                        const char *request_id, struct pt2d_reply *reply)
+{
+    struct pt2_error err = {0};
+    cJSON *doc = NULL;
+
+    if (pt2d_cluster_query(cfg, o, request_id, &doc, &err) != PT2_OK)
+        pt2d_reply_problem(reply, err.code, err.message, request_id);
+    else
+        pt2d_reply_json(reply, 200, doc);
+    cJSON_Delete(doc);
+}

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Drive one request per declared (operation, status) pair the suites do not
+# reach on their own, against real pt2scoped processes, checking each status.
+# Run by run.sh with PT2SCOPE_RECORD_DIR set, so every response is recorded
+# and then validated against openapi/openapi.yaml. (500s are left out: only an
+# allocation failure produces them.)
+# Usage: tests/contract/exercise.sh BUILD_DIR   (from the repository root)
+set -u
+BUILD=${1:-build}
+D=$BUILD/pt2scoped
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pt2scope-exercise.XXXXXX") || exit 1
+pids=()
+cleanup() {
+    local p
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+pass=0 fail=0
+
+# start NAME ARGS...: a daemon on a free port; its base URL in $URL_<NAME>
+start() {
+    local name=$1 i
+    shift
+    "$D" --listen 127.0.0.1:0 --port-file "$tmp/$name.port" --model-root tests/fixtures \
+        "$@" 2>"$tmp/$name.log" &
+    pids+=($!)
+    for i in $(seq 100); do [ -s "$tmp/$name.port" ] && break; sleep 0.05; done
+    [ -s "$tmp/$name.port" ] || { echo "exercise: $name did not start"; cat "$tmp/$name.log"; exit 1; }
+    printf -v "URL_$name" 'http://127.0.0.1:%s' "$(cat "$tmp/$name.port")"
+}
+
+# expect STATUS CURL_ARGS...: one request, compare the status
+expect() {
+    local want=$1 got
+    shift
+    got=$(curl -s -o /dev/null -w '%{http_code}' "$@")
+    if [ "$got" = "$want" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL: got $got, want $want: curl $*"; fi
+}
+
+etag_of() {
+    curl -s -o /dev/null -D - "$@" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p'
+}
+
+# The stand-in CUDA driver gives this node two GPUs, so /v1/inspect carries
+# `gpu` entries and /v1/node a device list.
+export PT2SCOPE_FAKECUDA_DRIVER=13000
+export PT2SCOPE_FAKECUDA_DEVICES='NVIDIA H100 80GB HBM3,9.0,132,85899345920;NVIDIA A100-SXM4-40GB,8.0,108,42949672960'
+start main --max-upload 16K --libcuda "$BUILD/fakecuda/libcuda.so.1" --node-name gpu-node-7
+U=$URL_main
+PKG=cuda_sm90a_v8.pt2
+IN='input=image=8,3,512,512&input=scale=8'
+JSON='application/json'
+for ep in inspect arch metadata validate; do
+    q=""; jin=""
+    [ $ep = validate ] && q="&$IN" && jin=',"inputs":{"image":[8,3,512,512],"scale":[8]}'
+    # GET
+    expect 200 "$U/v1/$ep?path=$PKG$q"
+    tag=$(etag_of "$U/v1/$ep?path=$PKG$q")
+    expect 304 -H "If-None-Match: $tag" "$U/v1/$ep?path=$PKG$q"
+    expect 400 "$U/v1/$ep?path=$PKG&view=raw$q"
+    expect 403 "$U/v1/$ep?path=../$PKG$q"
+    expect 404 "$U/v1/$ep?path=missing.pt2$q"
+    expect 422 "$U/v1/$ep?path=broken_not_zip.pt2$q"
+    # POST: JSON naming a package, and uploads
+    expect 200 -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\"$jin}" "$U/v1/$ep"
+    tag=$(etag_of -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\"$jin}" "$U/v1/$ep")
+    expect 304 -H "If-None-Match: $tag" -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\"$jin}" \
+        "$U/v1/$ep"
+    expect 200 -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\",\"view\":\"oip\"$jin}" "$U/v1/$ep"
+    expect 400 -H "Content-Type: $JSON" -d '{"path": 7}' "$U/v1/$ep"
+    expect 403 -H "Content-Type: $JSON" -d "{\"path\":\"/etc/$PKG\"$jin}" "$U/v1/$ep"
+    expect 404 -H "Content-Type: $JSON" -d "{\"path\":\"missing.pt2\"$jin}" "$U/v1/$ep"
+    expect 413 -H 'Content-Type: application/octet-stream' \
+        --data-binary "@tests/fixtures/$PKG" "$U/v1/$ep?$q"
+    expect 415 -H 'Content-Type: text/plain' -d x "$U/v1/$ep"
+    expect 422 -H 'Content-Type: application/octet-stream' \
+        --data-binary @tests/fixtures/broken_not_zip.pt2 "$U/v1/$ep?view=oip$q"
+    expect 200 -F "file=@tests/fixtures/export_program.pt2;type=application/octet-stream" \
+        "$U/v1/$ep?view=oip$q"
+done
+expect 200 "$U/v1/inspect?path=export_program.pt2&view=oip&target=H100&target=gfx90a&driver=12.4"
+expect 200 "$U/v1/metadata?path=export_program.pt2&view=oip"
+expect 200 "$U/v1/metadata?path=export_program.pt2"
+expect 200 "$U/v1/metadata?path=multi_model.pt2"
+expect 200 "$U/v1/validate?path=$PKG&input=image=8,3,511,512&input=scale=8"
+expect 200 "$U/v1/validate?path=$PKG&inputs=%7B%22image%22%3A%5B8%2C3%2C512%2C512%5D%7D"
+# Every fixture once (any status): the report shapes of all package kinds.
+for f in tests/fixtures/*.pt2; do
+    curl -s -o /dev/null "$U/v1/inspect?path=${f##*/}&target=H100&target=sm_80&target=gfx90a"
+done
+for p in /v1/version /livez /readyz /metrics /openapi.yaml /openapi.json /docs \
+    /docs/swagger-ui.css; do
+    expect 200 "$U$p"
+    expect 200 -I "$U$p"
+    expect 204 -X OPTIONS "$U$p"
+    expect 405 -X DELETE "$U$p"
+done
+expect 404 "$U/docs/missing.js"
+expect 404 "$U/v2/inspect"
+
+# Node, Kubernetes nodes and cluster.
+NODES='{"kind":"List","items":[
+ {"metadata":{"name":"gpu-h100-0","labels":{"nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3",
+  "nvidia.com/gpu.count":"8","nvidia.com/gpu.compute.major":"9","nvidia.com/gpu.compute.minor":"0",
+  "nvidia.com/cuda.runtime-version.full":"13.0","kubernetes.io/arch":"amd64","kubernetes.io/os":"linux"}}},
+ {"metadata":{"name":"cpu-arm-0","labels":{"kubernetes.io/arch":"arm64"}},
+  "status":{"nodeInfo":{"architecture":"arm64","operatingSystem":"linux"}}}]}'
+for p in /v1/node /v1/cluster/compatibility; do
+    expect 204 -X OPTIONS "$U$p"
+    expect 405 -X DELETE "$U$p"
+done
+expect 200 "$U/v1/node"
+expect 200 -I "$U/v1/node"
+expect 200 "$U/v1/node?refresh=1"
+expect 200 "$U/v1/inspect?path=$PKG&device=cuda:1"
+expect 400 "$U/v1/inspect?path=$PKG&device=gpu0"
+expect 204 -X OPTIONS "$U/v1/compatibility"
+expect 405 "$U/v1/compatibility"
+expect 200 -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\",\"nodes\":$NODES}" "$U/v1/compatibility"
+expect 200 -H "Content-Type: $JSON" -d "{\"nodes\":$NODES}" "$U/v1/compatibility?path=$PKG"
+expect 200 -F "file=@tests/fixtures/export_program.pt2;type=application/octet-stream" \
+    -F "nodes=$NODES;type=application/json" "$U/v1/compatibility"
+expect 400 -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\"}" "$U/v1/compatibility"
+expect 403 -H "Content-Type: $JSON" -d "{\"path\":\"../$PKG\",\"nodes\":$NODES}" "$U/v1/compatibility"
+expect 404 -H "Content-Type: $JSON" -d "{\"path\":\"missing.pt2\",\"nodes\":$NODES}" \
+    "$U/v1/compatibility"
+expect 415 -H 'Content-Type: application/octet-stream' -d x "$U/v1/compatibility"
+expect 422 -H "Content-Type: $JSON" -d "{\"path\":\"broken_not_zip.pt2\",\"nodes\":$NODES}" \
+    "$U/v1/compatibility"
+expect 200 "$U/v1/cluster/compatibility?path=$PKG"
+expect 400 "$U/v1/cluster/compatibility"
+# A cluster view: this daemon as a peer, plus one that is down.
+start cluster --peer "$U" --peer http://127.0.0.1:9 --peer-timeout 2 --libcuda /nonexistent
+expect 200 "$URL_cluster/v1/cluster/compatibility?path=$PKG&target=H100&driver=13.0"
+expect 200 "$URL_cluster/v1/cluster/compatibility?path=$PKG&device=cuda:7"
+
+# 503: one worker, one queue slot, slow jobs; two requests fill both (seen
+# in /metrics), the rest are refused at once.
+start slow --workers 1 --queue 1 --debug-job-delay-ms 4000
+S=$URL_slow
+curl -s -o /dev/null "$S/v1/arch?path=$PKG&nocache=1" &
+busy=($!)
+curl -s -o /dev/null "$S/v1/arch?path=cpu_x86_64.pt2&nocache=1" &
+busy+=($!)
+for i in $(seq 100); do
+    curl -s "$S/metrics" | grep -q '^pt2scope_queue_depth 1$' && break
+    sleep 0.05
+done
+for ep in inspect arch metadata validate; do
+    q=""; [ $ep = validate ] && q="&$IN"
+    expect 503 "$S/v1/$ep?path=$PKG$q"
+    expect 503 -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\"}" "$S/v1/$ep?$q"
+done
+expect 503 "$S/v1/node"
+expect 503 -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\",\"nodes\":[]}" "$S/v1/compatibility"
+expect 503 "$S/v1/cluster/compatibility?path=$PKG"
+wait "${busy[@]}"
+
+echo "exercise: $pass passed, $fail failed"
+[ "$fail" = 0 ]
