@@ -626,7 +626,13 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
                       struct pt2_error *err)
 {
     struct pt2d_server *s;
-    unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+    /*
+     * poll, not epoll: libmicrohttpd 0.9.75's MHD_quiesce_daemon() races a pool
+     * worker removing the listen socket from its epoll set, and the loser hits
+     * MHD_PANIC ("Failed to remove listen FD from epoll set") during drain.
+     * With poll, quiescing only wakes each worker through its ITC.
+     */
+    unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     unsigned i, threads = http_threads();
     int rc;
 
