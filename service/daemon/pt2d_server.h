@@ -1,7 +1,7 @@
 /*
  * pt2d_server.h - the HTTP server: libmicrohttpd glue over the pool.
  *
- * Design: one MHD polling thread (epoll) parses requests, streams bodies
+ * Design: MHD polling threads (poll; see pt2d_server_start) parse requests, streams bodies
  * into the spool and answers probes (/livez, /readyz, /metrics,
  * /v1/version) itself. Package work, the GPU probe behind /v1/node and
  * the cluster fan-out (pt2d_node.h, pt2d_cluster.h) go to the worker pool:
