@@ -32,19 +32,19 @@ extern "C" {
 
 enum pt2_status {
     PT2_OK = 0,
-    PT2_ERR_NOMEM = -1,       /* allocation failed */
-    PT2_ERR_IO = -2,          /* the file could not be opened or read */
-    PT2_ERR_NOT_ZIP = -3,     /* not a zip archive at all */
-    PT2_ERR_TRUNCATED = -4,   /* a zip, but truncated or corrupt */
-    PT2_ERR_NOT_PT2 = -5,     /* a valid zip that is not a .pt2 package */
-    PT2_ERR_ENTRY = -6,       /* an entry inside the archive is unreadable */
-    PT2_ERR_METADATA = -7,    /* a metadata document is malformed */
-    PT2_ERR_TOO_LARGE = -8,   /* a hard cap was exceeded */
-    PT2_ERR_INVALID = -9,     /* bad argument or request */
-    PT2_ERR_NOT_FOUND = -10,  /* a named thing does not exist */
-    PT2_ERR_FORMAT = -11,     /* a binary is not in a recognised format */
-    PT2_ERR_UNSUPPORTED = -12,/* recognised but not supported */
-    PT2_ERR_INTERNAL = -13    /* a bug or an unexpected library failure */
+    PT2_ERR_NOMEM = -1,        /* allocation failed */
+    PT2_ERR_IO = -2,           /* the file could not be opened or read */
+    PT2_ERR_NOT_ZIP = -3,      /* not a zip archive at all */
+    PT2_ERR_TRUNCATED = -4,    /* a zip, but truncated or corrupt */
+    PT2_ERR_NOT_PT2 = -5,      /* a valid zip that is not a .pt2 package */
+    PT2_ERR_ENTRY = -6,        /* an entry inside the archive is unreadable */
+    PT2_ERR_METADATA = -7,     /* a metadata document is malformed */
+    PT2_ERR_TOO_LARGE = -8,    /* a hard cap was exceeded */
+    PT2_ERR_INVALID = -9,      /* bad argument or request */
+    PT2_ERR_NOT_FOUND = -10,   /* a named thing does not exist */
+    PT2_ERR_FORMAT = -11,      /* a binary is not in a recognised format */
+    PT2_ERR_UNSUPPORTED = -12, /* recognised but not supported */
+    PT2_ERR_INTERNAL = -13     /* a bug or an unexpected library failure */
 };
 
 #define PT2_ERROR_MSG_MAX 512
@@ -75,8 +75,8 @@ struct pt2_open_options {
  * only read with pread and stays owned by the caller). All reads are
  * bounded: weights and large binaries are never read whole.
  */
-int pt2_package_open_path(pt2_package **out, const char *path,
-                          const struct pt2_open_options *opts, struct pt2_error *err);
+int pt2_package_open_path(pt2_package **out, const char *path, const struct pt2_open_options *opts,
+                          struct pt2_error *err);
 int pt2_package_open_fd(pt2_package **out, int fd, const struct pt2_open_options *opts,
                         struct pt2_error *err);
 void pt2_package_free(pt2_package *pkg);
@@ -91,8 +91,7 @@ enum pt2_json_flags {
 };
 
 /* The full inspection document: arch, metadata, package, models, bytes_read. */
-int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out,
-                        struct pt2_error *err);
+int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, struct pt2_error *err);
 /* The `arch` or `metadata` member alone. */
 int pt2_package_arch_json(const pt2_package *pkg, unsigned flags, cJSON **out,
                           struct pt2_error *err);
@@ -118,15 +117,11 @@ struct pt2_device {
     char gfx[32];            /* AMD target ("gfx90a"), empty for NVIDIA */
 };
 
-enum pt2_verdict {
-    PT2_COMPATIBLE = 0,
-    PT2_COMPATIBLE_PTX_JIT = 1,
-    PT2_INCOMPATIBLE = 2
-};
+enum pt2_verdict { PT2_COMPATIBLE = 0, PT2_COMPATIBLE_PTX_JIT = 1, PT2_INCOMPATIBLE = 2 };
 
 struct pt2_verdict_result {
-    int verdict;       /* enum pt2_verdict */
-    char reason[512];  /* one sentence naming the package targets and the device */
+    int verdict;      /* enum pt2_verdict */
+    char reason[512]; /* one sentence naming the package targets and the device */
 };
 
 /* Parse "9.0", "sm_90a", "90", "H100", "A100", "gfx90a"... into a device. */
@@ -141,9 +136,8 @@ int pt2_package_check_device(const pt2_package *pkg, const struct pt2_device *de
  * Host CPU verdict: `machine` as uname reports it ("x86_64", "aarch64") and the
  * node's CPU features in /proc/cpuinfo spelling ("avx2", "avx512f", "asimd").
  */
-int pt2_package_check_cpu(const pt2_package *pkg, const char *machine,
-                          const char *const *features, size_t nfeatures,
-                          struct pt2_verdict_result *out, struct pt2_error *err);
+int pt2_package_check_cpu(const pt2_package *pkg, const char *machine, const char *const *features,
+                          size_t nfeatures, struct pt2_verdict_result *out, struct pt2_error *err);
 
 /* "compatible", "compatible-ptx-jit", "incompatible". */
 const char *pt2_verdict_name(int verdict);

@@ -19,8 +19,7 @@ static int grow(void **v, size_t *cap, size_t n, size_t size, size_t max, const 
     void *nv;
 
     if (n >= max)
-        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "more than %zu %s in one package", max,
-                             what);
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "more than %zu %s in one package", max, what);
     if (n < *cap)
         return PT2_OK;
     ncap = *cap ? *cap * 2 : 8;
@@ -55,8 +54,7 @@ void pt2_kernel_list_free(struct pt2_kernel_list *l)
 
 int pt2_host_list_push(struct pt2_host_list *l, const struct pt2_host *h, struct pt2_error *err)
 {
-    int rc = grow((void **)&l->v, &l->cap, l->n, sizeof(*h), PT2_HOSTS_MAX, "host binaries",
-                  err);
+    int rc = grow((void **)&l->v, &l->cap, l->n, sizeof(*h), PT2_HOSTS_MAX, "host binaries", err);
     if (rc != PT2_OK)
         return rc;
     l->v[l->n++] = *h;

@@ -37,43 +37,38 @@ enum pt2_kernel_kind {
 
 /* Where the kernel was found. */
 enum pt2_kernel_container {
-    PT2_CONT_FILE = 1,       /* a standalone .cubin/.hsaco/.spv/.zebin/.ptx entry */
-    PT2_CONT_FATBIN = 2,     /* an entry inside a standalone .fatbin entry */
-    PT2_CONT_SO_FATBIN = 3,  /* inside a fatbin in the .so's .nv_fatbin / __nv_relfatbin */
-    PT2_CONT_SO_SYMBOL = 4   /* a cubin/fatbin blob in the .so's .rodata (__<k>_start) */
+    PT2_CONT_FILE = 1,      /* a standalone .cubin/.hsaco/.spv/.zebin/.ptx entry */
+    PT2_CONT_FATBIN = 2,    /* an entry inside a standalone .fatbin entry */
+    PT2_CONT_SO_FATBIN = 3, /* inside a fatbin in the .so's .nv_fatbin / __nv_relfatbin */
+    PT2_CONT_SO_SYMBOL = 4  /* a cubin/fatbin blob in the .so's .rodata (__<k>_start) */
 };
 
 /* AMD xnack / sramecc setting of a code object. */
-enum pt2_amd_feature {
-    PT2_AMD_UNSUPPORTED = 0,
-    PT2_AMD_ANY = 1,
-    PT2_AMD_OFF = 2,
-    PT2_AMD_ON = 3
-};
+enum pt2_amd_feature { PT2_AMD_UNSUPPORTED = 0, PT2_AMD_ANY = 1, PT2_AMD_OFF = 2, PT2_AMD_ON = 3 };
 
 struct pt2_kernel {
-    int kind;                    /* enum pt2_kernel_kind */
-    int container;               /* enum pt2_kernel_container */
-    char source[PT2_PATH_MAX];   /* archive entry path (prefix stripped) */
-    char symbol[PT2_NAME_MAX];   /* kernel name for PT2_CONT_SO_SYMBOL, else "" */
+    int kind;                  /* enum pt2_kernel_kind */
+    int container;             /* enum pt2_kernel_container */
+    char source[PT2_PATH_MAX]; /* archive entry path (prefix stripped) */
+    char symbol[PT2_NAME_MAX]; /* kernel name for PT2_CONT_SO_SYMBOL, else "" */
 
     /* NVIDIA (SASS and PTX) */
-    unsigned sm;                 /* real SM for SASS, target SM for PTX: 90, 100, 121 */
-    char variant;                /* 0, 'a' or 'f' */
-    unsigned virtual_sm;         /* SASS: PTX target it came from; 0 = unknown */
-    int abi_version;             /* SASS: cubin EI_ABIVERSION (7, 8); 0 = unknown */
-    int elf_type;                /* SASS: 1 = relocatable, 2 = executable */
-    unsigned toolkit;            /* building toolkit as 124 / 130; 0 = unknown */
+    unsigned sm;                   /* real SM for SASS, target SM for PTX: 90, 100, 121 */
+    char variant;                  /* 0, 'a' or 'f' */
+    unsigned virtual_sm;           /* SASS: PTX target it came from; 0 = unknown */
+    int abi_version;               /* SASS: cubin EI_ABIVERSION (7, 8); 0 = unknown */
+    int elf_type;                  /* SASS: 1 = relocatable, 2 = executable */
+    unsigned toolkit;              /* building toolkit as 124 / 130; 0 = unknown */
     unsigned ptx_major, ptx_minor; /* PTX ISA version; 0.0 = unknown */
-    char compression[8];         /* "", "lz4", "zstd" */
-    int debug;                   /* built with -G */
-    int has_code;                /* SASS: 1 if .text.* kernels present, 0 if a link stub, -1 unknown */
+    char compression[8];           /* "", "lz4", "zstd" */
+    int debug;                     /* built with -G */
+    int has_code; /* SASS: 1 if .text.* kernels present, 0 if a link stub, -1 unknown */
 
     /* AMD */
-    char gfx[32];                /* "gfx90a" */
-    char target_id[64];          /* "gfx90a:sramecc+:xnack-" */
-    int xnack, sramecc;          /* enum pt2_amd_feature */
-    int code_object_version;     /* 3, 4, 5, 6; 0 = unknown */
+    char gfx[32];            /* "gfx90a" */
+    char target_id[64];      /* "gfx90a:sramecc+:xnack-" */
+    int xnack, sramecc;      /* enum pt2_amd_feature */
+    int code_object_version; /* 3, 4, 5, 6; 0 = unknown */
 };
 
 struct pt2_kernel_list {
@@ -125,9 +120,9 @@ void pt2_host_list_free(struct pt2_host_list *l);
 #define PT2_ISA_FLAGS_MAX 32
 
 struct pt2_cpu_isa {
-    char isa[32];          /* "AVX512", "AVX2", "NEON", "SVE256", "" if unknown */
-    char source[32];       /* "metadata" (AOTI_CPU_ISA) or "compile_cmd" or "" */
-    char march[64];        /* value of -march= ("native", "x86-64-v3"), "" if none */
+    char isa[32];    /* "AVX512", "AVX2", "NEON", "SVE256", "" if unknown */
+    char source[32]; /* "metadata" (AOTI_CPU_ISA) or "compile_cmd" or "" */
+    char march[64];  /* value of -march= ("native", "x86-64-v3"), "" if none */
     size_t nflags;
     char flags[PT2_ISA_FLAGS_MAX][24]; /* "avx512f", "avx2", "fma", ... in command order */
 };

@@ -72,9 +72,8 @@ int pt2_rd_read(struct pt2_rd *rd, uint64_t off, void *buf, size_t len, struct p
 
     if (off > rd->size || (uint64_t)len > rd->size - off)
         return pt2_error_set(err, PT2_ERR_FORMAT,
-                             "%s: truncated (needs %zu bytes at offset %llu, size %llu)",
-                             rd->name, len, (unsigned long long)off,
-                             (unsigned long long)rd->size);
+                             "%s: truncated (needs %zu bytes at offset %llu, size %llu)", rd->name,
+                             len, (unsigned long long)off, (unsigned long long)rd->size);
     rc = pt2_rd_read_some(rd, off, buf, len, &got, err);
     if (rc != PT2_OK)
         return rc;
@@ -91,8 +90,7 @@ uint16_t pt2_le16(const uint8_t *p)
 
 uint32_t pt2_le32(const uint8_t *p)
 {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
 uint64_t pt2_le64(const uint8_t *p)
@@ -107,8 +105,7 @@ uint16_t pt2_be16(const uint8_t *p)
 
 uint32_t pt2_be32(const uint8_t *p)
 {
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) |
-           (uint32_t)p[3];
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 
 uint64_t pt2_be64(const uint8_t *p)

@@ -24,14 +24,14 @@ typedef int (*pt2_rd_fn)(void *ctx, uint64_t off, void *buf, size_t len, size_t 
                          struct pt2_error *err);
 
 struct pt2_rd {
-    pt2_rd_fn fn;         /* NULL for the memory backend */
-    void *ctx;            /* backend state, borrowed */
-    const uint8_t *mem;   /* memory backend data, borrowed */
-    uint64_t size;        /* size of the range */
-    uint64_t budget;      /* bytes this reader may still read (UINT64_MAX = none) */
-    uint64_t bytes_read;  /* bytes delivered so far */
-    uint64_t calls;       /* backend calls so far */
-    const char *name;     /* for messages, borrowed (e.g. the entry path) */
+    pt2_rd_fn fn;        /* NULL for the memory backend */
+    void *ctx;           /* backend state, borrowed */
+    const uint8_t *mem;  /* memory backend data, borrowed */
+    uint64_t size;       /* size of the range */
+    uint64_t budget;     /* bytes this reader may still read (UINT64_MAX = none) */
+    uint64_t bytes_read; /* bytes delivered so far */
+    uint64_t calls;      /* backend calls so far */
+    const char *name;    /* for messages, borrowed (e.g. the entry path) */
 };
 
 /* Default budget of one binary scan: section tables, symbols, fatbin headers. */
