@@ -130,7 +130,7 @@ test-unit: all $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA)
 test-san:
 	$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-unit
 
-test-shell: all
+test-shell: all $(FAKECUDA)
 	@for s in tests/shell/*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; \
 	  PT2SCOPE_BUILD=$(BUILD) bash $$s || exit 1; done
 

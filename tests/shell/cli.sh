@@ -59,6 +59,24 @@ expect 0 "$B" check-kernel tests/fixtures/bins/cubin_cuda13/sm_90a.cubin --targe
 expect 1 "$B" check-kernel tests/fixtures/bins/cubin_cuda13/sm_90a.cubin --target 10.0
 expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" gpus --json
 
+# This node through the stand-in CUDA driver (same C ABI as libcuda.so.1).
+FAKE=${PT2SCOPE_BUILD:-build}/fakecuda/libcuda.so.1
+if [ -f "$FAKE" ]; then
+    export PT2SCOPE_FAKECUDA_DEVICES="NVIDIA H100 80GB HBM3,9.0,132,85899345920;NVIDIA A100-SXM4-40GB,8.0,108,42949672960"
+    export PT2SCOPE_FAKECUDA_DRIVER=13000
+    expect 0 "$B" gpus --json --libcuda "$FAKE"
+    same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["driver_cuda"], [g["name"] + " " + g["compute_capability"] for g in d["gpus"]])')" \
+         "13.0 ['NVIDIA H100 80GB HBM3 9.0', 'NVIDIA A100-SXM4-40GB 8.0']"
+    expect 0 env PT2SCOPE_LIBCUDA="$FAKE" "$B" check $F/cuda_sm90a_v8.pt2 --target H100 --libcuda "$FAKE"
+    expect 1 env PT2SCOPE_LIBCUDA="$FAKE" "$B" check $F/cuda_sm90a_v8.pt2 --device cuda:1
+    same "$(echo "$OUT" | head -1)" "cuda:1: incompatible: kernels are sm_90a only; NVIDIA A100-SXM4-40GB (cuda:1) is 8.0"
+    expect 2 env PT2SCOPE_LIBCUDA="$FAKE" "$B" check $F/cuda_sm90a_v8.pt2 --device cuda:7
+    expect 0 env PT2SCOPE_LIBCUDA="$FAKE" "$B" check-kernel tests/fixtures/bins/cubin_cuda13/sm_90a.cubin --device cuda:0
+    unset PT2SCOPE_FAKECUDA_DEVICES PT2SCOPE_FAKECUDA_DRIVER
+else
+    echo "cli: $FAKE not built; run 'make test-shell'"; fail=$((fail+1))
+fi
+
 # One verdict per Kubernetes node (GPU Feature Discovery labels).
 expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --nodes $F/k8s/nodes.json
 same "$(echo "$OUT" | cut -d: -f1-2)" "$(printf 'gpu-h100-a: compatible\ngpu-a100-b: incompatible\ncpu-arm-c: incompatible')"
