@@ -151,8 +151,13 @@ test: deps
 fixtures:
 	python3 tests/fixtures/build.py --bins ../shared/corpus/bins --out tests/fixtures
 
+# wrk is needed by the benchmark only, so `deps` does not insist on it.
 bench: all
-	@bash tests/bench/run.sh
+	@command -v wrk >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null || exit 1; \
+	  else echo "run as root: apt-get install -y wrk"; exit 1; fi; }
+	@BUILD=$(BUILD) bash tests/bench/run.sh
 
 format:
 	clang-format -i $(FORMAT_FILES)

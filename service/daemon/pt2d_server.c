@@ -609,11 +609,11 @@ void pt2d_server_log_node(struct pt2d_server *s)
 }
 
 /*
- * libmicrohttpd polling threads: one per CPU. With its single internal epoll
- * thread, MHD 0.9.75 stalls when many keep-alive connections arrive at once
- * (tests/bench: at 256 connections most sockets sit with an unread request
- * and /livez falls to ~50 req/s); a thread pool, one epoll set per thread,
- * does not, and lets probes and responses use every core.
+ * libmicrohttpd polling threads: one per CPU, so that probes and cached
+ * answers use every core. (The pool also avoids a stall of MHD 0.9.75's
+ * single internal epoll thread: at 256 keep-alive connections opened at
+ * once most sockets sat with an unread request and /livez fell to ~50
+ * req/s; tests/bench.)
  */
 static unsigned http_threads(void)
 {

@@ -333,7 +333,14 @@ static int pz_scan_tail(pt2_zip *z, struct pt2_error *err)
     from = z->tail_len == PZ_TAIL_LEN ? PZ_LOCATOR_LEN : 0;
     memset(&first, 0, sizeof(first));
     for (p = from; z->tail_len >= PZ_EOCD_LEN && p <= z->tail_len - PZ_EOCD_LEN; p++) {
-        if (pt2_le32(z->tail + p) != 0x06054b50u)
+        /* memchr to the next 'P': testing all 64 KiB byte by byte was a quarter of
+         * an uncached inspection (tests/bench). Same candidates, same order. */
+        const uint8_t *q = memchr(z->tail + p, 'P', z->tail_len - PZ_EOCD_LEN + 1 - p);
+
+        if (q == NULL)
+            break;
+        p = (size_t)(q - z->tail);
+        if (memcmp(q, "PK\5\6", 4) != 0)
             continue;
         z->have_eocd = 1;
         rc = pz_decode_end(z, p, &cand, err);
