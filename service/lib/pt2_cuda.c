@@ -470,7 +470,11 @@ int pt2_cuda_to_json(const struct pt2_node_gpus *g, cJSON **out, struct pt2_erro
          cJSON_AddStringToObject(o, "library", g->library) != NULL &&
          cJSON_AddNumberToObject(o, "count", (double)n) != NULL &&
          cJSON_AddNumberToObject(o, "cu_error", g->cu_error) != NULL &&
-         add_str_or_null(o, "cu_error_name", pt2_cuda_error_name(g->cu_error)) &&
+         /* No CUresult at all when the library or a symbol was missing. */
+         add_str_or_null(o, "cu_error_name",
+                         (g->cu_error == 0 && g->reason[0] != '\0')
+                             ? NULL
+                             : pt2_cuda_error_name(g->cu_error)) &&
          add_str_or_null(o, "reason", g->reason);
     if (!ok)
         goto nomem;

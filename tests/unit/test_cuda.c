@@ -580,7 +580,7 @@ START_TEST(test_json_without_gpus)
     text = cJSON_PrintUnformatted(doc);
     ck_assert_str_eq(text, "{\"driver_cuda_version\":null,\"driver_cuda\":null,"
                            "\"library\":\"/nonexistent/libcuda.so.1\",\"count\":0,"
-                           "\"cu_error\":0,\"cu_error_name\":\"CUDA_SUCCESS\","
+                           "\"cu_error\":0,\"cu_error_name\":null,"
                            "\"reason\":\"/nonexistent/libcuda.so.1 not found: no NVIDIA driver "
                            "installed (dlopen: /nonexistent/libcuda.so.1: cannot open shared "
                            "object file: No such file or directory)\",\"gpus\":[]}");
