@@ -341,9 +341,13 @@ static void peer_verdict(const cJSON *inspect, const cJSON *compat, const cJSON 
         return;
     }
     if (best != NULL && g >= c) {
+        /* A peer's document is untrusted: any member may be missing. */
+        const char *target = str_member(best, "target");
+        const char *why = str_member(best, "reason");
+
         *verdict = g;
-        snprintf(reason, len, "%s: %.480s", str_member(best, "target"),
-                 str_member(best, "reason") != NULL ? str_member(best, "reason") : "");
+        snprintf(reason, len, "%.60s: %.440s", target != NULL ? target : "gpu",
+                 why != NULL ? why : "");
     } else if (cpu != NULL) {
         *verdict = c;
         snprintf(reason, len, "cpu: %.490s",

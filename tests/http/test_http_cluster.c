@@ -836,6 +836,59 @@ START_TEST(test_cluster_peer_body_cap)
 }
 END_TEST
 
+/* A peer answering both of its requests with a document whose GPU entry lacks a target. */
+static void *odd_peer_main(void *arg)
+{
+    static const char body[] =
+        "{\"compatibility\": [{\"kind\": \"gpu\", \"verdict\": \"incompatible\", "
+        "\"target\": null, \"reason\": \"made up\"}], \"gpus\": []}";
+    struct big_peer *bp = arg;
+    char head[256], buf[16384];
+
+    snprintf(head, sizeof(head),
+             "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+             "Connection: close\r\n\r\n",
+             sizeof(body) - 1);
+    for (int served = 0; served < 2; served++) {
+        struct pollfd pfd = {bp->fd, POLLIN, 0};
+        int c;
+
+        if (poll(&pfd, 1, 10000) <= 0 || (c = accept(bp->fd, NULL, NULL)) < 0)
+            break;
+        (void)recv(c, buf, sizeof(buf), 0);
+        if (send(c, head, strlen(head), MSG_NOSIGNAL) > 0)
+            (void)send(c, body, sizeof(body) - 1, MSG_NOSIGNAL);
+        close(c);
+    }
+    return NULL;
+}
+
+START_TEST(test_cluster_peer_entry_without_target)
+{
+    struct big_peer bp;
+    char url[64], *argv[4];
+    const cJSON *p;
+    cJSON *doc;
+
+    bp.fd = silent_listener(&bp.port);
+    ck_assert_int_eq(pthread_create(&bp.thread, NULL, odd_peer_main, &bp), 0);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%u", bp.port);
+    argv[0] = "pt2scoped";
+    argv[1] = "--peer";
+    argv[2] = url;
+    argv[3] = NULL;
+    start_aggregator(3, argv);
+    doc = cluster_get("path=cuda_sm90a_v8.pt2");
+    p = peer_at(doc, 0);
+    ck_assert_str_eq(th_str(p, "status"), "ok");
+    ck_assert_str_eq(th_str(p, "verdict"), "incompatible");
+    ck_assert_str_eq(th_str(p, "reason"), "gpu: made up");
+    cJSON_Delete(doc);
+    pthread_join(bp.thread, NULL);
+    close(bp.fd);
+}
+END_TEST
+
 /* Without --peer or --peers-dns the answer is an empty cluster, not an error. */
 START_TEST(test_cluster_without_peers_and_without_path)
 {
@@ -878,6 +931,7 @@ static Suite *cluster_suite(void)
     tcase_add_test(cluster, test_cluster_three_peers_and_a_dead_one);
     tcase_add_test(cluster, test_cluster_dns_and_timeout);
     tcase_add_test(cluster, test_cluster_peer_body_cap);
+    tcase_add_test(cluster, test_cluster_peer_entry_without_target);
     tcase_add_test(cluster, test_cluster_without_peers_and_without_path);
     suite_add_tcase(s, cluster);
     return s;
