@@ -7,20 +7,43 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pt2d_cache.h"
 
+/*
+ * A memoised body, shared by reference count between the pkgref and the
+ * responses being sent from it: a hit hands out the bytes, not a copy.
+ * Callers only ever see `body`; the header is found from it.
+ */
+struct memo {
+    atomic_uint refs;
+    size_t len;
+    char body[]; /* len bytes and a NUL */
+};
+
 struct pt2d_pkgref {
     atomic_uint refs;
     pt2_package *pkg;
-    pthread_mutex_t memo_lock; /* guards the memo: requests share the pkgref */
+    pthread_mutex_t memo_lock; /* guards the memo pointer: requests share the pkgref */
     char memo_etag[PT2D_MEMO_ETAG_MAX];
-    char *memo_body; /* NULL: nothing memoised */
-    size_t memo_len;
+    struct memo *memo; /* NULL: nothing memoised */
 };
+
+static void memo_release(struct memo *m)
+{
+    if (m != NULL && atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) == 1)
+        free(m);
+}
+
+void pt2d_pkgref_body_release(void *body)
+{
+    if (body != NULL)
+        memo_release((struct memo *)(void *)((char *)body - offsetof(struct memo, body)));
+}
 
 struct cache_entry {
     char key[PT2D_CACHE_KEY_MAX];
@@ -55,8 +78,7 @@ struct pt2d_pkgref *pt2d_pkgref_new(pt2_package *pkg)
     atomic_init(&ref->refs, 1);
     ref->pkg = pkg;
     ref->memo_etag[0] = '\0';
-    ref->memo_body = NULL;
-    ref->memo_len = 0;
+    ref->memo = NULL;
     return ref;
 }
 
@@ -74,7 +96,7 @@ void pt2d_pkgref_release(struct pt2d_pkgref *ref)
     if (atomic_fetch_sub_explicit(&ref->refs, 1, memory_order_acq_rel) == 1) {
         pt2_package_free(ref->pkg);
         pthread_mutex_destroy(&ref->memo_lock);
-        free(ref->memo_body);
+        memo_release(ref->memo);
         free(ref);
     }
 }
@@ -86,41 +108,42 @@ const pt2_package *pt2d_pkgref_pkg(const struct pt2d_pkgref *ref)
 
 char *pt2d_pkgref_body_get(struct pt2d_pkgref *ref, const char *etag, size_t *len)
 {
-    char *copy = NULL;
+    struct memo *m = NULL;
 
     if (etag[0] == '\0')
         return NULL;
     pthread_mutex_lock(&ref->memo_lock);
-    if (ref->memo_body != NULL && strcmp(ref->memo_etag, etag) == 0) {
-        copy = malloc(ref->memo_len + 1);
-        if (copy != NULL) {
-            memcpy(copy, ref->memo_body, ref->memo_len + 1);
-            *len = ref->memo_len;
-        }
+    if (ref->memo != NULL && strcmp(ref->memo_etag, etag) == 0) {
+        m = ref->memo;
+        atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
     }
     pthread_mutex_unlock(&ref->memo_lock);
-    return copy;
+    if (m == NULL)
+        return NULL;
+    *len = m->len;
+    return m->body;
 }
 
 void pt2d_pkgref_body_put(struct pt2d_pkgref *ref, const char *etag, const char *body, size_t len)
 {
-    char *copy, *old;
+    struct memo *m, *old;
 
     if (etag[0] == '\0' || strlen(etag) >= sizeof(ref->memo_etag) || len > PT2D_MEMO_BODY_MAX)
         return;
     /* Copy outside the lock; only the swap is guarded. */
-    copy = malloc(len + 1);
-    if (copy == NULL)
+    m = malloc(sizeof(*m) + len + 1);
+    if (m == NULL)
         return;
-    memcpy(copy, body, len);
-    copy[len] = '\0';
+    atomic_init(&m->refs, 1); /* the pkgref's */
+    m->len = len;
+    memcpy(m->body, body, len);
+    m->body[len] = '\0';
     pthread_mutex_lock(&ref->memo_lock);
-    old = ref->memo_body;
-    ref->memo_body = copy;
-    ref->memo_len = len;
+    old = ref->memo;
+    ref->memo = m;
     snprintf(ref->memo_etag, sizeof(ref->memo_etag), "%s", etag);
     pthread_mutex_unlock(&ref->memo_lock);
-    free(old);
+    memo_release(old); /* responses still sending it keep it alive */
 }
 
 /* FNV-1a, 64 bit: keys are short and not attacker-chosen in bulk. */

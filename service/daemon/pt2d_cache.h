@@ -13,7 +13,8 @@
  * under that response's strong ETag (route, options and content): a cache
  * hit that asks the same question again re-sends those bytes instead of
  * rebuilding and printing the JSON document, which was most of the work of
- * a cached request (tests/bench).
+ * a cached request (tests/bench). The memo is itself reference-counted,
+ * so a response is sent straight from it (no copy per hit).
  *
  * Ownership: a struct pt2d_pkgref owns one package and is shared by
  * reference count. pt2d_cache_get() returns a new reference (release it);
@@ -43,9 +44,15 @@ struct pt2d_pkgref *pt2d_pkgref_retain(struct pt2d_pkgref *ref);
 void pt2d_pkgref_release(struct pt2d_pkgref *ref);
 const pt2_package *pt2d_pkgref_pkg(const struct pt2d_pkgref *ref);
 
-/* A malloc'd, NUL-terminated copy of the body memoised under `etag` (the caller frees it),
- * or NULL when there is none for that ETag. */
+/*
+ * The body memoised under `etag`, shared, not copied: NUL-terminated, never
+ * to be written, and valid until pt2d_pkgref_body_release(body) - from any
+ * thread, even after the pkgref is gone or its memo replaced. NULL when
+ * there is none for that ETag.
+ */
 char *pt2d_pkgref_body_get(struct pt2d_pkgref *ref, const char *etag, size_t *len);
+/* Drop a reference from pt2d_pkgref_body_get() (NULL is fine); fits a free() callback. */
+void pt2d_pkgref_body_release(void *body);
 /* Memoise `body` under `etag`, replacing the previous one; silently skipped when `etag` is
  * empty or too long, the body is over PT2D_MEMO_BODY_MAX, or memory is short. */
 void pt2d_pkgref_body_put(struct pt2d_pkgref *ref, const char *etag, const char *body, size_t len);

@@ -8,23 +8,37 @@
 #include "pt2d_sha256.h"
 #include "pt2scope.h"
 
+#define ETAG_STR2(x) #x
+#define ETAG_STR(x) ETAG_STR2(x)
+
 void pt2d_etag_make(const char *route, const char *content_key, const char *fingerprint, char *out,
                     size_t cap)
 {
+    /* Built at compile time: this runs for every request that names a package. */
+    static const char schema[] = "schema=" ETAG_STR(PT2SCOPE_SCHEMA_VERSION);
     struct pt2d_sha256 sha;
     uint8_t digest[PT2D_SHA256_LEN];
-    char hex[PT2D_SHA256_HEX_LEN], schema[32];
+    char hex[PT2D_SHA256_HEX_LEN];
+    size_t n;
 
-    snprintf(schema, sizeof(schema), "schema=%d", PT2SCOPE_SCHEMA_VERSION);
     pt2d_sha256_init(&sha);
     /* NUL separators keep ("ab","c") and ("a","bc") apart. */
-    pt2d_sha256_update(&sha, schema, strlen(schema) + 1);
+    pt2d_sha256_update(&sha, schema, sizeof(schema));
     pt2d_sha256_update(&sha, route, strlen(route) + 1);
     pt2d_sha256_update(&sha, content_key, strlen(content_key) + 1);
     pt2d_sha256_update(&sha, fingerprint, strlen(fingerprint) + 1);
     pt2d_sha256_final(&sha, digest);
     pt2d_sha256_hex(digest, 16, hex);
-    snprintf(out, cap, "\"%s\"", hex);
+    n = strlen(hex);
+    if (cap < n + 3) { /* never with PT2D_ETAG_MAX: no ETag rather than a cut one */
+        if (cap > 0)
+            out[0] = '\0';
+        return;
+    }
+    out[0] = '"';
+    memcpy(out + 1, hex, n);
+    out[n + 1] = '"';
+    out[n + 2] = '\0';
 }
 
 int pt2d_etag_match(const char *inm, const char *etag)

@@ -34,6 +34,7 @@
 /* Shared, read-only context of all jobs of a server. */
 struct pt2d_job_env {
     const char *const *roots;
+    const int *root_fds; /* O_PATH descriptors of roots (pt2d_path_open_at), or NULL */
     size_t n_roots;
     struct pt2d_cache *cache;     /* may be NULL: no caching */
     struct pt2d_metrics *metrics; /* may be NULL */

@@ -9,7 +9,17 @@
  * would race with a symlink swap (TOCTOU). Symlinks that stay inside a
  * root are followed.
  *
- * Ownership: on success the caller owns out->fd (close it).
+ * Fast path: the server opens each root once (O_PATH) and resolves
+ * references with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) relative
+ * to it - one syscall, confinement enforced by the kernel during the walk.
+ * Anything openat2 refuses or cannot do (old kernel, seccomp, an absolute
+ * symlink that may still stay inside) falls back to the name-based check
+ * above, so both give the same answers. A root directory replaced after
+ * start keeps being read through its old descriptor while that exists
+ * (files inside it are looked up afresh on every request).
+ *
+ * Ownership: on success the caller owns out->fd (close it); root
+ * descriptors belong to whoever called pt2d_path_roots_open().
  */
 #ifndef PT2D_PATH_H
 #define PT2D_PATH_H
@@ -36,5 +46,21 @@ struct pt2d_path_file {
  */
 int pt2d_path_open(const char *const *roots, size_t nroots, const char *rel,
                    struct pt2d_path_file *out, struct pt2_error *err);
+
+/*
+ * The same, trying openat2 beneath root_fds[i] first (NULL, or -1 for a
+ * root, means by name only). Same results and messages as pt2d_path_open().
+ */
+int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroots, const char *rel,
+                      struct pt2d_path_file *out, struct pt2_error *err);
+
+/*
+ * Open each root as an O_PATH directory into fds[0..nroots) (-1 where it
+ * cannot be opened). Returns 1 when openat2 works here, else 0 with every
+ * fds[i] -1 (references are then resolved by name). Close with
+ * pt2d_path_roots_close(), which accepts fds of -1.
+ */
+int pt2d_path_roots_open(int *fds, const char *const *roots, size_t nroots);
+void pt2d_path_roots_close(int *fds, size_t nroots);
 
 #endif

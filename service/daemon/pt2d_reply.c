@@ -12,23 +12,41 @@ void pt2d_reply_init(struct pt2d_reply *r)
     memset(r, 0, sizeof(*r));
 }
 
+static void reply_drop_body(struct pt2d_reply *r)
+{
+    if (r->body != NULL) {
+        if (r->body_release != NULL)
+            r->body_release(r->body);
+        else
+            free(r->body);
+    }
+    r->body = NULL;
+    r->body_release = NULL;
+    r->len = 0;
+}
+
 void pt2d_reply_free(struct pt2d_reply *r)
 {
     if (r == NULL)
         return;
-    free(r->body);
-    r->body = NULL;
-    r->len = 0;
+    reply_drop_body(r);
+}
+
+void pt2d_reply_take_shared(struct pt2d_reply *r, unsigned status, const char *ctype, char *body,
+                            size_t len, void (*release)(void *body))
+{
+    reply_drop_body(r);
+    r->status = status;
+    r->content_type = ctype;
+    r->body = body;
+    r->len = len;
+    r->body_release = release;
 }
 
 void pt2d_reply_take(struct pt2d_reply *r, unsigned status, const char *ctype, char *body,
                      size_t len)
 {
-    free(r->body);
-    r->status = status;
-    r->content_type = ctype;
-    r->body = body;
-    r->len = len;
+    pt2d_reply_take_shared(r, status, ctype, body, len, NULL);
 }
 
 int pt2d_reply_text(struct pt2d_reply *r, unsigned status, const char *ctype, const char *text)

@@ -6,8 +6,9 @@
  * handler. Keeping this plain data makes the handlers testable without a
  * socket.
  *
- * Ownership: the struct is caller-owned; body is malloc'd and owned by the
- * reply until pt2d_reply_free() or until the server takes it.
+ * Ownership: the struct is caller-owned; body is owned by the reply until
+ * pt2d_reply_free() or until the server takes it, and is released with
+ * body_release (a shared body, e.g. a cache memo), or free() when NULL.
  */
 #ifndef PT2D_REPLY_H
 #define PT2D_REPLY_H
@@ -23,14 +24,15 @@
 
 struct pt2d_reply {
     unsigned status; /* 0 = not set */
-    char *body;      /* malloc'd, may be NULL for no body */
+    char *body;      /* may be NULL for no body; never written once set */
     size_t len;
-    const char *content_type; /* static string or NULL */
-    char etag[PT2D_ETAG_MAX]; /* quoted strong ETag, or "" */
-    unsigned retry_after;     /* seconds; 0 = no Retry-After */
-    const char *allow;        /* static Allow header value or NULL */
-    int close;                /* ask MHD to close the connection */
-    int preflight;            /* add the CORS preflight headers (with allow) */
+    void (*body_release)(void *body); /* how to let go of body; NULL: free() */
+    const char *content_type;         /* static string or NULL */
+    char etag[PT2D_ETAG_MAX];         /* quoted strong ETag, or "" */
+    unsigned retry_after;             /* seconds; 0 = no Retry-After */
+    const char *allow;                /* static Allow header value or NULL */
+    int close;                        /* ask MHD to close the connection */
+    int preflight;                    /* add the CORS preflight headers (with allow) */
 };
 
 void pt2d_reply_init(struct pt2d_reply *r);
@@ -48,5 +50,8 @@ int pt2d_reply_text(struct pt2d_reply *r, unsigned status, const char *ctype, co
 /* Adopt a malloc'd body. */
 void pt2d_reply_take(struct pt2d_reply *r, unsigned status, const char *ctype, char *body,
                      size_t len);
+/* Adopt a body that `release` lets go of (it gets `body`). */
+void pt2d_reply_take_shared(struct pt2d_reply *r, unsigned status, const char *ctype, char *body,
+                            size_t len, void (*release)(void *body));
 
 #endif

@@ -7,7 +7,9 @@
 #ifndef PT2D_REQID_H
 #define PT2D_REQID_H
 
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define PT2D_REQID_MAX 129 /* 128 characters + NUL */
 
@@ -16,5 +18,22 @@ int pt2d_reqid_is_sane(const char *s);
 
 /* Write a fresh random id (32 lower-case hex digits) into out[PT2D_REQID_MAX]. */
 void pt2d_reqid_generate(char *out);
+
+/*
+ * A server's id source: two random 64-bit keys drawn once, and a counter.
+ * Id n is mix(k0 + n*G) || mix(k1 + n*H) with a bijective 64-bit mixer,
+ * so ids never repeat within a process (2^64 of them) and look as random
+ * as pt2d_reqid_generate()'s across processes - without a getrandom(2)
+ * per request (~2 % of a cached answer). Thread-safe (one atomic add).
+ * Ownership: caller-owned, no resources.
+ */
+struct pt2d_reqid_gen {
+    uint64_t k0, k1;
+    atomic_uint_least64_t n;
+};
+
+void pt2d_reqid_gen_init(struct pt2d_reqid_gen *g);
+/* The next id (32 lower-case hex digits) into out[PT2D_REQID_MAX]. */
+void pt2d_reqid_next(struct pt2d_reqid_gen *g, char *out);
 
 #endif

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +43,7 @@
 #include "pt2d_metrics.h"
 #include "pt2d_node.h"
 #include "pt2d_options.h"
+#include "pt2d_path.h"
 #include "pt2d_pool.h"
 #include "pt2d_probe.h"
 #include "pt2d_problem.h"
@@ -63,6 +65,7 @@ enum req_state { REQ_BODY, REQ_QUEUED, REQ_DONE, REQ_ANSWERED };
 struct pt2d_server {
     struct pt2d_config cfg;
     const char *roots[PT2D_MAX_ROOTS];
+    int root_fds[PT2D_MAX_ROOTS]; /* O_PATH, for openat2 beneath them (pt2d_path.h) */
     struct pt2d_job_env env;
     struct MHD_Daemon *mhd;
     struct pt2d_pool *pool;
@@ -72,7 +75,8 @@ struct pt2d_server {
     struct pt2d_listener listener;
     atomic_int draining;
     int quiesced;
-    pthread_mutex_t lock; /* guards inflight */
+    struct pt2d_reqid_gen ids; /* X-Request-Id for requests without a sane one */
+    pthread_mutex_t lock;      /* guards inflight */
     pthread_cond_t idle;
     unsigned long inflight;
     struct pt2d_recorder recorder; /* contract-test hook, off unless PT2SCOPE_RECORD_DIR */
@@ -149,9 +153,13 @@ static enum MHD_Result answer(struct request *rq)
         pt2d_reply_problem(r, PT2_ERR_INTERNAL, "no response was produced", rq->id);
     body = r->body; /* stays valid while resp exists */
     if (r->body != NULL) {
-        resp = MHD_create_response_from_buffer(r->len, r->body, MHD_RESPMEM_MUST_FREE);
-        if (resp != NULL)
-            r->body = NULL; /* MHD frees it now */
+        /* No copy: MHD lets go of the body (free, or a shared memo's release) when done. */
+        resp = MHD_create_response_from_buffer_with_free_callback(
+            r->len, r->body, r->body_release != NULL ? r->body_release : free);
+        if (resp != NULL) {
+            r->body = NULL; /* MHD owns it now */
+            r->body_release = NULL;
+        }
     } else {
         resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
     }
@@ -224,19 +232,43 @@ static void probe(struct request *rq)
 
 /* ---- request setup ----------------------------------------------------- */
 
+/* Dotted quad by hand: inet_ntop() and getnameinfo() go through sprintf. */
+static void remote_ipv4(const struct sockaddr_in *sin, char *out, size_t cap)
+{
+    const uint8_t *a = (const uint8_t *)&sin->sin_addr.s_addr; /* network order */
+    char text[16];
+    size_t n = 0;
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        if (i > 0)
+            text[n++] = '.';
+        if (a[i] >= 100)
+            text[n++] = (char)('0' + a[i] / 100);
+        if (a[i] >= 10)
+            text[n++] = (char)('0' + a[i] / 10 % 10);
+        text[n++] = (char)('0' + a[i] % 10);
+    }
+    text[n] = '\0';
+    if (n < cap)
+        memcpy(out, text, n + 1);
+}
+
 static void remote_of(struct MHD_Connection *c, char *out, size_t cap)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     const struct sockaddr *sa = ci != NULL ? ci->client_addr : NULL;
-    socklen_t sl = sizeof(struct sockaddr_in6);
 
     snprintf(out, cap, "-");
     if (sa == NULL)
         return;
-    if (sa->sa_family == AF_INET)
-        sl = sizeof(struct sockaddr_in);
-    getnameinfo(sa, sl, out, (socklen_t)cap, NULL, 0, NI_NUMERICHOST);
+    if (sa->sa_family == AF_INET) {
+        remote_ipv4((const struct sockaddr_in *)(const void *)sa, out, cap);
+        return;
+    }
+    /* IPv6 keeps getnameinfo() for its scope ("fe80::1%eth0"). */
+    getnameinfo(sa, sizeof(struct sockaddr_in6), out, (socklen_t)cap, NULL, 0, NI_NUMERICHOST);
 }
 
 static enum MHD_Result on_query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -266,6 +298,15 @@ static int header_has_token(const char *value, const char *token)
     return 0;
 }
 
+/* snprintf(dst, cap, "%s", src) without the printf machinery (per request, 3 times). */
+static void copy_text(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
 static struct request *request_new(struct pt2d_server *s, struct MHD_Connection *c, const char *url,
                                    const char *method)
 {
@@ -280,13 +321,13 @@ static struct request *request_new(struct pt2d_server *s, struct MHD_Connection 
     atomic_init(&rq->state, REQ_BODY);
     rq->route = pt2d_router_match(url);
     rq->method = pt2d_router_method(method);
-    snprintf(rq->method_text, sizeof(rq->method_text), "%s", method);
-    snprintf(rq->path, sizeof(rq->path), "%s", url);
+    copy_text(rq->method_text, sizeof(rq->method_text), method);
+    copy_text(rq->path, sizeof(rq->path), url);
     hid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-Id");
     if (hid != NULL && pt2d_reqid_is_sane(hid))
-        snprintf(rq->id, sizeof(rq->id), "%s", hid);
+        copy_text(rq->id, sizeof(rq->id), hid);
     else
-        pt2d_reqid_generate(rq->id);
+        pt2d_reqid_next(&s->ids, rq->id);
     remote_of(c, rq->remote, sizeof(rq->remote));
     pt2d_options_init(&rq->opts);
     pt2d_reply_init(&rq->reply);
@@ -644,10 +685,12 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     s->log = log;
     s->listener.fd = -1;
     atomic_init(&s->draining, 0);
+    pt2d_reqid_gen_init(&s->ids);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->idle, NULL);
     for (i = 0; i < s->cfg.n_roots; i++)
         s->roots[i] = s->cfg.roots[i];
+    pt2d_path_roots_open(s->root_fds, s->roots, s->cfg.n_roots);
 
     rc = pt2d_metrics_create(&s->metrics, err);
     rc = rc ? rc : pt2d_cache_create(&s->cache, s->cfg.cache_entries, err);
@@ -666,6 +709,7 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     s->cluster.timeout_ms = s->cfg.peer_timeout * 1000u;
     s->cluster.connect_timeout_ms = s->cfg.peer_connect_timeout * 1000u;
     s->env.roots = s->roots;
+    s->env.root_fds = s->root_fds;
     s->env.n_roots = s->cfg.n_roots;
     s->env.cache = s->cache;
     s->env.metrics = s->metrics;
@@ -750,6 +794,7 @@ void pt2d_server_free(struct pt2d_server *s)
     pt2d_node_free(s->node);
     pt2d_cache_free(s->cache);
     pt2d_metrics_free(s->metrics);
+    pt2d_path_roots_close(s->root_fds, s->cfg.n_roots);
     pthread_cond_destroy(&s->idle);
     pthread_mutex_destroy(&s->lock);
     free(s);

@@ -137,6 +137,46 @@ START_TEST(test_reference_outlives_cache)
 }
 END_TEST
 
+/* Memo hits share one buffer, which outlives replacement and its pkgref. */
+START_TEST(test_memo_shared)
+{
+    struct pt2d_pkgref *r = pt2d_pkgref_new(NULL);
+    char *a, *b, *c, long_etag[PT2D_MEMO_ETAG_MAX + 1];
+    size_t la = 0, lb = 0, lc = 0;
+
+    ck_assert_ptr_nonnull(r);
+    ck_assert_ptr_null(pt2d_pkgref_body_get(r, "\"e1\"", &la));
+    pt2d_pkgref_body_put(r, "\"e1\"", "{\"a\":1}\n", 8);
+    a = pt2d_pkgref_body_get(r, "\"e1\"", &la);
+    b = pt2d_pkgref_body_get(r, "\"e1\"", &lb);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_eq(a, b); /* the same bytes, not a copy */
+    ck_assert_uint_eq(la, 8);
+    ck_assert_uint_eq(lb, 8);
+    ck_assert_str_eq(a, "{\"a\":1}\n");
+    ck_assert_ptr_null(pt2d_pkgref_body_get(r, "\"e2\"", &lc));
+    ck_assert_ptr_null(pt2d_pkgref_body_get(r, "", &lc));
+    /* Replaced while `a` is out: `a` stays valid, new hits get the new body. */
+    pt2d_pkgref_body_put(r, "\"e2\"", "{\"b\":2}\n", 8);
+    ck_assert_ptr_null(pt2d_pkgref_body_get(r, "\"e1\"", &lc));
+    c = pt2d_pkgref_body_get(r, "\"e2\"", &lc);
+    ck_assert_str_eq(c, "{\"b\":2}\n");
+    ck_assert_str_eq(a, "{\"a\":1}\n");
+    /* Too long an ETag is not memoised. */
+    memset(long_etag, 'x', sizeof(long_etag) - 1);
+    long_etag[sizeof(long_etag) - 1] = '\0';
+    pt2d_pkgref_body_put(r, long_etag, "z", 1);
+    ck_assert_ptr_null(pt2d_pkgref_body_get(r, long_etag, &lc));
+    pt2d_pkgref_release(r); /* the bodies handed out live on (ASan checks) */
+    pt2d_pkgref_body_release(b);
+    ck_assert_str_eq(a, "{\"a\":1}\n");
+    ck_assert_str_eq(c, "{\"b\":2}\n");
+    pt2d_pkgref_body_release(a);
+    pt2d_pkgref_body_release(c);
+    pt2d_pkgref_body_release(NULL);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pt2d_cache");
@@ -147,6 +187,7 @@ int main(void)
     tcase_add_test(tc, test_zero_capacity_and_limits);
     tcase_add_test(tc, test_churn);
     tcase_add_test(tc, test_reference_outlives_cache);
+    tcase_add_test(tc, test_memo_shared);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

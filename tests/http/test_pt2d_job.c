@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "pt2d_etag.h"
 #include "pt2d_job.h"
+#include "pt2d_path.h"
 #include "pt2d_sha256.h"
 #include "testutil.h"
 
@@ -106,6 +109,67 @@ START_TEST(test_path_inspect_and_304)
     pt2d_cache_stats(cache, &st);
     ck_assert_uint_eq(st.misses, 1);
     ck_assert_uint_eq(st.hits, 1);
+}
+END_TEST
+
+/*
+ * A path's ETag is made from "f:<dev>:<ino>:<size>:<mtime>|<name>" (formatted
+ * by hand in the job) and is the same through the roots' descriptors
+ * (openat2); a memoised hit is answered from memory with the shared body.
+ */
+START_TEST(test_file_key_fast_path_and_memo)
+{
+    char p[4200], key[PT2D_CACHE_KEY_MAX], want[PT2D_ETAG_MAX], first[PT2D_ETAG_MAX];
+    struct pt2d_buf fp;
+    struct pt2d_job job;
+    struct stat st;
+    int fds[1];
+    char *memo;
+
+    snprintf(p, sizeof(p), "%s/cpu_x86_64.pt2", root);
+    ck_assert_int_eq(stat(p, &st), 0);
+    snprintf(key, sizeof(key), "f:%llu:%llu:%lld:%lld.%09ld|%s", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+             st.st_mtim.tv_nsec, "cpu_x86_64.pt2");
+    pt2d_options_add_query(&opts, "path", "cpu_x86_64.pt2", NULL);
+    pt2d_buf_init(&fp, 4096);
+    ck_assert_int_eq(pt2d_options_fingerprint(&opts, &fp), PT2_OK);
+    pt2d_etag_make(pt2d_router_label(PT2D_ROUTE_INSPECT), key, pt2d_buf_str(&fp), want,
+                   sizeof(want));
+    pt2d_buf_free(&fp);
+
+    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    ck_assert_uint_eq(reply.status, 200);
+    ck_assert_str_eq(reply.etag, want);
+    ck_assert_ptr_null(reply.body_release); /* rendered: a malloc'd body */
+    snprintf(first, sizeof(first), "%s", reply.etag);
+
+    pt2d_path_roots_open(fds, roots, 1);
+    env.root_fds = fds;
+    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    ck_assert_uint_eq(reply.status, 200);
+    ck_assert_str_eq(reply.etag, first);
+    ck_assert_ptr_nonnull(reply.body_release); /* the memo, shared */
+
+    /* On the HTTP thread: answered from memory, the very bytes of the memo. */
+    memset(&job, 0, sizeof(job));
+    job.env = &env;
+    job.route = PT2D_ROUTE_INSPECT;
+    job.opts = &opts;
+    job.upload_fd = -1;
+    job.request_id = "rid";
+    job.reply = &reply;
+    memo = reply.body;
+    pt2d_reply_free(&reply);
+    pt2d_reply_init(&reply);
+    ck_assert_int_eq(pt2d_job_run_cached(&job), 1);
+    ck_assert_uint_eq(reply.status, 200);
+    ck_assert_ptr_eq(reply.body, memo);
+    ck_assert_str_eq(reply.etag, first);
+    job.nocache = 1; /* never from memory without the cache */
+    ck_assert_int_eq(pt2d_job_run_cached(&job), 0);
+    env.root_fds = NULL;
+    pt2d_path_roots_close(fds, 1);
 }
 END_TEST
 
@@ -290,6 +354,7 @@ int main(void)
     }
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_path_inspect_and_304);
+    tcase_add_test(tc, test_file_key_fast_path_and_memo);
     tcase_add_test(tc, test_upload_digest_keys_and_bypass);
     tcase_add_test(tc, test_validate);
     tcase_add_test(tc, test_problems);

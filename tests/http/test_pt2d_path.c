@@ -1,6 +1,9 @@
 /*
  * test_pt2d_path.c - model-root confinement: lexical refusals, symlinks in
  * and out, several roots, non-regular files, and the opened descriptor.
+ * Every case runs twice, by name (pt2d_path_open) and through the roots'
+ * descriptors (pt2d_path_open_at: openat2, with its fallback to the name
+ * check), and both must give the same result and message.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -17,6 +20,8 @@
 
 static char base[256], r1[300], r2[300], outside[300];
 static const char *roots[2];
+static int root_fds[2] = {-1, -1};
+static int have_openat2;
 
 static void put(const char *path, const char *text)
 {
@@ -61,38 +66,68 @@ static void setup(void)
     ck_assert_int_eq(symlink(r2, p), 0);
     snprintf(p, sizeof(p), "%s/loop", r1);
     ck_assert_int_eq(symlink("loop", p), 0);
+    snprintf(p, sizeof(p), "%s/abs-in.pt2", r1);
+    snprintf(real, sizeof(real), "%s/d/c.pt2", r1);
+    ck_assert_int_eq(symlink(real, p), 0);
     roots[0] = r1;
     roots[1] = r2;
+    have_openat2 = pt2d_path_roots_open(root_fds, roots, 2);
+    if (have_openat2) {
+        ck_assert_int_ge(root_fds[0], 0);
+        ck_assert_int_ge(root_fds[1], 0);
+    } else {
+        ck_assert_int_eq(root_fds[0], -1);
+        ck_assert_int_eq(root_fds[1], -1);
+    }
 }
 
 static void teardown(void)
 {
     char cmd[300];
 
+    pt2d_path_roots_close(root_fds, 2);
+    ck_assert_int_eq(root_fds[0], -1);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
     ck_assert_int_eq(system(cmd), 0);
 }
 
-/* On success `content` becomes "<first bytes>|<name>". */
-static int try_open(const char *rel, size_t nroots, struct pt2_error *err, char *content)
+/* One way (fds NULL: by name); on success `content` becomes "<first bytes>|<name>". */
+static int try_open_with(const int *fds, const char *rel, size_t nroots, struct pt2_error *err,
+                         char *content)
 {
     struct pt2d_path_file pf;
     char head[16];
     int rc;
 
     pt2_error_clear(err);
-    rc = pt2d_path_open(roots, nroots, rel, &pf, err);
+    content[0] = '\0';
+    rc = fds == NULL ? pt2d_path_open(roots, nroots, rel, &pf, err)
+                     : pt2d_path_open_at(roots, fds, nroots, rel, &pf, err);
     if (rc == PT2_OK) {
         ssize_t n = pread(pf.fd, head, sizeof(head) - 1, 0);
         ck_assert_int_ge(n, 0);
         head[n] = '\0';
         ck_assert(S_ISREG(pf.st.st_mode));
         ck_assert_int_eq(fcntl(pf.fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+        ck_assert_int_eq(fcntl(pf.fd, F_GETFL) & O_NONBLOCK, 0);
         close(pf.fd);
         snprintf(content, 64, "%s|%.32s", head, pf.name);
     } else {
         ck_assert_int_eq(pf.fd, -1);
     }
+    return rc;
+}
+
+/* Both ways, which must agree; `err` and `content` are the by-name ones. */
+static int try_open(const char *rel, size_t nroots, struct pt2_error *err, char *content)
+{
+    struct pt2_error err2;
+    char content2[64];
+    int rc = try_open_with(NULL, rel, nroots, err, content);
+
+    ck_assert_int_eq(try_open_with(root_fds, rel, nroots, &err2, content2), rc);
+    ck_assert_str_eq(err2.message, err->message);
+    ck_assert_str_eq(content2, content);
     return rc;
 }
 
@@ -156,6 +191,70 @@ START_TEST(test_missing_and_not_regular)
 }
 END_TEST
 
+/* An absolute symlink that stays inside: openat2 refuses it (EXDEV), the fallback accepts. */
+START_TEST(test_absolute_link_inside)
+{
+    struct pt2_error err;
+    char c[64];
+
+    ck_assert_int_eq(try_open("abs-in.pt2", 2, &err, c), PT2_OK);
+    ck_assert_str_eq(c, "see|abs-in.pt2");
+    /* All descriptors -1 is the by-name path alone. */
+    {
+        const int none[2] = {-1, -1};
+        ck_assert_int_eq(try_open_with(none, "abs-in.pt2", 2, &err, c), PT2_OK);
+        ck_assert_str_eq(c, "see|abs-in.pt2");
+        ck_assert_int_eq(try_open_with(none, "out.pt2", 2, &err, c), PT2D_ERR_OUTSIDE_ROOT);
+        ck_assert_str_eq(err.message, "path 'out.pt2' resolves outside its model root");
+    }
+}
+END_TEST
+
+/* A replaced file is a new identity; a link swapped to point outside is refused at once. */
+START_TEST(test_replaced)
+{
+    struct pt2d_path_file pf;
+    struct pt2_error err = {0};
+    struct stat before;
+    char p[400], tmp[400], c[64];
+
+    ck_assert_int_eq(pt2d_path_open_at(roots, root_fds, 2, "a.pt2", &pf, &err), PT2_OK);
+    before = pf.st;
+    close(pf.fd);
+    snprintf(p, sizeof(p), "%s/a.pt2", r1);
+    snprintf(tmp, sizeof(tmp), "%s/a.pt2.new", r1);
+    put(tmp, "uno");
+    ck_assert_int_eq(rename(tmp, p), 0);
+    ck_assert_int_eq(pt2d_path_open_at(roots, root_fds, 2, "a.pt2", &pf, &err), PT2_OK);
+    ck_assert(pf.st.st_ino != before.st_ino);
+    close(pf.fd);
+    ck_assert_int_eq(try_open("a.pt2", 2, &err, c), PT2_OK);
+    ck_assert_str_eq(c, "uno|a.pt2");
+    snprintf(p, sizeof(p), "%s/in.pt2", r1);
+    ck_assert_int_eq(unlink(p), 0);
+    ck_assert_int_eq(symlink("../secret.pt2", p), 0);
+    ck_assert_int_eq(try_open("in.pt2", 2, &err, c), PT2D_ERR_OUTSIDE_ROOT);
+    ck_assert_str_eq(err.message, "path 'in.pt2' resolves outside its model root");
+}
+END_TEST
+
+/* The descriptors are what the fast path resolves from: a renamed root still answers. */
+START_TEST(test_root_descriptor_used)
+{
+    struct pt2_error err;
+    char moved[400], c[64];
+
+    if (!have_openat2)
+        return; /* no openat2 here: pt2d_path_open_at() is the by-name path */
+    snprintf(moved, sizeof(moved), "%s/r1-moved", base);
+    ck_assert_int_eq(rename(r1, moved), 0);
+    ck_assert_int_eq(try_open_with(root_fds, "d/c.pt2", 1, &err, c), PT2_OK);
+    ck_assert_str_eq(c, "see|c.pt2");
+    ck_assert_int_eq(try_open_with(NULL, "d/c.pt2", 1, &err, c), PT2_ERR_NOT_FOUND);
+    ck_assert_int_eq(rename(moved, r1), 0);
+}
+END_TEST
+
 START_TEST(test_too_long)
 {
     struct pt2_error err;
@@ -178,6 +277,9 @@ int main(void)
     tcase_add_test(tc, test_open_inside);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_missing_and_not_regular);
+    tcase_add_test(tc, test_absolute_link_inside);
+    tcase_add_test(tc, test_replaced);
+    tcase_add_test(tc, test_root_descriptor_used);
     tcase_add_test(tc, test_too_long);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
