@@ -124,6 +124,8 @@ void pt2d_pool_stop(struct pt2d_pool *p)
 {
     size_t i;
 
+    if (p == NULL)
+        return;
     pthread_mutex_lock(&p->lock);
     p->stopping = 1;
     pthread_cond_broadcast(&p->nonempty);

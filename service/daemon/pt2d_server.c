@@ -59,6 +59,8 @@
 #define HTTP_THREADS_MAX 16u
 #define INM_MAX 1024
 #define LOG_PATH_MAX 512
+#define CLUSTER_WORKERS 2u /* concurrent cluster fan-outs */
+#define CLUSTER_QUEUE 8u   /* cluster requests that may wait, then 503 */
 
 enum req_state { REQ_BODY, REQ_QUEUED, REQ_DONE, REQ_ANSWERED };
 
@@ -69,6 +71,12 @@ struct pt2d_server {
     struct pt2d_job_env env;
     struct MHD_Daemon *mhd;
     struct pt2d_pool *pool;
+    /*
+     * Cluster fan-out waits on peers, and a peer may be this very daemon
+     * (a headless Service lists every pod): on the job pool it would hold the
+     * workers that must answer the peers' own /v1/inspect and /v1/node.
+     */
+    struct pt2d_pool *cluster_pool;
     struct pt2d_cache *cache;
     struct pt2d_metrics *metrics;
     FILE *log;
@@ -477,15 +485,15 @@ static void run_task(void *arg)
     MHD_resume_connection(rq->conn);
 }
 
-/* Suspend the connection and queue `fn` on the pool (or answer 503). */
-static enum MHD_Result submit(struct request *rq, void (*fn)(void *))
+/* Suspend the connection and queue `fn` on `pool` (or answer 503). */
+static enum MHD_Result submit_to(struct request *rq, struct pt2d_pool *pool, void (*fn)(void *))
 {
     struct pt2d_server *s = rq->srv;
 
     /* Suspend before submitting: the worker may finish and resume at once. */
     atomic_store(&rq->state, REQ_QUEUED);
     MHD_suspend_connection(rq->conn);
-    if (pt2d_pool_submit(s->pool, fn, rq) != PT2_OK) {
+    if (pt2d_pool_submit(pool, fn, rq) != PT2_OK) {
         pt2d_reply_problem(&rq->reply, PT2D_ERR_OVERLOADED,
                            atomic_load(&s->draining) ? "the server is shutting down"
                                                      : "all workers are busy and the queue is full",
@@ -494,6 +502,11 @@ static enum MHD_Result submit(struct request *rq, void (*fn)(void *))
         MHD_resume_connection(rq->conn);
     }
     return MHD_YES;
+}
+
+static enum MHD_Result submit(struct request *rq, void (*fn)(void *))
+{
+    return submit_to(rq, rq->srv->pool, fn);
 }
 
 /* Last handler call of the body: hand the work to the pool. */
@@ -506,7 +519,8 @@ static enum MHD_Result request_dispatch(struct request *rq)
     if (pt2d_intake_finish(&rq->intake, &err) != PT2_OK)
         return answer_problem(rq, err.code, err.message);
     if (rq->route->kind == PT2D_KIND_TASK)
-        return submit(rq, run_task);
+        return submit_to(rq, rq->route->id == PT2D_ROUTE_CLUSTER ? s->cluster_pool : s->pool,
+                         run_task);
     /* POST /v1/compatibility's body can be large: its job parses it on the worker. */
     if (!compat && rq->intake.kind == PT2D_BODY_JSON &&
         pt2d_options_add_json(&rq->opts, pt2d_buf_str(&rq->intake.json), rq->intake.json.len,
@@ -695,6 +709,7 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     rc = pt2d_metrics_create(&s->metrics, err);
     rc = rc ? rc : pt2d_cache_create(&s->cache, s->cfg.cache_entries, err);
     rc = rc ? rc : pt2d_pool_create(&s->pool, s->cfg.workers, s->cfg.queue, err);
+    rc = rc ? rc : pt2d_pool_create(&s->cluster_pool, CLUSTER_WORKERS, CLUSTER_QUEUE, err);
     rc = rc ? rc : pt2d_recorder_init(&s->recorder, err);
     rc = rc ? rc : pt2d_listen_open(s->cfg.host, s->cfg.port, &s->listener, err);
     /* Probe the GPUs once now, not per request (GET /v1/node?refresh=1 probes again). */
@@ -785,11 +800,13 @@ void pt2d_server_free(struct pt2d_server *s)
          * stopping with suspended connections is an API violation. The pool
          * itself lives on until MHD has stopped: kept-alive connections may
          * still ask for /readyz (pool stats) or submit (refused, 503). */
+        pt2d_pool_stop(s->cluster_pool);
         pt2d_pool_stop(s->pool);
         MHD_stop_daemon(s->mhd);
     } else if (s->listener.fd >= 0) {
         close(s->listener.fd);
     }
+    pt2d_pool_free(s->cluster_pool);
     pt2d_pool_free(s->pool);
     pt2d_node_free(s->node);
     pt2d_cache_free(s->cache);

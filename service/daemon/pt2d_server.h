@@ -4,7 +4,8 @@
  * Design: MHD polling threads (poll; see pt2d_server_start) parse requests, streams bodies
  * into the spool and answers probes (/livez, /readyz, /metrics,
  * /v1/version) itself. Package work, the GPU probe behind /v1/node and
- * the cluster fan-out (pt2d_node.h, pt2d_cluster.h) go to the worker pool:
+ * the cluster fan-out (pt2d_node.h, pt2d_cluster.h) go to worker threads
+ * (the fan-out to a small pool of its own, since a peer may be this daemon):
  * the connection is suspended, the worker fills a reply and resumes the
  * connection, and the access handler queues the reply (responses are only
  * ever queued from inside the handler; MHD bug #7757). Draining quiesces

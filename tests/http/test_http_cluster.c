@@ -889,6 +889,37 @@ START_TEST(test_cluster_peer_entry_without_target)
 }
 END_TEST
 
+/*
+ * A headless Service lists this pod too: --peers-dns localhost makes the daemon
+ * its own peer. With one job worker, the fan-out must not hold that worker, or
+ * the daemon cannot answer itself and reports itself unreachable.
+ */
+START_TEST(test_cluster_self_peer_one_worker)
+{
+    char *argv[] = {"pt2scoped", "--workers",      "1", "--peers-dns",
+                    "localhost", "--peer-timeout", "3", NULL};
+    const cJSON *p, *peers;
+    char want[64];
+    cJSON *doc;
+    int found = 0;
+
+    start_aggregator(7, argv);
+    snprintf(want, sizeof(want), "http://127.0.0.1:%u", (unsigned)pt2d_server_port(T.srv));
+    doc = cluster_get("path=cuda_sm90a_v8.pt2");
+    peers = cJSON_GetObjectItem(doc, "peers");
+    cJSON_ArrayForEach(p, peers)
+    {
+        if (strcmp(th_str(p, "peer"), want) != 0)
+            continue;
+        found = 1;
+        ck_assert_str_eq(th_str(p, "status"), "ok");
+        ck_assert(!cJSON_IsNull(cJSON_GetObjectItem(p, "node")));
+    }
+    ck_assert_msg(found, "no peer %s in the answer", want);
+    cJSON_Delete(doc);
+}
+END_TEST
+
 /* Without --peer or --peers-dns the answer is an empty cluster, not an error. */
 START_TEST(test_cluster_without_peers_and_without_path)
 {
@@ -932,6 +963,7 @@ static Suite *cluster_suite(void)
     tcase_add_test(cluster, test_cluster_dns_and_timeout);
     tcase_add_test(cluster, test_cluster_peer_body_cap);
     tcase_add_test(cluster, test_cluster_peer_entry_without_target);
+    tcase_add_test(cluster, test_cluster_self_peer_one_worker);
     tcase_add_test(cluster, test_cluster_without_peers_and_without_path);
     suite_add_tcase(s, cluster);
     return s;
