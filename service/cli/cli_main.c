@@ -21,6 +21,7 @@
 #include "pt2_error.h"
 #include "pt2_k8s.h"
 #include "pt2_rd.h"
+#include "pt2_utf8.h"
 #include "pt2scope.h"
 
 #define MAX_TARGETS 64
@@ -130,6 +131,7 @@ static void print_json(const cJSON *doc)
 {
     char *s = cJSON_Print(doc);
     if (s != NULL) {
+        pt2_utf8_scrub(s, strlen(s)); /* entry names need not be UTF-8 */
         fputs(s, stdout);
         fputc('\n', stdout);
         cJSON_free(s);

@@ -11,6 +11,7 @@
 
 #include <cJSON.h>
 
+#include "pt2_utf8.h"
 #include "pt2d_problem.h"
 
 static const struct pt2d_problem_type problem_types[] = {
@@ -71,6 +72,8 @@ char *pt2d_problem_json(int code, const char *detail, const char *request_id, si
         goto cleanup;
     /* Copy with a trailing newline, like every JSON body the daemon sends. */
     n = strlen(text);
+    /* The detail may echo request bytes (a path): keep the document UTF-8. */
+    pt2_utf8_scrub(text, n);
     out = malloc(n + 2);
     if (out != NULL) {
         memcpy(out, text, n);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pt2d_problem.h"
+#include "pt2_utf8.h"
 #include "pt2d_reply.h"
 
 void pt2d_reply_init(struct pt2d_reply *r)
@@ -72,6 +73,8 @@ int pt2d_reply_json(struct pt2d_reply *r, unsigned status, const cJSON *doc)
     if (s == NULL)
         return pt2d_reply_problem(r, PT2_ERR_NOMEM, "out of memory", NULL);
     n = strlen(s);
+    /* Zip entry names and upload file names need not be UTF-8; JSON must be. */
+    pt2_utf8_scrub(s, n);
     /* Copy into malloc'd memory with a newline: MHD frees with free(), not cJSON_free. */
     body = malloc(n + 2);
     if (body == NULL) {

@@ -12,41 +12,9 @@
 #include <string.h>
 
 #include "pt2_meta.h"
+#include "pt2_utf8.h"
 
 /* ---- strict parse ---------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at p (RFC 3629), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t avail)
-{
-    unsigned char c = p[0], lo = 0x80, hi = 0xBF;
-    size_t n, i;
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2;
-    else if (c >= 0xE0 && c <= 0xEF)
-        n = 3;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4;
-    else
-        return 0;
-    /* Exclude overlong forms, UTF-16 surrogates and code points past U+10FFFF. */
-    if (c == 0xE0)
-        lo = 0xA0;
-    else if (c == 0xED)
-        hi = 0x9F;
-    else if (c == 0xF0)
-        lo = 0x90;
-    else if (c == 0xF4)
-        hi = 0x8F;
-    if (avail < n || p[1] < lo || p[1] > hi)
-        return 0;
-    for (i = 2; i < n; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF)
-            return 0;
-    return n;
-}
 
 static int prescan(const unsigned char *p, size_t len, size_t start, const char *entry,
                    struct pt2_error *err)
@@ -60,7 +28,7 @@ static int prescan(const unsigned char *p, size_t len, size_t start, const char 
         if (c == 0)
             return pt2_error_set(err, PT2_ERR_METADATA, "%s: NUL byte at byte %zu", entry, i);
         if (c >= 0x80) {
-            n = utf8_seq(p + i, len - i);
+            n = pt2_utf8_seq(p + i, len - i);
             if (n == 0)
                 return pt2_error_set(err, PT2_ERR_METADATA, "%s: invalid UTF-8 at byte %zu", entry,
                                      i);

@@ -519,6 +519,10 @@ START_TEST(test_problem_not_found_and_outside_root)
     th_get(T.base, "/v1/inspect?path=missing.pt2", &r);
     th_assert_problem(&r, 404, "not-found", "no package 'missing.pt2' under any model root");
     th_resp_free(&r);
+    /* Request bytes that are not UTF-8 never make the problem document invalid JSON. */
+    th_get(T.base, "/v1/inspect?path=%ff%fe.pt2", &r);
+    th_assert_problem(&r, 404, "not-found", "no package '??.pt2' under any model root");
+    th_resp_free(&r);
     th_get(T.base, "/v1/inspect?path=../Makefile", &r);
     th_assert_problem(&r, 403, "outside-root",
                       "path '../Makefile' contains '..'; it must stay inside a model root");
