@@ -367,6 +367,31 @@ struct tally {
     unsigned ok, unreachable, error, verdicts[3];
 };
 
+/* 1 if `e` has the shape of one of our compatibility entries. */
+static int is_verdict_entry(const cJSON *e)
+{
+    const char *kind = str_member(e, "kind");
+
+    return cJSON_IsObject(e) && kind != NULL &&
+           (strcmp(kind, "target") == 0 || strcmp(kind, "gpu") == 0 || strcmp(kind, "cpu") == 0) &&
+           str_member(e, "target") != NULL && str_member(e, "verdict") != NULL &&
+           str_member(e, "reason") != NULL &&
+           cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(e, "device"));
+}
+
+/* A peer is untrusted: drop the entries that are not verdicts of ours. */
+static void keep_verdict_entries(cJSON *compat)
+{
+    cJSON *e = compat != NULL ? compat->child : NULL;
+
+    while (e != NULL) {
+        cJSON *next = e->next;
+        if (!is_verdict_entry(e))
+            cJSON_Delete(cJSON_DetachItemViaPointer(compat, e));
+        e = next;
+    }
+}
+
 /* One "peers" entry; takes the parsed documents it keeps. */
 static cJSON *peer_json(const struct peer *p, struct tally *t)
 {
@@ -380,6 +405,13 @@ static cJSON *peer_json(const struct peer *p, struct tally *t)
         return NULL;
     if (p->node.done && p->node.rc == CURLE_OK && p->node.status == 200)
         node = body_object(&p->node);
+    /* A peer is untrusted: pass on only what has the shape of a /v1/node answer. */
+    if (node != NULL && !(cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(node, "gpus")) &&
+                          cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(node, "cpu")) &&
+                          cJSON_IsString(cJSON_GetObjectItemCaseSensitive(node, "probed_at")))) {
+        cJSON_Delete(node);
+        node = NULL;
+    }
     if (!x->done) {
         status = "unreachable";
         snprintf(error, sizeof(error), "no answer before the deadline");
@@ -405,7 +437,16 @@ static cJSON *peer_json(const struct peer *p, struct tally *t)
     } else {
         status = "ok";
         compat = cJSON_DetachItemFromObjectCaseSensitive(inspect, "compatibility");
-        peer_verdict(inspect, compat, node, &verdict, reason, sizeof(reason));
+        keep_verdict_entries(compat);
+        if (cJSON_GetArraySize(compat) == 0) {
+            /* a pt2scoped peer always sends at least its CPU verdict */
+            status = "error";
+            snprintf(error, sizeof(error), "answer has no valid compatibility entries");
+            cJSON_Delete(compat);
+            compat = NULL;
+        } else {
+            peer_verdict(inspect, compat, node, &verdict, reason, sizeof(reason));
+        }
     }
 
     ok = cJSON_AddStringToObject(o, "peer", p->url) != NULL &&

@@ -155,7 +155,9 @@ for ep in inspect arch metadata validate; do
 done
 expect 503 "$S/v1/node"
 expect 503 -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\",\"nodes\":[]}" "$S/v1/compatibility"
-expect 503 "$S/v1/cluster/compatibility?path=$PKG"
+# The cluster fan-out has a pool of its own (a peer may be this daemon), so it
+# still answers while the job pool is full.
+expect 200 "$S/v1/cluster/compatibility?path=$PKG"
 wait "${busy[@]}"
 
 echo "exercise: $pass passed, $fail failed"

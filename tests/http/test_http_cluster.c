@@ -880,9 +880,12 @@ START_TEST(test_cluster_peer_entry_without_target)
     start_aggregator(3, argv);
     doc = cluster_get("path=cuda_sm90a_v8.pt2");
     p = peer_at(doc, 0);
-    ck_assert_str_eq(th_str(p, "status"), "ok");
-    ck_assert_str_eq(th_str(p, "verdict"), "incompatible");
-    ck_assert_str_eq(th_str(p, "reason"), "gpu: made up");
+    /* Entries that are not our verdicts are dropped; none is left: an error. */
+    ck_assert_str_eq(th_str(p, "status"), "error");
+    ck_assert_str_eq(th_str(p, "error"), "answer has no valid compatibility entries");
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(p, "compatibility")));
+    /* its /v1/node answer is not a node document: not passed on */
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(p, "node")));
     cJSON_Delete(doc);
     pthread_join(bp.thread, NULL);
     close(bp.fd);
