@@ -4,6 +4,7 @@
  * package, and the real packages of the shared corpus (skipped if absent).
  */
 #include <check.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -641,6 +642,45 @@ START_TEST(test_corpus_mlcolvar)
 }
 END_TEST
 
+/* Every package in the corpus folder, whatever is added to it later. */
+START_TEST(test_corpus_every_package)
+{
+    char dir[1024], path[2048];
+    struct dirent *de;
+    DIR *d;
+    int n = 0;
+
+    if (tu_shared("corpus/pt2", dir, sizeof(dir)) == NULL) {
+        tu_skip("corpus", "shared corpus not present");
+        return;
+    }
+    d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        pt2_package *pkg = NULL;
+        struct pt2_error err = {0};
+        cJSON *doc = NULL;
+
+        if (len < 5 || strcmp(de->d_name + len - 4, ".pt2") != 0)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        ck_assert_msg(pt2_package_open_path(&pkg, path, NULL, &err) == PT2_OK, "%s: %s", de->d_name,
+                      err.message);
+        ck_assert_msg(pt2_package_to_json(pkg, 0, &doc, &err) == PT2_OK, "%s: %s", de->d_name,
+                      err.message);
+        ck_assert_str_eq(js(doc, "package.archive_format"), "pt2");
+        ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "warnings")), 0);
+        ck_assert_uint_lt(pt2_package_bytes_read(pkg), 1024 * 1024);
+        cJSON_Delete(doc);
+        pt2_package_free(pkg);
+        n++;
+    }
+    closedir(d);
+    ck_assert_int_ge(n, 1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("inspect");
@@ -670,6 +710,7 @@ int main(void)
     tcase_add_test(corpus, test_corpus_executorch_linear);
     tcase_add_test(corpus, test_corpus_executorch_preprocess_macho);
     tcase_add_test(corpus, test_corpus_mlcolvar);
+    tcase_add_test(corpus, test_corpus_every_package);
     suite_add_tcase(s, tc);
     suite_add_tcase(s, big);
     suite_add_tcase(s, corpus);
