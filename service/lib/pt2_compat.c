@@ -266,8 +266,8 @@ int pt2_target_parse(const char *text, struct pt2_device *out, struct pt2_error 
         } else {
             out->cc_major = m.cc_major;
             out->cc_minor = m.cc_minor;
-            snprintf(out->name, sizeof(out->name), "NVIDIA %s (%d.%d)", m.product, m.cc_major,
-                     m.cc_minor);
+            /* "NVIDIA A100": reasons add "is 8.0" themselves. */
+            snprintf(out->name, sizeof(out->name), "NVIDIA %s", m.product);
         }
         return PT2_OK;
     }

@@ -285,10 +285,7 @@ static void parse_gpu(const cJSON *labels, struct pt2_k8s_node *n, struct pt2_sb
         return;
     n->has_gpu = 1;
     parse_driver(labels, n, note);
-    if (n->product[0] != '\0' && n->dev.cc_major > 0)
-        snprintf(n->dev.name, sizeof(n->dev.name), "%.100s (%d.%d)", n->product, n->dev.cc_major,
-                 n->dev.cc_minor);
-    else if (n->product[0] != '\0')
+    if (n->product[0] != '\0')
         snprintf(n->dev.name, sizeof(n->dev.name), "%.100s", n->product);
 }
 

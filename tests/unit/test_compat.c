@@ -155,7 +155,7 @@ START_TEST(test_reason_styles)
     kv[0] = sass(90, 'a', 8);
     d = device("A100", 0);
     ck_assert_int_eq(gpu(kv, 1, "cuda", "90", &d, &r), I);
-    ck_assert_str_eq(r.reason, "kernels are sm_90a only; NVIDIA A100 (8.0) is 8.0");
+    ck_assert_str_eq(r.reason, "kernels are sm_90a only; NVIDIA A100 is 8.0");
 
     d = device("8.0", 0);
     ck_assert_int_eq(gpu(kv, 1, "cuda", "90", &d, &r), I);
@@ -163,13 +163,13 @@ START_TEST(test_reason_styles)
 
     d = device("H100", 13000);
     ck_assert_int_eq(gpu(kv, 1, "cuda", "90", &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_90a cubin runs on NVIDIA H100 (9.0)");
+    ck_assert_str_eq(r.reason, "sm_90a cubin runs on NVIDIA H100");
 
     kv[1] = ptx(80, 0, 8, 4);
     d = device("L4", 12040);
     ck_assert_int_eq(gpu(kv, 2, "cuda", NULL, &d, &r), J);
     ck_assert_str_eq(r.reason,
-                     "no cubin for 8.9; compute_80 PTX can be JIT-compiled for NVIDIA L4 (8.9)");
+                     "no cubin for 8.9; compute_80 PTX can be JIT-compiled for NVIDIA L4");
 
     /* Sorted by kind, then SM, deduplicated. */
     kv[0] = sass(100, 'a', 8);
@@ -178,8 +178,7 @@ START_TEST(test_reason_styles)
     kv[3] = sass(100, 'a', 8);
     d = device("T4", 0);
     ck_assert_int_eq(gpu(kv, 4, "cuda", NULL, &d, &r), I);
-    ck_assert_str_eq(r.reason,
-                     "kernels are sm_90a, sm_100a, compute_90a only; NVIDIA T4 (7.5) is 7.5");
+    ck_assert_str_eq(r.reason, "kernels are sm_90a, sm_100a, compute_90a only; NVIDIA T4 is 7.5");
 }
 END_TEST
 
@@ -221,11 +220,11 @@ START_TEST(test_driver_abi_v8)
 
     d = device("B200", 13000);
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_100 cubin runs on NVIDIA B200 (10.0)");
+    ck_assert_str_eq(r.reason, "sm_100 cubin runs on NVIDIA B200");
 
     d = device("B200", 0);
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_100 cubin runs on NVIDIA B200 (10.0); it needs a CUDA 13.0+ "
+    ck_assert_str_eq(r.reason, "sm_100 cubin runs on NVIDIA B200; it needs a CUDA 13.0+ "
                                "driver (ELF ABI v8), driver version unknown");
 
     /* A CUDA 13 toolkit note alone also means CUDA 13; a negative driver is unknown. */
@@ -235,24 +234,24 @@ START_TEST(test_driver_abi_v8)
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
     d = device("H100", -5);
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_90 cubin runs on NVIDIA H100 (9.0); it needs a CUDA 13.0+ "
+    ck_assert_str_eq(r.reason, "sm_90 cubin runs on NVIDIA H100; it needs a CUDA 13.0+ "
                                "driver (ELF ABI v8), driver version unknown");
 
     /* v7 cubins have no CUDA 13 requirement. */
     kv[0] = sass(90, 'a', 7);
     d = device("H100", 12040);
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_90a cubin runs on NVIDIA H100 (9.0)");
+    ck_assert_str_eq(r.reason, "sm_90a cubin runs on NVIDIA H100");
 
     /* A v7 cubin beside a v8 one wins on an old driver... */
     kv[0] = sass(90, 0, 8);
     kv[1] = sass(90, 'a', 7);
     ck_assert_int_eq(gpu(kv, 2, "cuda", NULL, &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_90a cubin runs on NVIDIA H100 (9.0)");
+    ck_assert_str_eq(r.reason, "sm_90a cubin runs on NVIDIA H100");
     /* ...and on an unknown driver, because it carries no caveat. */
     d = device("H100", 0);
     ck_assert_int_eq(gpu(kv, 2, "cuda", NULL, &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_90a cubin runs on NVIDIA H100 (9.0)");
+    ck_assert_str_eq(r.reason, "sm_90a cubin runs on NVIDIA H100");
 
     /* v8 cubin refused, but old-ISA PTX can be JIT-compiled. */
     kv[1] = ptx(90, 0, 8, 4);
@@ -260,7 +259,7 @@ START_TEST(test_driver_abi_v8)
     ck_assert_int_eq(gpu(kv, 2, "cuda", NULL, &d, &r), J);
     ck_assert_str_eq(r.reason, "sm_90 cubins are built with CUDA 13 (ELF ABI v8) and need a CUDA "
                                "13.0+ driver; this driver supports CUDA 12.4; compute_90 PTX can "
-                               "be JIT-compiled for NVIDIA H100 (9.0)");
+                               "be JIT-compiled for NVIDIA H100");
 
     /* Both refused. */
     kv[1] = ptx(90, 0, 9, 0);
@@ -268,7 +267,7 @@ START_TEST(test_driver_abi_v8)
     ck_assert_str_eq(r.reason,
                      "sm_90 cubins are built with CUDA 13 (ELF ABI v8) and need a CUDA 13.0+ "
                      "driver; this driver supports CUDA 12.4; compute_90 PTX is ISA 9.0 and needs "
-                     "a CUDA 13.0+ driver to JIT-compile for NVIDIA H100 (9.0); this driver "
+                     "a CUDA 13.0+ driver to JIT-compile for NVIDIA H100; this driver "
                      "supports CUDA 12.4");
 }
 END_TEST
@@ -283,25 +282,25 @@ START_TEST(test_driver_ptx_isa)
     d = device("H100", 12040);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), I);
     ck_assert_str_eq(r.reason, "no cubin for 9.0; compute_90 PTX is ISA 9.0 and needs a CUDA 13.0+ "
-                               "driver to JIT-compile for NVIDIA H100 (9.0); this driver supports "
+                               "driver to JIT-compile for NVIDIA H100; this driver supports "
                                "CUDA 12.4");
 
     k = ptx(90, 0, 8, 4);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), J);
     ck_assert_str_eq(r.reason,
-                     "no cubin for 9.0; compute_90 PTX can be JIT-compiled for NVIDIA H100 (9.0)");
+                     "no cubin for 9.0; compute_90 PTX can be JIT-compiled for NVIDIA H100");
 
     k = ptx(90, 0, 8, 5);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), I);
     ck_assert_str_eq(r.reason, "no cubin for 9.0; compute_90 PTX is ISA 8.5 and needs a CUDA 12.5+ "
-                               "driver to JIT-compile for NVIDIA H100 (9.0); this driver supports "
+                               "driver to JIT-compile for NVIDIA H100; this driver supports "
                                "CUDA 12.4");
 
     k = ptx(90, 0, 9, 0);
     d = device("H100", 0);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), J);
     ck_assert_str_eq(r.reason, "no cubin for 9.0; compute_90 PTX can be JIT-compiled for NVIDIA "
-                               "H100 (9.0); the driver must support PTX ISA 9.0 (CUDA 13.0+), "
+                               "H100; the driver must support PTX ISA 9.0 (CUDA 13.0+), "
                                "driver version unknown");
 
     /* PTX ISA unknown (0.0): nothing to check, nothing to say. */
@@ -309,7 +308,7 @@ START_TEST(test_driver_ptx_isa)
     d = device("H100", 12040);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), J);
     ck_assert_str_eq(r.reason,
-                     "no cubin for 9.0; compute_90 PTX can be JIT-compiled for NVIDIA H100 (9.0)");
+                     "no cubin for 9.0; compute_90 PTX can be JIT-compiled for NVIDIA H100");
 
     ck_assert_int_eq(pt2_compat_ptx_min_driver(8, 4), 12040);
     ck_assert_int_eq(pt2_compat_ptx_min_driver(9, 0), 13000);
@@ -335,7 +334,7 @@ START_TEST(test_driver_too_old_for_gpu)
     k = sass(100, 0, 7);
     d = device("B200", 12040);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), I);
-    ck_assert_str_eq(r.reason, "NVIDIA B200 (10.0) needs a CUDA 12.8+ driver; this driver supports "
+    ck_assert_str_eq(r.reason, "NVIDIA B200 needs a CUDA 12.8+ driver; this driver supports "
                                "CUDA 12.4");
     d = device("B200", 12080);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), C);
@@ -349,14 +348,14 @@ START_TEST(test_driver_too_old_for_gpu)
     k = sass(110, 0, 8);
     d = device("Thor", 12090);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), I);
-    ck_assert_str_eq(r.reason, "NVIDIA Jetson Thor (11.0) needs a CUDA 13.0+ driver; this driver "
+    ck_assert_str_eq(r.reason, "NVIDIA Jetson Thor needs a CUDA 13.0+ driver; this driver "
                                "supports CUDA 12.9");
 
     /* No kernel matches: that is the reason, not the driver. */
     k = sass(90, 0, 7);
     d = device("B200", 12040);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), I);
-    ck_assert_str_eq(r.reason, "kernels are sm_90 only; NVIDIA B200 (10.0) is 10.0");
+    ck_assert_str_eq(r.reason, "kernels are sm_90 only; NVIDIA B200 is 10.0");
 }
 END_TEST
 
@@ -380,7 +379,7 @@ START_TEST(test_thor_renumbering)
     k = sass(101, 'a', 7);
     d = device("Thor", 13000);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_101a cubin runs on NVIDIA Jetson Thor (11.0)");
+    ck_assert_str_eq(r.reason, "sm_101a cubin runs on NVIDIA Jetson Thor");
 
     /* Thor is not family 10 any more. */
     k = sass(100, 0, 8);
@@ -400,11 +399,11 @@ START_TEST(test_stubs_ignored_and_long_lists)
     kv[0].has_code = 0;
     kv[1] = sass(80, 0, 8);
     ck_assert_int_eq(gpu(kv, 2, "cuda", NULL, &d, &r), I);
-    ck_assert_str_eq(r.reason, "kernels are sm_80 only; NVIDIA H100 (9.0) is 9.0");
+    ck_assert_str_eq(r.reason, "kernels are sm_80 only; NVIDIA H100 is 9.0");
 
     /* Stubs only: treated as no kernels, so the metadata decides. */
     ck_assert_int_eq(gpu(kv, 1, "cuda", "90", &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_90 cubin runs on NVIDIA H100 (9.0); no kernel binaries found, "
+    ck_assert_str_eq(r.reason, "sm_90 cubin runs on NVIDIA H100; no kernel binaries found, "
                                "so sm_90 is taken from AOTI_COMPUTE_CAPABILITY");
 
     /* has_code -1 (unknown) counts as code. */
@@ -417,7 +416,7 @@ START_TEST(test_stubs_ignored_and_long_lists)
     ck_assert_str_eq(r.reason,
                      "kernels are sm_20, sm_21, sm_22, sm_23, sm_24, sm_25, sm_26, sm_27, sm_28, "
                      "sm_29, sm_30, sm_31, sm_32, sm_33, sm_34, sm_35, sm_36, sm_37, sm_38, sm_39, "
-                     "sm_40, sm_41, sm_42, sm_43 and 16 more only; NVIDIA H100 (9.0) is 9.0");
+                     "sm_40, sm_41, sm_42, sm_43 and 16 more only; NVIDIA H100 is 9.0");
 }
 END_TEST
 
@@ -482,7 +481,7 @@ START_TEST(test_cross_vendor)
     k = hsaco("gfx942", PT2_AMD_ANY, PT2_AMD_ANY);
     d = device("H100", 0);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), I);
-    ck_assert_str_eq(r.reason, "kernels are gfx942 only; NVIDIA H100 (9.0) is 9.0");
+    ck_assert_str_eq(r.reason, "kernels are gfx942 only; NVIDIA H100 is 9.0");
 
     /* A device without a GPU. */
     memset(&d, 0, sizeof(d));
@@ -511,7 +510,7 @@ START_TEST(test_device_keys)
 
     ck_assert_int_eq(gpu(kv, 0, "xpu", NULL, &d, &r), I);
     ck_assert_str_eq(r.reason, "package is for xpu devices (AOTI_DEVICE_KEY xpu); NVIDIA H100 "
-                               "(9.0) is a CUDA device");
+                               "is a CUDA device");
     ck_assert_int_eq(gpu(kv, 0, "mps", NULL, &amd, &r), I);
     ck_assert_str_eq(r.reason, "package is for mps devices (AOTI_DEVICE_KEY mps); AMD MI300X "
                                "(gfx942) is a ROCm device");
@@ -520,21 +519,21 @@ START_TEST(test_device_keys)
                      "package is for npu devices (AOTI_DEVICE_KEY npu); this device has no GPU");
     ck_assert_int_eq(gpu(kv, 0, "X\"P\nU", NULL, &d, &r), I);
     ck_assert_str_eq(r.reason, "package is for x?p?u devices (AOTI_DEVICE_KEY x?p?u); NVIDIA H100 "
-                               "(9.0) is a CUDA device");
+                               "is a CUDA device");
 
     /* Intel kernels: with their key, and without one. */
     kv[0] = intel(PT2_KERNEL_SPIRV);
     kv[1] = intel(PT2_KERNEL_ZEBIN);
     ck_assert_int_eq(gpu(kv, 2, "xpu", NULL, &d, &r), I);
     ck_assert_str_eq(r.reason, "package is for xpu devices (AOTI_DEVICE_KEY xpu); NVIDIA H100 "
-                               "(9.0) is a CUDA device");
+                               "is a CUDA device");
     ck_assert_int_eq(gpu(kv, 2, NULL, NULL, &d, &r), I);
-    ck_assert_str_eq(r.reason, "kernels are spirv, zebin only; NVIDIA H100 (9.0) is 9.0");
+    ck_assert_str_eq(r.reason, "kernels are spirv, zebin only; NVIDIA H100 is 9.0");
 
     /* A "cpu" key does not hide real GPU kernels. */
     kv[0] = sass(90, 'a', 7);
     ck_assert_int_eq(gpu(kv, 1, "cpu", NULL, &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_90a cubin runs on NVIDIA H100 (9.0)");
+    ck_assert_str_eq(r.reason, "sm_90a cubin runs on NVIDIA H100");
 }
 END_TEST
 
@@ -545,13 +544,13 @@ START_TEST(test_device_key_cuda_without_kernels)
 
     d = device("H100", 0);
     ck_assert_int_eq(gpu(NULL, 0, "cuda", "90", &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_90 cubin runs on NVIDIA H100 (9.0); no kernel binaries found, "
+    ck_assert_str_eq(r.reason, "sm_90 cubin runs on NVIDIA H100; no kernel binaries found, "
                                "so sm_90 is taken from AOTI_COMPUTE_CAPABILITY");
     ck_assert_int_eq(gpu(NULL, 0, "CUDA", " 90 ", &d, &r), C);
 
     d = device("A100", 0);
     ck_assert_int_eq(gpu(NULL, 0, "cuda", "90", &d, &r), I);
-    ck_assert_str_eq(r.reason, "kernels are sm_90 only; NVIDIA A100 (8.0) is 8.0; no kernel "
+    ck_assert_str_eq(r.reason, "kernels are sm_90 only; NVIDIA A100 is 8.0; no kernel "
                                "binaries found, so sm_90 is taken from AOTI_COMPUTE_CAPABILITY");
     d = device("8.6", 0);
     ck_assert_int_eq(gpu(NULL, 0, "cuda", "80", &d, &r), C);
@@ -631,18 +630,18 @@ START_TEST(test_target_parse_forms)
         {"121", 12, 1, "", "compute capability 12.1"},
         {"100", 10, 0, "", "compute capability 10.0"},
         {" 8.6\n", 8, 6, "", "compute capability 8.6"},
-        {"H100", 9, 0, "", "NVIDIA H100 (9.0)"},
-        {"NVIDIA A100", 8, 0, "", "NVIDIA A100 (8.0)"},
-        {"A100-SXM4-80GB", 8, 0, "", "NVIDIA A100 (8.0)"},
-        {"NVIDIA-A100-SXM4-40GB", 8, 0, "", "NVIDIA A100 (8.0)"},
-        {"rtx4090", 8, 9, "", "NVIDIA RTX 4090 (8.9)"},
-        {"L40S", 8, 9, "", "NVIDIA L40S (8.9)"},
-        {"A10G", 8, 6, "", "NVIDIA A10G (8.6)"},
-        {"H20", 9, 0, "", "NVIDIA H20 (9.0)"},
-        {"Jetson Orin", 8, 7, "", "NVIDIA Jetson Orin (8.7)"},
-        {"DGX Spark", 12, 1, "", "NVIDIA DGX Spark (12.1)"},
-        {"GB10", 12, 1, "", "NVIDIA GB10 (12.1)"},
-        {"RTX PRO 6000", 12, 0, "", "NVIDIA RTX PRO 6000 (12.0)"},
+        {"H100", 9, 0, "", "NVIDIA H100"},
+        {"NVIDIA A100", 8, 0, "", "NVIDIA A100"},
+        {"A100-SXM4-80GB", 8, 0, "", "NVIDIA A100"},
+        {"NVIDIA-A100-SXM4-40GB", 8, 0, "", "NVIDIA A100"},
+        {"rtx4090", 8, 9, "", "NVIDIA RTX 4090"},
+        {"L40S", 8, 9, "", "NVIDIA L40S"},
+        {"A10G", 8, 6, "", "NVIDIA A10G"},
+        {"H20", 9, 0, "", "NVIDIA H20"},
+        {"Jetson Orin", 8, 7, "", "NVIDIA Jetson Orin"},
+        {"DGX Spark", 12, 1, "", "NVIDIA DGX Spark"},
+        {"GB10", 12, 1, "", "NVIDIA GB10"},
+        {"RTX PRO 6000", 12, 0, "", "NVIDIA RTX PRO 6000"},
         {"gfx90a", 0, 0, "gfx90a", "AMD gfx90a"},
         {"gfx90a:xnack-", 0, 0, "gfx90a:xnack-", "AMD gfx90a:xnack-"},
         {"GFX942:sramecc+:xnack-", 0, 0, "gfx942:sramecc+:xnack-", "AMD gfx942:sramecc+:xnack-"},
