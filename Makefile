@@ -53,7 +53,7 @@ HTTP_BIN   := $(HTTP_SRC:tests/http/%.c=$(BUILD)/tests/%)
 LIBA       := $(BUILD)/libpt2scope.a
 FAKECUDA   := $(BUILD)/fakecuda/libcuda.so.1 $(BUILD)/fakecuda/old/libcuda.so.1
 
-.PHONY: all deps run test test-unit test-san test-contract test-shell fixtures bench \
+.PHONY: all deps run run-examples test test-unit test-san test-contract test-shell fixtures bench \
         format format-check clean lint
 PROGRAMS   := $(BUILD)/pt2scope
 ifneq ($(wildcard service/daemon/main.c),)
@@ -110,13 +110,19 @@ $(BUILD)/fakecuda/old/libcuda.so.1: tests/support/fakecuda.c
 	$(CC) $(ALL_CFLAGS) -DFAKECUDA_OLD_API -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
 
 # --- running ---------------------------------------------------------------
-run: all
-	@echo "pt2scoped on http://127.0.0.1:8080 (model root tests/fixtures). Try:"
+# The examples `make run` prints; tests/shell/make_run_examples.sh runs them.
+run-examples:
 	@echo "  curl -s 'http://127.0.0.1:8080/v1/inspect?path=cuda_sm90a_v8.pt2'"
 	@echo "  curl -s 'http://127.0.0.1:8080/v1/inspect?path=cuda_fatbin_multi.pt2&target=H100&target=8.0'"
 	@echo "  curl -s -X POST --data-binary @tests/fixtures/cpu_x86_64.pt2 \\"
 	@echo "       -H 'Content-Type: application/octet-stream' http://127.0.0.1:8080/v1/inspect"
+	@echo "  curl -s -H 'Content-Type: application/json' -d '{\"path\": \"cuda_sm90a_v8.pt2\", \"inputs\": {\"image\": [8, 3, 512, 512], \"scale\": [8]}}' http://127.0.0.1:8080/v1/validate"
 	@echo "  curl -s http://127.0.0.1:8080/v1/node"
+	@echo "  open http://127.0.0.1:8080/docs for the API reference"
+
+run: all
+	@echo "pt2scoped on http://127.0.0.1:8080 (model root tests/fixtures). Try:"
+	@$(MAKE) -s --no-print-directory run-examples
 	exec $(BUILD)/pt2scoped --listen 127.0.0.1:8080 --model-root tests/fixtures
 
 # --- tests -----------------------------------------------------------------
