@@ -238,6 +238,34 @@ START_TEST(test_env_and_precedence)
 }
 END_TEST
 
+/* The environment form of every remaining setting. */
+START_TEST(test_env_remaining_settings)
+{
+    char *const envp[] = {"PT2SCOPE_SPOOL_DIR=tests/fixtures",
+                          "PT2SCOPE_REQUEST_TIMEOUT=17",
+                          "PT2SCOPE_CACHE_ENTRIES=0",
+                          "PT2SCOPE_LIBCUDA=/opt/fake/libcuda.so.1",
+                          "PT2SCOPE_NODE_NAME=gpu-7",
+                          "PT2SCOPE_PEERS_DNS=pt2scope-node.default.svc",
+                          "PT2SCOPE_PEERS_PORT=8081",
+                          "PT2SCOPE_PEER_TIMEOUT=9",
+                          NULL};
+    char *const none[] = {"pt2scoped", NULL};
+    struct pt2d_config c;
+    struct pt2_error err;
+
+    ck_assert_int_eq(load(&c, none, envp, &err), PT2_OK);
+    ck_assert_str_eq(c.spool_dir, "tests/fixtures");
+    ck_assert_uint_eq(c.request_timeout, 17);
+    ck_assert_uint_eq(c.cache_entries, 0);
+    ck_assert_str_eq(c.libcuda, "/opt/fake/libcuda.so.1");
+    ck_assert_str_eq(c.node_name, "gpu-7");
+    ck_assert_str_eq(c.peers_dns, "pt2scope-node.default.svc");
+    ck_assert_uint_eq(c.peers_port, 8081);
+    ck_assert_uint_eq(c.peer_timeout, 9);
+}
+END_TEST
+
 START_TEST(test_flag_hides_invalid_env)
 {
     char *const envp[] = {"PT2SCOPE_WORKERS=lots", NULL};
@@ -423,6 +451,7 @@ int main(void)
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_flags_both_forms);
     tcase_add_test(tc, test_env_and_precedence);
+    tcase_add_test(tc, test_env_remaining_settings);
     tcase_add_test(tc, test_flag_hides_invalid_env);
     tcase_add_test(tc, test_invalid_values);
     tcase_add_test(tc, test_unknown_and_missing);
