@@ -255,7 +255,10 @@ START_TEST(test_env_remaining_settings)
     struct pt2_error err;
 
     ck_assert_int_eq(load(&c, none, envp, &err), PT2_OK);
-    ck_assert_str_eq(c.spool_dir, "tests/fixtures");
+    /* resolved to an absolute path once, at start */
+    ck_assert_int_eq(c.spool_dir[0], '/');
+    ck_assert_str_eq(c.spool_dir + strlen(c.spool_dir) - strlen("/tests/fixtures"),
+                     "/tests/fixtures");
     ck_assert_uint_eq(c.request_timeout, 17);
     ck_assert_uint_eq(c.cache_entries, 0);
     ck_assert_str_eq(c.libcuda, "/opt/fake/libcuda.so.1");
