@@ -76,7 +76,7 @@ struct pt2_package {
     struct pt2_zip_layout layout;
 
     struct pkg_model *models;
-    size_t nmodels;
+    size_t nmodels, models_cap;
 
     struct pt2_kernel_list kernels;
     struct pt2_host_list hosts;
@@ -168,16 +168,13 @@ static struct pkg_model *find_model(struct pt2_package *pkg, const char *name)
 static int add_model(struct pt2_package *pkg, const char *name, struct pkg_model **out,
                      struct pt2_error *err)
 {
-    struct pkg_model *m = find_model(pkg, name), *nv;
+    struct pkg_model *m = find_model(pkg, name);
 
     if (m == NULL) {
-        if (pkg->nmodels >= PT2_ZIP_MODELS_MAX)
-            return pt2_error_set(err, PT2_ERR_TOO_LARGE, "more than %u models in one package",
-                                 PT2_ZIP_MODELS_MAX);
-        nv = realloc(pkg->models, (pkg->nmodels + 1) * sizeof(*nv));
-        if (nv == NULL)
-            return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
-        pkg->models = nv;
+        int rc = pt2_model_grow((void **)&pkg->models, &pkg->models_cap, pkg->nmodels, sizeof(*m),
+                                PT2_ZIP_MODELS_MAX, "models in one package", err);
+        if (rc != PT2_OK)
+            return rc;
         m = &pkg->models[pkg->nmodels++];
         memset(m, 0, sizeof(*m));
         snprintf(m->name, sizeof(m->name), "%s", name);

@@ -11,15 +11,14 @@
 
 #include "pt2_model.h"
 
-/* Grow `*v` (elements of `size`) so that one more fits; cap at `max`. */
-static int grow(void **v, size_t *cap, size_t n, size_t size, size_t max, const char *what,
-                struct pt2_error *err)
+int pt2_model_grow(void **v, size_t *cap, size_t n, size_t size, size_t max, const char *what,
+                   struct pt2_error *err)
 {
     size_t ncap;
     void *nv;
 
     if (n >= max)
-        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "more than %zu %s in one package", max, what);
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "more than %zu %s", max, what);
     if (n < *cap)
         return PT2_OK;
     ncap = *cap ? *cap * 2 : 8;
@@ -36,7 +35,8 @@ static int grow(void **v, size_t *cap, size_t n, size_t size, size_t max, const 
 int pt2_kernel_list_push(struct pt2_kernel_list *l, const struct pt2_kernel *k,
                          struct pt2_error *err)
 {
-    int rc = grow((void **)&l->v, &l->cap, l->n, sizeof(*k), PT2_KERNELS_MAX, "kernels", err);
+    int rc = pt2_model_grow((void **)&l->v, &l->cap, l->n, sizeof(*k), PT2_KERNELS_MAX,
+                            "kernels in one package", err);
     if (rc != PT2_OK)
         return rc;
     l->v[l->n++] = *k;
@@ -54,7 +54,8 @@ void pt2_kernel_list_free(struct pt2_kernel_list *l)
 
 int pt2_host_list_push(struct pt2_host_list *l, const struct pt2_host *h, struct pt2_error *err)
 {
-    int rc = grow((void **)&l->v, &l->cap, l->n, sizeof(*h), PT2_HOSTS_MAX, "host binaries", err);
+    int rc = pt2_model_grow((void **)&l->v, &l->cap, l->n, sizeof(*h), PT2_HOSTS_MAX,
+                            "host binaries in one package", err);
     if (rc != PT2_OK)
         return rc;
     l->v[l->n++] = *h;

@@ -76,6 +76,15 @@ struct pt2_kernel_list {
     size_t n, cap;
 };
 
+/*
+ * Make room for element `n` of the array `*v` (elements of `size` bytes, `*cap`
+ * allocated), doubling up to `max`. Past `max`: PT2_ERR_TOO_LARGE with
+ * "more than <max> <what>" (e.g. what = "kernels in one package"). Every
+ * capped list of the library grows through here.
+ */
+int pt2_model_grow(void **v, size_t *cap, size_t n, size_t size, size_t max, const char *what,
+                   struct pt2_error *err) PT2_WARN_UNUSED;
+
 /* Append a copy of *k. PT2_ERR_TOO_LARGE past PT2_KERNELS_MAX. */
 int pt2_kernel_list_push(struct pt2_kernel_list *l, const struct pt2_kernel *k,
                          struct pt2_error *err) PT2_WARN_UNUSED;

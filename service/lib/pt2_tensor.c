@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt2_model.h"
 #include "pt2_tensor.h"
 
 #define MSG_MAX 1024       /* longest validation message */
@@ -32,22 +33,10 @@ void pt2_tensor_init(struct pt2_tensor *t)
 int pt2_tensor_list_push(struct pt2_tensor_list *l, const struct pt2_tensor *t,
                          struct pt2_error *err)
 {
-    struct pt2_tensor *nv;
-    size_t ncap;
-
-    if (l->n >= PT2_TENSORS_MAX)
-        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "more than %d tensors in one list",
-                             PT2_TENSORS_MAX);
-    if (l->n == l->cap) {
-        ncap = l->cap ? l->cap * 2 : 4;
-        if (ncap > PT2_TENSORS_MAX)
-            ncap = PT2_TENSORS_MAX;
-        nv = realloc(l->v, ncap * sizeof(*nv));
-        if (nv == NULL)
-            return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
-        l->v = nv;
-        l->cap = ncap;
-    }
+    int rc = pt2_model_grow((void **)&l->v, &l->cap, l->n, sizeof(*t), PT2_TENSORS_MAX,
+                            "tensors in one list", err);
+    if (rc != PT2_OK)
+        return rc;
     l->v[l->n++] = *t;
     return PT2_OK;
 }
