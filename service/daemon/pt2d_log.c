@@ -46,19 +46,32 @@ static void civil_from_days(long long z, int *y, unsigned *m, unsigned *d)
     *y = (int)(yy + (*m <= 2));
 }
 
+/* A quoted RFC 3339 UTC timestamp with milliseconds, for printf. */
+#define TS_FORMAT "\"%04d-%02u-%02uT%02lld:%02lld:%02lld.%03ldZ\""
+
+/* UTC calendar date of `ts` and its seconds into that day. */
+static void utc_parts(const struct timespec *ts, int *year, unsigned *mon, unsigned *day,
+                      long long *secs)
+{
+    long long days = (long long)ts->tv_sec / 86400;
+
+    *secs = (long long)ts->tv_sec % 86400;
+    if (*secs < 0) {
+        *secs += 86400;
+        days--;
+    }
+    civil_from_days(days, year, mon, day);
+}
+
 int pt2d_log_format_time(struct pt2d_buf *b, const struct timespec *ts)
 {
-    long long days = (long long)ts->tv_sec / 86400, secs = (long long)ts->tv_sec % 86400;
+    long long secs;
     unsigned mon, day;
     int year;
 
-    if (secs < 0) {
-        secs += 86400;
-        days--;
-    }
-    civil_from_days(days, &year, &mon, &day);
-    return pt2d_buf_printf(b, "\"%04d-%02u-%02uT%02lld:%02lld:%02lld.%03ldZ\"", year, mon, day,
-                           secs / 3600, secs / 60 % 60, secs % 60, ts->tv_nsec / 1000000);
+    utc_parts(ts, &year, &mon, &day, &secs);
+    return pt2d_buf_printf(b, TS_FORMAT, year, mon, day, secs / 3600, secs / 60 % 60, secs % 60,
+                           ts->tv_nsec / 1000000);
 }
 
 int pt2d_log_timestamp(struct pt2d_buf *b)
@@ -163,19 +176,15 @@ static void line_ms(struct log_line *l, double ms)
 
 static void line_time(struct log_line *l, const struct timespec *ts)
 {
-    long long days = (long long)ts->tv_sec / 86400, secs = (long long)ts->tv_sec % 86400;
+    long long secs;
     unsigned mon, day;
     int year;
 
-    if (secs < 0) {
-        secs += 86400;
-        days--;
-    }
-    civil_from_days(days, &year, &mon, &day);
+    utc_parts(ts, &year, &mon, &day, &secs);
     if (year < 0 || year > 9999) { /* not a clock this daemon will see; keep printf's form */
         char num[64];
-        snprintf(num, sizeof(num), "\"%04d-%02u-%02uT%02lld:%02lld:%02lld.%03ldZ\"", year, mon, day,
-                 secs / 3600, secs / 60 % 60, secs % 60, ts->tv_nsec / 1000000);
+        snprintf(num, sizeof(num), TS_FORMAT, year, mon, day, secs / 3600, secs / 60 % 60,
+                 secs % 60, ts->tv_nsec / 1000000);
         line_puts(l, num);
         return;
     }
