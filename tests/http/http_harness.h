@@ -54,6 +54,25 @@ struct th_req {
     const char *ctype; /* Content-Type for body */
 };
 
+/*
+ * main() of an HTTP suite: skip (exit 0, one SKIP line) when `fixture` is not
+ * in tests/fixtures, else build the suite and run it with libcurl set up.
+ */
+TH_FN int th_main(const char *name, const char *fixture, Suite *(*build)(void))
+{
+    char p[256];
+    int rc;
+
+    if (!tu_exists(tu_fixture(fixture, p, sizeof(p)))) {
+        tu_skip(name, "tests/fixtures/*.pt2 not generated (make fixtures)");
+        return 0;
+    }
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    rc = tu_run_suite(build());
+    curl_global_cleanup();
+    return rc;
+}
+
 TH_FN void th_sleep_ms(unsigned ms)
 {
     struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};

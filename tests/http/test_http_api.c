@@ -1002,15 +1002,5 @@ static Suite *api_suite(void)
 
 int main(void)
 {
-    char p[256];
-    int rc;
-
-    if (!tu_exists(tu_fixture("cuda_sm90a_v8.pt2", p, sizeof(p)))) {
-        tu_skip("http_api", "tests/fixtures/*.pt2 not generated (make fixtures)");
-        return 0;
-    }
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    rc = tu_run_suite(api_suite());
-    curl_global_cleanup();
-    return rc;
+    return th_main("http_api", "cuda_sm90a_v8.pt2", api_suite);
 }

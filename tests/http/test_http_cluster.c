@@ -974,17 +974,7 @@ static Suite *cluster_suite(void)
 
 int main(void)
 {
-    char p[256];
-    int rc;
-
-    if (!tu_exists(tu_fixture("cuda_sm90a_v8.pt2", p, sizeof(p)))) {
-        tu_skip("http_cluster", "tests/fixtures/*.pt2 not generated (make fixtures)");
-        return 0;
-    }
     /* Children die with a test process that ends early; reap them too. */
     atexit(stop_children);
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    rc = tu_run_suite(cluster_suite());
-    curl_global_cleanup();
-    return rc;
+    return th_main("http_cluster", "cuda_sm90a_v8.pt2", cluster_suite);
 }

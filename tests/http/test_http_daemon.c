@@ -312,20 +312,10 @@ static Suite *daemon_suite(void)
 
 int main(void)
 {
-    char p[256];
-    int rc;
-
     snprintf(daemon_bin, sizeof(daemon_bin), "%s/pt2scoped", tu_build_dir());
     if (!tu_exists(daemon_bin)) {
         tu_skip("http_daemon", "daemon binary not built");
         return 0;
     }
-    if (!tu_exists(tu_fixture("cpu_x86_64.pt2", p, sizeof(p)))) {
-        tu_skip("http_daemon", "tests/fixtures/*.pt2 not generated (make fixtures)");
-        return 0;
-    }
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    rc = tu_run_suite(daemon_suite());
-    curl_global_cleanup();
-    return rc;
+    return th_main("http_daemon", "cpu_x86_64.pt2", daemon_suite);
 }

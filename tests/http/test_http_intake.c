@@ -200,17 +200,11 @@ START_TEST(test_expect_100_continue)
 }
 END_TEST
 
-int main(void)
+static Suite *intake_suite(void)
 {
     Suite *s = suite_create("http_intake");
     TCase *tc = tcase_create("bodies");
-    char p[256];
-    int rc;
 
-    if (!tu_exists(tu_fixture("cpu_x86_64.pt2", p, sizeof(p)))) {
-        tu_skip("http_intake", "tests/fixtures/*.pt2 not generated (make fixtures)");
-        return 0;
-    }
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_multipart_without_file_field);
@@ -223,8 +217,10 @@ int main(void)
     tcase_add_test(tc, test_chunked_upload);
     tcase_add_test(tc, test_expect_100_continue);
     suite_add_tcase(s, tc);
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    rc = tu_run_suite(s);
-    curl_global_cleanup();
-    return rc;
+    return s;
+}
+
+int main(void)
+{
+    return th_main("http_intake", "cpu_x86_64.pt2", intake_suite);
 }

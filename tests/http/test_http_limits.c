@@ -600,15 +600,5 @@ static Suite *limits_suite(void)
 
 int main(void)
 {
-    char p[256];
-    int rc;
-
-    if (!tu_exists(tu_fixture("cpu_x86_64.pt2", p, sizeof(p)))) {
-        tu_skip("http_limits", "tests/fixtures/*.pt2 not generated (make fixtures)");
-        return 0;
-    }
-    curl_global_init(CURL_GLOBAL_DEFAULT);
-    rc = tu_run_suite(limits_suite());
-    curl_global_cleanup();
-    return rc;
+    return th_main("http_limits", "cpu_x86_64.pt2", limits_suite);
 }
