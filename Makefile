@@ -1,8 +1,12 @@
 # pt2scope build.
 #
-#   make            libpt2scope, build/pt2scope (CLI), build/pt2scoped (daemon)
-#   make run        build and start the daemon on 127.0.0.1:8080 over tests/fixtures
-#   make test       every Check suite, then again under ASan+UBSan, then contract tests
+#   make            libpt2scope, build/pt2scope (CLI), build/pt2scoped (daemon);
+#                   never installs: names what is missing and points to make deps
+#   make deps       install exactly what is missing (service/tools/deps.sh)
+#   make run        deps, build, start the daemon on 127.0.0.1:8080 over tests/fixtures
+#                   (PORT=8081, LISTEN=0.0.0.0 to change)
+#   make test       deps, then every stage (format, lint, Check suites, shell tests,
+#                   ASan+UBSan, contract) and one "N passed, N failed, N skipped" line
 #   make fixtures   regenerate tests/fixtures/*.pt2 from ../shared/corpus/bins
 #   make bench      benchmarks (never part of make test)
 #
@@ -14,10 +18,11 @@ SAN      ?=
 CC       ?= cc
 PKGS     := libzip libcjson libmicrohttpd libcurl
 TESTPKGS := check
-
-# Debian packages that provide the pkg-config modules and tools above.
-DEB_PKGS := build-essential pkg-config libzip-dev libcjson-dev libmicrohttpd-dev \
-            libcurl4-openssl-dev check curl python3 nodejs npm clang-format
+# npm builds the /docs and /openapi.json assets; without it the daemon links
+# only openapi.yaml (NPM= forces that).
+NPM      ?= $(shell command -v npm 2>/dev/null)
+PORT     ?= 8080
+LISTEN   ?= 127.0.0.1
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wno-unused-parameter
@@ -53,32 +58,26 @@ HTTP_BIN   := $(HTTP_SRC:tests/http/%.c=$(BUILD)/tests/%)
 LIBA       := $(BUILD)/libpt2scope.a
 FAKECUDA   := $(BUILD)/fakecuda/libcuda.so.1 $(BUILD)/fakecuda/old/libcuda.so.1
 
-.PHONY: all deps run run-examples test test-unit test-san test-contract test-shell fixtures bench \
-        format format-check clean lint
+.PHONY: all deps build-deps run run-examples test test-unit test-san test-contract test-shell \
+        fixtures bench format format-check clean lint
 PROGRAMS   := $(BUILD)/pt2scope
 ifneq ($(wildcard service/daemon/main.c),)
 PROGRAMS   += $(BUILD)/pt2scoped
 endif
-all: deps $(LIBA) $(PROGRAMS)
+all: $(LIBA) $(PROGRAMS)
 
 # --- dependencies ----------------------------------------------------------
-# Installs what is missing when run as root; otherwise prints the command.
+# deps installs what make run and make test need (as root; otherwise it prints
+# the apt-get command and fails); build-deps only reports what a build lacks.
+# tests/shell/deps.sh tests both with fake apt-get, pkg-config, node and npm.
 deps:
-	@missing=""; \
-	for p in $(PKGS) $(TESTPKGS); do pkg-config --exists $$p || missing="$$missing $$p"; done; \
-	for t in curl python3 npm clang-format; do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "pt2scope: missing:$$missing"; \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS) \
-	      >/dev/null || exit 1; \
-	  else \
-	    echo "run as root: apt-get update && apt-get install -y $(DEB_PKGS)"; exit 1; \
-	  fi; \
-	fi
+	@bash service/tools/deps.sh install
+
+build-deps:
+	@bash service/tools/deps.sh build
 
 # --- objects and programs --------------------------------------------------
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CHK_CFLAGS) -c $< -o $@
 
@@ -120,10 +119,15 @@ run-examples:
 	@echo "  curl -s http://127.0.0.1:8080/v1/node"
 	@echo "  open http://127.0.0.1:8080/docs for the API reference"
 
-run: all
-	@echo "pt2scoped on http://127.0.0.1:8080 (model root tests/fixtures). Try:"
+# A taken port is one line naming the variable, not the daemon's bind error.
+run: deps
+	@$(MAKE) --no-print-directory all
+	@if bash -c 'exec 3<>/dev/tcp/$(LISTEN)/$(PORT)' 2>/dev/null; then \
+	  echo "pt2scope: $(LISTEN):$(PORT) is already in use; pick another port: make run PORT=8081" >&2; \
+	  exit 2; fi
+	@echo "pt2scoped on http://$(LISTEN):$(PORT) (model root tests/fixtures). Try:"
 	@$(MAKE) -s --no-print-directory run-examples
-	exec $(BUILD)/pt2scoped --listen 127.0.0.1:8080 --model-root tests/fixtures
+	exec $(BUILD)/pt2scoped --listen $(LISTEN):$(PORT) --model-root tests/fixtures
 
 # --- tests -----------------------------------------------------------------
 # Each suite runs from the repository root; CK_FORK stays on so a crash in one
@@ -147,12 +151,8 @@ test-contract: all $(HTTP_BIN) $(FAKECUDA)
 	@bash tests/contract/run.sh $(BUILD)
 
 test: deps
-	$(MAKE) --no-print-directory format-check lint
-	$(MAKE) --no-print-directory test-unit
-	$(MAKE) --no-print-directory test-shell
-	$(MAKE) --no-print-directory test-san
-	$(MAKE) --no-print-directory test-contract
-	@echo "pt2scope: all test stages passed"
+	@MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/run.sh format-check lint test-unit test-shell \
+	  test-san test-contract
 
 fixtures:
 	python3 tests/fixtures/build.py --bins ../shared/corpus/bins --out tests/fixtures
@@ -196,9 +196,17 @@ clean:
 # openapi.json is generated here, never edited or committed.
 NPM_STAMP  := openapi/node_modules/.pt2scope-npm-ci
 OAPI_GEN   := $(BUILD)/openapi
+ifneq ($(NPM),)
 OAPI_FILES := $(OAPI_GEN)/openapi.yaml $(OAPI_GEN)/openapi.json \
               $(OAPI_GEN)/swagger-ui-bundle.js $(OAPI_GEN)/swagger-ui.css
 DOCS_OBJ   := $(BUILD)/obj/service/daemon/pt2d_docs_assets.o
+DOCS_DEFS  :=
+else
+# No npm: the daemon still builds, and says how to get /docs and /openapi.json.
+OAPI_FILES := $(OAPI_GEN)/openapi.yaml
+DOCS_OBJ   := $(BUILD)/obj/service/daemon/pt2d_docs_yaml_only.o
+DOCS_DEFS  := -DPT2D_DOCS_YAML_ONLY
+endif
 DMN_OBJ    += $(DOCS_OBJ)
 DMN_CORE   += $(DOCS_OBJ)
 
@@ -220,7 +228,8 @@ $(OAPI_GEN)/swagger-ui%: $(NPM_STAMP)
 # .incbin inputs are invisible to -MMD: they are listed here instead.
 $(DOCS_OBJ): service/daemon/pt2d_docs_assets.S $(OAPI_FILES)
 	@mkdir -p $(dir $@)
-	$(CC) -c -Wa,--noexecstack -Wa,-I$(OAPI_GEN) -o $@ $<
+	@[ -n "$(NPM)" ] || echo "pt2scope: no npm: pt2scoped is built without /docs and /openapi.json (make deps installs npm)"
+	$(CC) -c $(DOCS_DEFS) -Wa,--noexecstack -Wa,-I$(OAPI_GEN) -o $@ $<
 
 $(BUILD)/pt2scoped $(HTTP_BIN): $(DOCS_OBJ)
 test-contract: $(NPM_STAMP)

@@ -16,6 +16,8 @@ extern const char pt2d_docs_openapi_yaml[], pt2d_docs_openapi_json[];
 extern const char pt2d_docs_swagger_js[], pt2d_docs_swagger_css[];
 extern const size_t pt2d_docs_openapi_yaml_len, pt2d_docs_openapi_json_len;
 extern const size_t pt2d_docs_swagger_js_len, pt2d_docs_swagger_css_len;
+/* 0 when the daemon was built without npm: only the YAML is linked in. */
+extern const unsigned char pt2d_docs_complete;
 
 /* Relative URLs keep the page working behind a reverse proxy's path prefix. */
 static const char docs_page[] =
@@ -43,14 +45,15 @@ static const struct docs_entry {
     const char *content_type;
     const char *data;
     const size_t *len;
+    int from_npm; /* made by the npm tools at build time */
 } docs[] = {
-    {"/docs", "text/html; charset=utf-8", docs_page, &docs_page_len},
+    {"/docs", "text/html; charset=utf-8", docs_page, &docs_page_len, 1},
     {"/docs/swagger-ui-bundle.js", "text/javascript; charset=utf-8", pt2d_docs_swagger_js,
-     &pt2d_docs_swagger_js_len},
+     &pt2d_docs_swagger_js_len, 1},
     {"/docs/swagger-ui.css", "text/css; charset=utf-8", pt2d_docs_swagger_css,
-     &pt2d_docs_swagger_css_len},
-    {"/openapi.json", "application/json", pt2d_docs_openapi_json, &pt2d_docs_openapi_json_len},
-    {"/openapi.yaml", "application/yaml", pt2d_docs_openapi_yaml, &pt2d_docs_openapi_yaml_len},
+     &pt2d_docs_swagger_css_len, 1},
+    {"/openapi.json", "application/json", pt2d_docs_openapi_json, &pt2d_docs_openapi_json_len, 1},
+    {"/openapi.yaml", "application/yaml", pt2d_docs_openapi_yaml, &pt2d_docs_openapi_yaml_len, 0},
 };
 
 int pt2d_docs_get(size_t i, struct pt2d_doc *out)
@@ -61,6 +64,7 @@ int pt2d_docs_get(size_t i, struct pt2d_doc *out)
     out->content_type = docs[i].content_type;
     out->data = docs[i].data;
     out->len = *docs[i].len;
+    out->built = !docs[i].from_npm || pt2d_docs_complete;
     return 1;
 }
 
@@ -76,8 +80,17 @@ int pt2d_docs_find(const char *path, struct pt2d_doc *out)
 
 int pt2d_docs_reply(const struct pt2d_doc *doc, struct pt2d_reply *r, const char *request_id)
 {
-    char *copy = malloc(doc->len + 1);
+    char *copy;
 
+    if (!doc->built) {
+        pt2d_reply_problem(r, PT2D_ERR_DOCS_NOT_BUILT,
+                           "this pt2scoped was built without npm, so it has no /docs or "
+                           "/openapi.json (/openapi.yaml is served): install Node.js and npm "
+                           "(make deps) and rebuild with make",
+                           request_id);
+        return PT2D_ERR_DOCS_NOT_BUILT;
+    }
+    copy = malloc(doc->len + 1);
     if (copy == NULL) {
         pt2d_reply_problem(r, PT2_ERR_NOMEM, "out of memory", request_id);
         return PT2_ERR_NOMEM;

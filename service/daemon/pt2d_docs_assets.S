@@ -5,6 +5,10 @@
  * that directory to the assembler (-Wa,-I...), so .incbin finds it there and
  * make knows every input. Each blob is followed by a NUL, so it is also a C
  * string, and by an address-sized length (size_t) without that NUL.
+ *
+ * Built with -DPT2D_DOCS_YAML_ONLY (no npm on the build machine), only the
+ * YAML is linked: the npm-made blobs are empty and pt2d_docs_complete is 0,
+ * so the daemon can say how to build them instead of serving nothing.
  */
         .macro pt2d_docs_blob name, file
         .section .rodata.pt2d_docs, "a", %progbits
@@ -24,10 +28,39 @@
         .size \name\()_len, . - \name\()_len
         .endm
 
+        .macro pt2d_docs_empty name
+        .section .rodata.pt2d_docs, "a", %progbits
+        .globl \name
+        .type \name, %object
+\name:
+        .byte 0
+        .size \name, 1
+        .balign 8
+        .globl \name\()_len
+        .type \name\()_len, %object
+\name\()_len:
+        .dc.a 0
+        .size \name\()_len, . - \name\()_len
+        .endm
+
         pt2d_docs_blob pt2d_docs_openapi_yaml, "openapi.yaml"
+#ifdef PT2D_DOCS_YAML_ONLY
+        pt2d_docs_empty pt2d_docs_openapi_json
+        pt2d_docs_empty pt2d_docs_swagger_js
+        pt2d_docs_empty pt2d_docs_swagger_css
+#define PT2D_DOCS_COMPLETE 0
+#else
         pt2d_docs_blob pt2d_docs_openapi_json, "openapi.json"
         pt2d_docs_blob pt2d_docs_swagger_js, "swagger-ui-bundle.js"
         pt2d_docs_blob pt2d_docs_swagger_css, "swagger-ui.css"
+#define PT2D_DOCS_COMPLETE 1
+#endif
+        .section .rodata.pt2d_docs, "a", %progbits
+        .globl pt2d_docs_complete
+        .type pt2d_docs_complete, %object
+pt2d_docs_complete:
+        .byte PT2D_DOCS_COMPLETE
+        .size pt2d_docs_complete, 1
 
         /* Data only: the object must not ask for an executable stack. */
         .section .note.GNU-stack, "", %progbits

@@ -25,6 +25,8 @@ static const struct pt2d_problem_type problem_types[] = {
     {PT2_ERR_INVALID, 400, "bad-request", "The request is malformed"},
     {PT2_ERR_NOT_FOUND, 404, "not-found", "Not found"},
     {PT2D_ERR_NO_ROUTE, 404, "not-found", "Not found"},
+    {PT2D_ERR_DOCS_NOT_BUILT, 404, "docs-not-built",
+     "This pt2scoped was built without the API reference"},
     {PT2D_ERR_OUTSIDE_ROOT, 403, "outside-root", "The path is outside every model root"},
     {PT2D_ERR_OVERLOADED, 503, "overloaded", "The server is overloaded; retry later"},
     {PT2D_ERR_METHOD, 405, "method-not-allowed", "Method not allowed on this resource"},

@@ -19,11 +19,12 @@
 
 /* Daemon-only failure codes, same convention as enum pt2_status. */
 enum pt2d_status {
-    PT2D_ERR_OUTSIDE_ROOT = -100, /* a path reference escapes every --model-root */
-    PT2D_ERR_OVERLOADED = -101,   /* the job queue is full, or the daemon is draining */
-    PT2D_ERR_METHOD = -102,       /* the route exists but not for this method */
-    PT2D_ERR_MEDIA_TYPE = -103,   /* the request body has an unsupported Content-Type */
-    PT2D_ERR_NO_ROUTE = -104      /* no such endpoint */
+    PT2D_ERR_OUTSIDE_ROOT = -100,  /* a path reference escapes every --model-root */
+    PT2D_ERR_OVERLOADED = -101,    /* the job queue is full, or the daemon is draining */
+    PT2D_ERR_METHOD = -102,        /* the route exists but not for this method */
+    PT2D_ERR_MEDIA_TYPE = -103,    /* the request body has an unsupported Content-Type */
+    PT2D_ERR_NO_ROUTE = -104,      /* no such endpoint */
+    PT2D_ERR_DOCS_NOT_BUILT = -105 /* /docs or /openapi.json left out of a build without npm */
 };
 
 struct pt2d_problem_type {

@@ -67,6 +67,7 @@ START_TEST(test_table)
         ck_assert(pt2d_docs_find(d.path, &again));
         ck_assert_ptr_eq(again.data, d.data);
         ck_assert_uint_gt(d.len, 0);
+        ck_assert_int_eq(d.built, 1); /* built with npm: every document is here */
         /* Every document is routed to the documents kind. */
         ck_assert_ptr_nonnull(pt2d_router_match(d.path));
         ck_assert_int_eq(pt2d_router_match(d.path)->kind, PT2D_KIND_DOC);

@@ -5,9 +5,9 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 D=${PT2SCOPE_BUILD:-build}/pt2scoped
-if [ ! -x "$D" ]; then echo "SKIP readme_examples: $D not built"; exit 0; fi
+if [ ! -x "$D" ]; then echo "FAIL: $D not built"; exit 1; fi
 if [ ! -f tests/fixtures/cuda_sm90a_v8.pt2 ]; then
-    echo "SKIP readme_examples: tests/fixtures not generated"; exit 0
+    echo "FAIL: tests/fixtures not generated"; exit 1
 fi
 
 TMP=$(mktemp -d /tmp/pt2d-readme-XXXXXX)

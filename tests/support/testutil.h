@@ -19,7 +19,8 @@ uint8_t *tu_read_file(const char *path, size_t *len_out);
 const char *tu_fixture(const char *name, char *buf, size_t len);
 
 /* Path under the shared folder (e.g. "corpus/bins/cubin_cuda13/sm_90a.cubin"),
- * or NULL when the shared folder is absent. */
+ * or NULL when it is absent. With PT2SCOPE_REQUIRE_CORPUS=1 (CI) an absent
+ * path fails the calling test instead: CI can never pass by skipping. */
 const char *tu_shared(const char *rel, char *buf, size_t len);
 
 /* 1 when the named file exists. */

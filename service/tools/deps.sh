@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# deps.sh - decide what this machine lacks to build or test pt2scope, and
+# install exactly that (Debian 12).
+#
+#   deps.sh build     what `make` needs: report what is missing, point to
+#                     `make deps`, exit 2. Never installs.
+#   deps.sh install   what `make run` and `make test` need: nothing missing,
+#                     exit 0 silently; as root, one `apt-get update` then one
+#                     `apt-get install` of the missing packages; otherwise
+#                     print that command and exit 2.
+#
+# Each missing pkg-config module or tool maps to the one Debian package that
+# provides it. Node.js and npm are used from wherever they came (a vendor
+# repository's node ships its own npm, which Debian's npm conflicts with):
+# Debian's nodejs/npm are asked for only when there is no npm at all.
+# tests/shell/deps.sh runs this with fake apt-get, pkg-config, node and npm.
+set -u
+
+# pkg-config module -> Debian package
+build_mods="libzip:libzip-dev libcjson:libcjson-dev libmicrohttpd:libmicrohttpd-dev
+            libcurl:libcurl4-openssl-dev nettle:nettle-dev"
+test_mods="check:check"
+# command -> Debian package
+build_tools="cc:gcc pkg-config:pkg-config"
+test_tools="curl:curl python3:python3 clang-format:clang-format"
+# The OpenAPI tools' floor (openapi/package.json "engines").
+NODE_MIN=18.17
+
+mode=${1:-install}
+missing=()
+
+want() { # want PKG: add a Debian package once
+    local p
+    for p in "${missing[@]}"; do [ "$p" = "$1" ] && return; done
+    missing+=("$1")
+}
+
+check_mods() {
+    local pair
+    for pair in $1; do
+        pkg-config --exists "${pair%%:*}" 2>/dev/null || want "${pair#*:}"
+    done
+}
+
+check_tools() {
+    local pair
+    for pair in $1; do
+        command -v "${pair%%:*}" >/dev/null 2>&1 || want "${pair#*:}"
+    done
+}
+
+# 0 when `node --version` (v20.11.1) is at least NODE_MIN.
+node_new_enough() {
+    local v maj min
+    v=$(node --version 2>/dev/null) || return 1
+    v=${v#v}
+    maj=${v%%.*}
+    min=${v#*.}
+    min=${min%%.*}
+    case "$maj$min" in *[!0-9]*|"") return 1 ;; esac
+    [ "$maj" -gt "${NODE_MIN%%.*}" ] ||
+        { [ "$maj" -eq "${NODE_MIN%%.*}" ] && [ "$min" -ge "${NODE_MIN#*.}" ]; }
+}
+
+check_mods "$build_mods"
+check_tools "$build_tools"
+# pkg-config missing makes every module look missing: that is one fix.
+
+case "$mode" in
+build)
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "pt2scope: cannot build, missing: ${missing[*]}; run 'make deps' (as root) to install them" >&2
+        exit 2
+    fi
+    exit 0 ;;
+install) ;;
+*)
+    echo "usage: deps.sh build|install" >&2
+    exit 2 ;;
+esac
+
+check_mods "$test_mods"
+check_tools "$test_tools"
+if ! command -v npm >/dev/null 2>&1; then
+    command -v node >/dev/null 2>&1 || want nodejs
+    want npm
+elif ! node_new_enough; then
+    # Replacing a vendor Node.js with Debian's is not ours to do.
+    echo "pt2scope: Node.js $(node --version 2>/dev/null || echo '(none)') is too old for the OpenAPI tools (need >= $NODE_MIN); install a newer Node.js" >&2
+    exit 2
+fi
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" != 0 ]; then
+    echo "pt2scope: missing: ${missing[*]}" >&2
+    echo "run as root: apt-get update && $cmd" >&2
+    exit 2
+fi
+echo "pt2scope: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq || { echo "pt2scope: apt-get update failed" >&2; exit 1; }
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends "${missing[@]}" ||
+    { echo "pt2scope: apt-get install ${missing[*]} failed" >&2; exit 1; }

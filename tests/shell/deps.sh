@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# The install decision of `make deps` and `make`, with fake apt-get,
+# pkg-config, node, npm and id first on PATH, each recording its calls:
+#   - everything present: no apt call;
+#   - the -dev packages missing, a vendor node and npm present: apt gets only
+#     the -dev packages, after one apt-get update;
+#   - no node and no npm: apt gets nodejs and npm; node without npm: npm only;
+#   - a Node.js too old for the OpenAPI tools: a message, exit 2, no apt call;
+#   - not root: exit 2, the apt-get command printed, no apt call;
+#   - plain `make` with something missing: names it, points to make deps,
+#     never calls apt-get.
+# Also `make run` on a taken port: one line naming PORT, exit 2.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+MAKE_BIN=$(command -v make)
+TMP=$(mktemp -d /tmp/pt2scope-deps-XXXXXX)
+LPID=
+cleanup() {
+    [ -n "$LPID" ] && kill "$LPID" 2>/dev/null && wait "$LPID" 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+[ -n "${DEPS_DEBUG:-}" ] && trap - EXIT
+pass=0 fail=0
+same() { # same WHAT ACTUAL EXPECTED
+    if [ "$2" = "$3" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); printf 'FAIL %s: got\n  %s\nwant\n  %s\n' "$1" "$2" "$3"; fi
+}
+
+ALL_MODS="libzip libcjson libmicrohttpd libcurl nettle check"
+DEV_PKGS="libzip-dev libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev nettle-dev check"
+
+# A fresh fake bin for one case. Variables: MODS (pkg-config modules present;
+# pkg-config itself is always there unless a case removes it), TOOLS (other
+# commands present), NODE_VERSION, UID_IS.
+setup() {
+    rm -rf "$TMP/bin" "$TMP/calls"
+    mkdir -p "$TMP/bin"
+    : >"$TMP/calls"
+    local t
+    # The real tools deps.sh and make's recipes use, and nothing else.
+    for t in bash sh env cat mkdir; do ln -s "$(command -v $t)" "$TMP/bin/$t"; done
+    cat >"$TMP/bin/apt-get" <<SH
+#!/bin/sh
+echo "apt-get \$*" >>"$TMP/calls"
+SH
+    cat >"$TMP/bin/pkg-config" <<SH
+#!/bin/sh
+echo "pkg-config \$*" >>"$TMP/calls"
+[ "\$1" = --exists ] || exit 0
+for m in $MODS; do [ "\$m" = "\$2" ] && exit 0; done
+exit 1
+SH
+    cat >"$TMP/bin/id" <<SH
+#!/bin/sh
+echo $UID_IS
+SH
+    for t in $TOOLS; do
+        case $t in
+        node) printf '#!/bin/sh\necho "node $*" >>"%s"\necho %s\n' "$TMP/calls" "$NODE_VERSION" ;;
+        *) printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$t" "$TMP/calls" ;;
+        esac >"$TMP/bin/$t"
+    done
+    chmod +x "$TMP/bin"/*
+}
+
+# run_make TARGET...: make with only the fake bin on PATH; sets RC and OUT.
+run_make() {
+    OUT=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH="$TMP/bin" "$MAKE_BIN" -s --no-print-directory BUILD="$TMP/build" "$@" 2>&1)
+    RC=$?
+}
+apt_calls() { grep '^apt-get' "$TMP/calls" | tr '\n' ';'; }
+
+EVERY_TOOL="cc curl python3 clang-format node npm"
+
+# 1. Everything present: no apt call.
+MODS=$ALL_MODS TOOLS=$EVERY_TOOL NODE_VERSION=v20.11.1 UID_IS=0 setup
+run_make deps
+same "all present: exit" "$RC" 0
+same "all present: apt" "$(apt_calls)" ""
+same "all present: output" "$OUT" ""
+
+# 2. A new machine with a vendor Node.js 20 and its own npm: only the -dev packages.
+MODS="" TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 setup
+run_make deps
+same "dev missing: exit" "$RC" 0
+same "dev missing: apt" "$(apt_calls)" \
+    "apt-get update -qq;apt-get install -y -qq --no-install-recommends $DEV_PKGS;"
+same "dev missing: node untouched" "$(grep -c '^npm ' "$TMP/calls")" 0
+
+# 3. No node and no npm: Debian's nodejs and npm.
+MODS=$ALL_MODS TOOLS="cc curl python3 clang-format" NODE_VERSION= UID_IS=0 setup
+run_make deps
+same "no node: exit" "$RC" 0
+same "no node: apt" "$(apt_calls)" \
+    "apt-get update -qq;apt-get install -y -qq --no-install-recommends nodejs npm;"
+
+# 4. A node without npm: npm only (never a second nodejs).
+MODS=$ALL_MODS TOOLS="cc curl python3 clang-format node" NODE_VERSION=v18.19.0 UID_IS=0 setup
+run_make deps
+same "node without npm: apt" "$(apt_calls)" \
+    "apt-get update -qq;apt-get install -y -qq --no-install-recommends npm;"
+
+# 5. A Node.js too old for the tools, with npm: said, not replaced.
+MODS=$ALL_MODS TOOLS=$EVERY_TOOL NODE_VERSION=v16.20.2 UID_IS=0 setup
+run_make deps
+same "old node: exit" "$RC" 2
+same "old node: apt" "$(apt_calls)" ""
+same "old node: message" "$(echo "$OUT" | head -1)" \
+    "pt2scope: Node.js v16.20.2 is too old for the OpenAPI tools (need >= 18.17); install a newer Node.js"
+
+# 6. Not root, tools missing too: the exact command, exit 2, no apt call.
+MODS="libzip libcjson libmicrohttpd libcurl nettle" TOOLS="cc python3 node npm" \
+    NODE_VERSION=v22.1.0 UID_IS=1000 setup
+run_make deps
+same "not root: exit" "$RC" 2
+same "not root: apt" "$(apt_calls)" ""
+same "not root: message" "$(echo "$OUT" | sed -n 1,2p)" \
+    "pt2scope: missing: check curl clang-format
+run as root: apt-get update && apt-get install -y --no-install-recommends check curl clang-format"
+
+# 7. Plain make with the -dev packages missing: says what and where, never apt.
+MODS="check" TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 setup
+run_make
+same "make: fails" "$RC" 2
+same "make: apt" "$(apt_calls)" ""
+same "make: npm" "$(grep -c '^npm ' "$TMP/calls")" 0
+same "make: message" "$(echo "$OUT" | head -1)" \
+    "pt2scope: cannot build, missing: libzip-dev libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev nettle-dev; run 'make deps' (as root) to install them"
+
+# 8. No pkg-config at all: that package too, and every module it cannot see.
+MODS="" TOOLS="cc curl python3 clang-format node npm" NODE_VERSION=v20.0.0 UID_IS=1000 setup
+rm "$TMP/bin/pkg-config"
+run_make deps
+same "no pkg-config: message" "$(echo "$OUT" | head -1)" \
+    "pt2scope: missing: $(echo $DEV_PKGS | sed 's/ check$//') pkg-config check"
+
+# make run on a taken port: one line that names the variable.
+python3 - "$TMP/port" <<'PY' &
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+time.sleep(60)
+PY
+LPID=$!
+for _ in $(seq 1 300); do [ -s "$TMP/port" ] && break; sleep 0.01; done
+busy=$(cat "$TMP/port")
+OUT=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE_BIN" -s --no-print-directory run \
+    PORT="$busy" 2>&1 </dev/null)
+RC=$?
+same "run on a taken port: exit" "$RC" 2
+same "run on a taken port: message" "$(echo "$OUT" | grep -v '^make')" \
+    "pt2scope: 127.0.0.1:$busy is already in use; pick another port: make run PORT=8081"
+
+[ -n "${DEPS_DEBUG:-}" ] && exit 0
+echo "deps: $pass passed, $fail failed"
+[ "$fail" = 0 ]
