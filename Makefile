@@ -36,8 +36,18 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHK_CFLAGS = $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
 CHK_LIBS   = $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
+# The layering is enforced by the include path: the CLI sees only the public
+# header, the daemon the public header and its own; only the library and the
+# tests see the library's internal headers (tests/shell/layering.sh).
+INC_lib    := -Iservice/include -Iservice/lib
+INC_cli    := -Iservice/include
+INC_daemon := -Iservice/include -Iservice/daemon
+LAYER_INC   = -Iservice/include -Iservice/lib -Iservice/daemon -Itests/support
+$(BUILD)/obj/service/lib/%.o:    LAYER_INC = $(INC_lib)
+$(BUILD)/obj/service/cli/%.o:    LAYER_INC = $(INC_cli)
+$(BUILD)/obj/service/daemon/%.o: LAYER_INC = $(INC_daemon)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) \
-             -Iservice/include -Iservice/lib -Iservice/daemon -Itests/support $(PKG_CFLAGS) -MMD -MP
+             $(LAYER_INC) $(PKG_CFLAGS) -MMD -MP
 LIBS       = $(PKG_LIBS) -lpthread -ldl -lm
 
 LIB_SRC    := $(sort $(wildcard service/lib/*.c))
@@ -77,9 +87,17 @@ build-deps:
 	@bash service/tools/deps.sh build
 
 # --- objects and programs --------------------------------------------------
-$(BUILD)/obj/%.o: %.c | build-deps
+$(BUILD)/obj/service/%.o: service/%.c | build-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/tests/%.o: tests/%.c | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CHK_CFLAGS) -c $< -o $@
+
+# The compiler flags of one layer (lib, cli, daemon), for tests/shell/layering.sh.
+print-cflags-%:
+	@echo $(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(INC_$*) $(PKG_CFLAGS)
 
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -25,4 +25,7 @@ void cli_sanitize(cJSON *doc);
 /* Print the inspection document for a terminal (sanitize it first). */
 void cli_render_inspect(FILE *f, const cJSON *doc);
 
+/* Print the node document (pt2_node_to_json) for a terminal (sanitize it first). */
+void cli_render_node(FILE *f, const cJSON *doc);
+
 #endif

@@ -1,32 +1,31 @@
 /*
- * cli_main.c - `pt2scope`: inspect, check, validate, gpus.
+ * cli_main.c - `pt2scope`: inspect, check, check-kernel, validate, gpus.
  *
- * Design: argument parsing and exit codes only; every answer comes from
- * libpt2scope. Errors are one line on stderr ("pt2scope: <what>: <why>") and
- * exit 2, so pipelines can tell "incompatible" (1) from "could not tell" (2).
+ * Design: argument parsing and exit codes only; every answer, every verdict
+ * and every rule comes from libpt2scope's public header. Errors are one
+ * line on stderr ("pt2scope: <what>: <why>") and exit 2, so pipelines can
+ * tell "incompatible" (1) from "could not tell" (2). Options are parsed by
+ * getopt_long, so `--target=H100` and `--target H100` both work and may
+ * come before or after the file.
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
-#include "pt2_binary.h"
-#include "pt2_compat.h"
-#include "pt2_cpu.h"
-#include "pt2_cuda.h"
-#include "pt2_error.h"
-#include "pt2_k8s.h"
-#include "pt2_rd.h"
-#include "pt2_utf8.h"
 #include "pt2scope.h"
 
 #define MAX_TARGETS 64
 #define MAX_INPUTS 256
-#define KERNEL_FILE_MAX (256u * 1024u * 1024u)
+
+enum { OPT_JSON = 0x100, OPT_OIP, OPT_DRIVER, OPT_DEVICE, OPT_LIBCUDA, OPT_SYSFS, OPT_NODES };
+
+/* Which options each command takes (bits of 1 << (opt - OPT_JSON)); 't' and 'i' below. */
+#define O(x) (1u << ((x)-OPT_JSON))
+#define O_TARGET (1u << 10)
+#define O_INPUT (1u << 11)
 
 struct cli_args {
     const char *cmd;
@@ -39,7 +38,38 @@ struct cli_args {
     const char *driver;
     const char *device;
     const char *libcuda;
+    const char *sysfs_root;
     const char *nodes;
+};
+
+static const struct command {
+    const char *name;
+    unsigned opts;
+    int needs_file;
+} commands[] = {
+    {"inspect", O(OPT_JSON) | O(OPT_OIP), 1},
+    {"check",
+     O(OPT_JSON) | O(OPT_DRIVER) | O(OPT_DEVICE) | O(OPT_LIBCUDA) | O(OPT_SYSFS) | O(OPT_NODES) |
+         O_TARGET,
+     1},
+    {"check-kernel", O(OPT_DRIVER) | O(OPT_DEVICE) | O(OPT_LIBCUDA) | O(OPT_SYSFS) | O_TARGET, 1},
+    {"validate", O(OPT_JSON) | O_INPUT, 1},
+    {"gpus", O(OPT_JSON) | O(OPT_LIBCUDA) | O(OPT_SYSFS), 0},
+    {"version", 0, 0},
+};
+
+static const struct option long_opts[] = {
+    {"json", no_argument, NULL, OPT_JSON},
+    {"oip", no_argument, NULL, OPT_OIP},
+    {"target", required_argument, NULL, 't'},
+    {"input", required_argument, NULL, 'i'},
+    {"driver", required_argument, NULL, OPT_DRIVER},
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"libcuda", required_argument, NULL, OPT_LIBCUDA},
+    {"sysfs-root", required_argument, NULL, OPT_SYSFS},
+    {"nodes", required_argument, NULL, OPT_NODES},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static void usage(FILE *f)
@@ -52,15 +82,17 @@ static void usage(FILE *f)
         "  check FILE --target T [--target T ...] [--driver X.Y] [--json]\n"
         "                                          will FILE run on T (9.0, sm_90a, H100, "
         "gfx90a)?\n"
-        "  check FILE [--device cuda:N] [--json]   ... on this node's GPU and CPU?\n"
+        "  check FILE [--device cuda:N] [--json]   ... on this node's GPUs and CPU?\n"
         "  check FILE --nodes NODES.json [--json]  ... on each Kubernetes node (kubectl get nodes "
         "-o json)?\n"
         "  check-kernel FILE (--target T | --device cuda:N) [--driver X.Y]\n"
         "                                          the same for a raw .cubin/.fatbin/.hsaco\n"
         "  validate FILE --input NAME=D1,D2,... [--input ...] [--json]\n"
         "                                          are these input shapes acceptable?\n"
-        "  gpus [--json] [--libcuda PATH]          this node's GPUs and CPU\n"
+        "  gpus [--json]                           this node's GPUs (NVIDIA, AMD) and CPU\n"
         "  version\n"
+        "\n"
+        "  --libcuda PATH, --sysfs-root DIR        where to probe this node's GPUs\n"
         "\n"
         "exit status: 0 ok/compatible/valid, 1 incompatible/invalid, 2 error\n");
 }
@@ -71,58 +103,98 @@ static int fail(const char *what, const char *why)
     return CLI_ERROR;
 }
 
-static int parse_args(int argc, char **argv, struct cli_args *a)
+/* 1 and the usage printed when the arguments ask for help. */
+static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
 {
+    const struct command *cmd = NULL;
+    int c;
+
     memset(a, 0, sizeof(*a));
+    *help = 0;
     if (argc < 2)
         return fail("usage", "no command given (try 'pt2scope --help')");
     a->cmd = argv[1];
-    for (int i = 2; i < argc; i++) {
-        const char *s = argv[i];
-        const char *val = (i + 1 < argc) ? argv[i + 1] : NULL;
-        int takes = 1;
+    if (strcmp(a->cmd, "--help") == 0 || strcmp(a->cmd, "-h") == 0 || strcmp(a->cmd, "help") == 0) {
+        *help = 1;
+        return CLI_OK;
+    }
+    if (strcmp(a->cmd, "--version") == 0)
+        a->cmd = "version";
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(commands[i].name, a->cmd) == 0)
+            cmd = &commands[i];
+    if (cmd == NULL) {
+        fprintf(stderr, "pt2scope: usage: unknown command '%s' (try 'pt2scope --help')\n", a->cmd);
+        return CLI_ERROR;
+    }
+    optind = 1;
+    opterr = 0;
+    /* argv[1] (the command) stands in for the program name. */
+    while ((c = getopt_long(argc - 1, argv + 1, ":t:i:h", long_opts, NULL)) != -1) {
+        unsigned bit = c == 't' ? O_TARGET : c == 'i' ? O_INPUT : c >= OPT_JSON ? O(c) : 0;
+        /* The word just read (argv is shifted by one for getopt). */
+        const char *word = argv[optind < argc ? optind : argc - 1];
 
-        if (strcmp(s, "--json") == 0) {
+        if (c == 'h') {
+            *help = 1;
+            return CLI_OK;
+        }
+        if (c == '?' || c == ':') {
+            fprintf(stderr,
+                    c == '?' ? "pt2scope: usage: unknown option '%s'\n"
+                             : "pt2scope: usage: option '%s' needs a value\n",
+                    word);
+            return CLI_ERROR;
+        }
+        if ((cmd->opts & bit) == 0) {
+            const char *name = "";
+            for (const struct option *o = long_opts; o->name != NULL; o++)
+                if (o->val == c)
+                    name = o->name;
+            fprintf(stderr, "pt2scope: usage: %s does not take --%s\n", cmd->name, name);
+            return CLI_ERROR;
+        }
+        switch (c) {
+        case OPT_JSON:
             a->json = 1;
-            takes = 0;
-        } else if (strcmp(s, "--oip") == 0) {
+            break;
+        case OPT_OIP:
             a->oip = 1;
-            takes = 0;
-        } else if (strcmp(s, "--target") == 0 || strcmp(s, "-t") == 0) {
-            if (val && a->ntargets < MAX_TARGETS)
-                a->targets[a->ntargets++] = val;
-            else if (val)
+            break;
+        case 't':
+            if (a->ntargets == MAX_TARGETS)
                 return fail("usage", "too many --target options");
-        } else if (strcmp(s, "--input") == 0 || strcmp(s, "-i") == 0) {
-            if (val && a->ninputs < MAX_INPUTS)
-                a->inputs[a->ninputs++] = val;
-            else if (val)
+            a->targets[a->ntargets++] = optarg;
+            break;
+        case 'i':
+            if (a->ninputs == MAX_INPUTS)
                 return fail("usage", "too many --input options");
-        } else if (strcmp(s, "--driver") == 0) {
-            a->driver = val;
-        } else if (strcmp(s, "--device") == 0) {
-            a->device = val;
-        } else if (strcmp(s, "--libcuda") == 0) {
-            a->libcuda = val;
-        } else if (strcmp(s, "--nodes") == 0) {
-            a->nodes = val;
-        } else if (s[0] == '-' && s[1] != '\0') {
-            fprintf(stderr, "pt2scope: usage: unknown option '%s'\n", s);
-            return CLI_ERROR;
-        } else if (a->file == NULL) {
-            a->file = s;
-            takes = 0;
-        } else {
-            fprintf(stderr, "pt2scope: usage: unexpected argument '%s'\n", s);
-            return CLI_ERROR;
+            a->inputs[a->ninputs++] = optarg;
+            break;
+        case OPT_DRIVER:
+            a->driver = optarg;
+            break;
+        case OPT_DEVICE:
+            a->device = optarg;
+            break;
+        case OPT_LIBCUDA:
+            a->libcuda = optarg;
+            break;
+        case OPT_SYSFS:
+            a->sysfs_root = optarg;
+            break;
+        case OPT_NODES:
+            a->nodes = optarg;
+            break;
         }
-        if (takes) {
-            if (val == NULL) {
-                fprintf(stderr, "pt2scope: usage: option '%s' needs a value\n", s);
-                return CLI_ERROR;
-            }
-            i++;
+    }
+    for (int i = optind + 1; i < argc; i++) {
+        if (a->file == NULL && cmd->needs_file) {
+            a->file = argv[i];
+            continue;
         }
+        fprintf(stderr, "pt2scope: usage: unexpected argument '%s'\n", argv[i]);
+        return CLI_ERROR;
     }
     return CLI_OK;
 }
@@ -146,6 +218,16 @@ static int open_pkg(const char *file, pt2_package **pkg)
         return fail("usage", "no package file given");
     if (pt2_package_open_path(pkg, file, NULL, &err) != PT2_OK)
         return fail(file, err.message);
+    return CLI_OK;
+}
+
+static int probe_node(const struct cli_args *a, pt2_node **node)
+{
+    struct pt2_node_options no = {a->libcuda, a->sysfs_root, NULL};
+    struct pt2_error err = {0};
+
+    if (pt2_node_probe(node, &no, &err) != PT2_OK)
+        return fail("gpus", err.message);
     return CLI_OK;
 }
 
@@ -174,109 +256,29 @@ cleanup:
     return rc;
 }
 
-/* One verdict line (or JSON object) for a check. */
-static void report(cJSON *arr, const char *target, const struct pt2_verdict_result *r)
+/* One "label: verdict: reason" line, terminal escapes defanged. */
+static void print_verdict(const char *label, const char *verdict, const char *why)
 {
-    if (arr != NULL) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "target", target);
-        cJSON_AddStringToObject(o, "verdict", pt2_verdict_name(r->verdict));
-        cJSON_AddStringToObject(o, "reason", r->reason);
-        cJSON_AddItemToArray(arr, o);
-    } else {
-        char reason[sizeof(r->reason)];
-        snprintf(reason, sizeof(reason), "%s", r->reason);
-        cli_defang(reason);
-        printf("%s: %s: %s\n", target, pt2_verdict_name(r->verdict), reason);
-    }
-}
+    char l[256], r[1024];
 
-/* Check against this node: the selected GPU (if any) and the host CPU. */
-static int check_node(const struct cli_args *a, pt2_package *pkg, int driver, cJSON *arr,
-                      int *worst)
-{
-    struct pt2_node_gpus *g = calloc(1, sizeof(*g));
-    struct pt2_cpu_info cpu;
-    struct pt2_error err = {0};
-    struct pt2_verdict_result r;
-    const struct pt2_gpu *gpu = NULL;
-    const char *feats[PT2_CPU_FEATURES_MAX];
-    int rc = CLI_OK;
-
-    if (g == NULL)
-        return fail("check", "out of memory");
-    if (pt2_cuda_probe(a->libcuda, g, &err) != PT2_OK) {
-        rc = fail("gpus", err.message);
-        goto cleanup;
-    }
-    if (g->n > 0 || a->device != NULL) {
-        struct pt2_device dev;
-        char label[64];
-
-        if (pt2_cuda_select(g, a->device, &gpu, &err) != PT2_OK) {
-            rc = fail(a->device ? a->device : "cuda", err.message);
-            goto cleanup;
-        }
-        pt2_cuda_device(g, gpu, &dev);
-        if (driver)
-            dev.driver_cuda_version = driver;
-        if (pt2_package_check_device(pkg, &dev, &r, &err) != PT2_OK) {
-            rc = fail("check", err.message);
-            goto cleanup;
-        }
-        snprintf(label, sizeof(label), "cuda:%d", gpu->index);
-        report(arr, label, &r);
-        if (r.verdict == PT2_INCOMPATIBLE)
-            *worst = 1;
-    } else {
-        /* No GPU here: a package with GPU code cannot run; a CPU-only one can. */
-        struct pt2_device none;
-        memset(&none, 0, sizeof(none));
-        snprintf(none.name, sizeof(none.name), "no GPU");
-        if (pt2_package_check_device(pkg, &none, &r, &err) != PT2_OK) {
-            rc = fail("check", err.message);
-            goto cleanup;
-        }
-        if (r.verdict != PT2_COMPATIBLE) {
-            r.verdict = PT2_INCOMPATIBLE;
-            snprintf(r.reason, sizeof(r.reason),
-                     "package has GPU code but this node has no "
-                     "usable GPU: %s",
-                     g->reason);
-        }
-        report(arr, "gpu", &r);
-        if (r.verdict == PT2_INCOMPATIBLE)
-            *worst = 1;
-    }
-    if (pt2_cpu_probe(&cpu, &err) != PT2_OK) {
-        rc = fail("cpu", err.message);
-        goto cleanup;
-    }
-    for (size_t i = 0; i < cpu.nfeatures && i < PT2_CPU_FEATURES_MAX; i++)
-        feats[i] = cpu.features[i];
-    if (pt2_package_check_cpu(pkg, cpu.machine, feats, cpu.nfeatures, &r, &err) != PT2_OK) {
-        rc = fail("check", err.message);
-        goto cleanup;
-    }
-    report(arr, "cpu", &r);
-    if (r.verdict == PT2_INCOMPATIBLE)
-        *worst = 1;
-cleanup:
-    free(g);
-    return rc;
+    snprintf(l, sizeof(l), "%s", label != NULL ? label : "");
+    snprintf(r, sizeof(r), "%s", why != NULL ? why : "");
+    cli_defang(l);
+    cli_defang(r);
+    printf("%s: %s: %s\n", l, verdict != NULL ? verdict : "", r);
 }
 
 /* One verdict per Kubernetes node described by GPU Feature Discovery labels. */
-static int check_nodes(const struct cli_args *a, pt2_package *pkg, cJSON *arr, int *worst)
+static int check_nodes(const struct cli_args *a, pt2_package *pkg)
 {
-    struct pt2_k8s_nodes nodes = {0};
+    pt2_k8s_nodes *nodes = NULL;
     struct pt2_error err = {0};
     cJSON *doc = NULL;
     const cJSON *it;
     char *text = NULL;
     size_t len = 0;
     FILE *f = fopen(a->nodes, "rb");
-    int rc = CLI_OK;
+    int rc = CLI_OK, worst = 0;
 
     if (f == NULL)
         return fail(a->nodes, strerror(errno));
@@ -290,34 +292,26 @@ static int check_nodes(const struct cli_args *a, pt2_package *pkg, cJSON *arr, i
         rc = fail(a->nodes, ferror(f) ? "cannot read" : "larger than 16 MiB");
         goto cleanup;
     }
-    if (pt2_k8s_parse_text(text, len, &nodes, &err) != PT2_OK ||
-        pt2_k8s_compat_json(pkg, &nodes, &doc, &err) != PT2_OK) {
+    if (pt2_k8s_nodes_parse_text(&nodes, text, len, &err) != PT2_OK ||
+        pt2_k8s_compat_json(pkg, nodes, &doc, &err) != PT2_OK) {
         rc = fail(a->nodes, err.message);
         goto cleanup;
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))
     {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "verdict");
-        const cJSON *why = cJSON_GetObjectItemCaseSensitive(it, "reason");
-        char reason[512];
+        const char *v = pt2_json_str(it, "verdict");
 
-        if (!cJSON_IsString(name) || !cJSON_IsString(v))
-            continue;
-        if (strcmp(v->valuestring, "incompatible") == 0)
-            *worst = 1;
-        if (arr != NULL) {
-            cJSON_AddItemToArray(arr, cJSON_Duplicate(it, 1));
-            continue;
-        }
-        snprintf(reason, sizeof(reason), "%s", cJSON_IsString(why) ? why->valuestring : "");
-        cli_defang(reason);
-        cli_defang(name->valuestring);
-        printf("%s: %s: %s\n", name->valuestring, v->valuestring, reason);
+        if (v != NULL && strcmp(v, "incompatible") == 0)
+            worst = 1;
+        if (!a->json)
+            print_verdict(pt2_json_str(it, "name"), v, pt2_json_str(it, "reason"));
     }
+    if (a->json)
+        print_json(doc);
+    rc = worst ? CLI_NEGATIVE : CLI_OK;
 cleanup:
     cJSON_Delete(doc);
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_free(nodes);
     free(text);
     fclose(f);
     return rc;
@@ -326,124 +320,113 @@ cleanup:
 static int cmd_check(const struct cli_args *a)
 {
     pt2_package *pkg = NULL;
+    pt2_verdicts *v = NULL;
+    pt2_node *node = NULL;
     struct pt2_error err = {0};
-    cJSON *arr = NULL;
-    int rc, worst = 0, driver = 0;
+    struct pt2_verdict_result overall;
+    cJSON *doc = NULL;
+    const cJSON *e, *arr;
+    int rc, driver = 0;
 
     if (a->driver != NULL && pt2_driver_version_parse(a->driver, &driver, &err) != PT2_OK)
         return fail("--driver", err.message);
-    if (a->json && (arr = cJSON_CreateArray()) == NULL)
-        return fail("check", "out of memory");
+    if (a->nodes != NULL && (a->ntargets > 0 || a->device != NULL))
+        return fail("usage", "--nodes checks Kubernetes nodes; it takes no --target or --device");
     rc = open_pkg(a->file, &pkg);
     if (rc != CLI_OK)
-        goto cleanup;
+        return rc;
     if (a->nodes != NULL) {
-        rc = check_nodes(a, pkg, arr, &worst);
-    } else if (a->ntargets == 0) {
-        rc = check_node(a, pkg, driver, arr, &worst);
-    } else {
-        for (size_t i = 0; i < a->ntargets && rc == CLI_OK; i++) {
-            struct pt2_device dev;
-            struct pt2_verdict_result r;
+        rc = check_nodes(a, pkg);
+        goto cleanup;
+    }
+    if (pt2_verdicts_new(&v, &err) != PT2_OK) {
+        rc = fail("check", err.message);
+        goto cleanup;
+    }
+    for (size_t i = 0; i < a->ntargets; i++) {
+        struct pt2_device dev;
 
-            pt2_error_clear(&err);
-            if (pt2_target_parse(a->targets[i], &dev, &err) != PT2_OK) {
-                rc = fail("--target", err.message);
-                break;
-            }
-            dev.driver_cuda_version = driver;
-            if (pt2_package_check_device(pkg, &dev, &r, &err) != PT2_OK) {
-                rc = fail("check", err.message);
-                break;
-            }
-            report(arr, a->targets[i], &r);
-            if (r.verdict == PT2_INCOMPATIBLE)
-                worst = 1;
+        if (pt2_target_parse(a->targets[i], &dev, &err) != PT2_OK) {
+            rc = fail("--target", err.message);
+            goto cleanup;
+        }
+        dev.driver_cuda_version = driver;
+        if (pt2_verdicts_add_target(v, pkg, a->targets[i], &dev, &err) != PT2_OK) {
+            rc = fail("check", err.message);
+            goto cleanup;
         }
     }
-    if (rc == CLI_OK) {
-        if (arr != NULL)
-            print_json(arr);
-        rc = worst ? CLI_NEGATIVE : CLI_OK;
+    if (a->ntargets == 0) {
+        rc = probe_node(a, &node);
+        if (rc != CLI_OK)
+            goto cleanup;
+        if (pt2_verdicts_add_node(v, pkg, node, a->device, driver, &err) != PT2_OK) {
+            rc = fail(a->device != NULL ? a->device : "check", err.message);
+            goto cleanup;
+        }
     }
+    if (pt2_verdicts_to_json(v, &doc, &err) != PT2_OK ||
+        pt2_verdicts_overall(v, &overall, &err) != PT2_OK) {
+        rc = fail("check", err.message);
+        goto cleanup;
+    }
+    if (a->json) {
+        print_json(doc);
+    } else {
+        arr = cJSON_GetObjectItemCaseSensitive(doc, "compatibility");
+        cJSON_ArrayForEach(e, arr) print_verdict(
+            pt2_json_str(e, "target"), pt2_json_str(e, "verdict"), pt2_json_str(e, "reason"));
+        /* One target: its line is the overall answer already. */
+        if (!(a->ntargets == 1 && cJSON_GetArraySize(arr) == 1))
+            print_verdict("overall", pt2_verdict_name(overall.verdict), overall.reason);
+    }
+    rc = overall.verdict == PT2_INCOMPATIBLE ? CLI_NEGATIVE : CLI_OK;
 cleanup:
-    cJSON_Delete(arr);
+    cJSON_Delete(doc);
+    pt2_verdicts_free(v);
+    pt2_node_free(node);
     pt2_package_free(pkg);
     return rc;
 }
 
-/* Raw kernel files (no package): read whole, bounded, then decide. */
+/* Raw kernel files (no package), against a target or one of this node's GPUs. */
 static int cmd_check_kernel(const struct cli_args *a)
 {
     struct pt2_error err = {0};
-    struct pt2_kernel_list ks = {0};
-    struct pt2_host_list hs = {0};
     struct pt2_device dev;
     struct pt2_verdict_result r;
-    struct pt2_rd rd;
-    struct pt2_node_gpus *g = NULL;
-    struct stat st;
-    unsigned char *buf = NULL;
-    int fd = -1, rc = CLI_ERROR, recognized = 0, driver = 0;
+    pt2_node *node = NULL;
+    char label[64];
+    int rc = CLI_ERROR, driver = 0;
 
     if (a->file == NULL)
         return fail("usage", "no kernel file given");
     if (a->driver != NULL && pt2_driver_version_parse(a->driver, &driver, &err) != PT2_OK)
         return fail("--driver", err.message);
-    memset(&dev, 0, sizeof(dev));
-    if (a->ntargets > 0) {
+    if (a->ntargets > 1 || (a->ntargets == 1 && a->device != NULL))
+        return fail("usage", "check-kernel takes one --target or one --device");
+    if (a->ntargets == 1) {
         if (pt2_target_parse(a->targets[0], &dev, &err) != PT2_OK)
             return fail("--target", err.message);
     } else {
-        const struct pt2_gpu *gpu = NULL;
-        g = calloc(1, sizeof(*g));
-        if (g == NULL)
-            return fail("check-kernel", "out of memory");
-        if (pt2_cuda_probe(a->libcuda, g, &err) != PT2_OK ||
-            pt2_cuda_select(g, a->device, &gpu, &err) != PT2_OK) {
-            rc = fail(a->device ? a->device : "cuda", err.message);
+        rc = probe_node(a, &node);
+        if (rc != CLI_OK)
+            return rc;
+        if (pt2_node_device(node, a->device, &dev, label, sizeof(label), &err) != PT2_OK) {
+            rc = fail(a->device != NULL ? a->device : "cuda", err.message);
             goto cleanup;
         }
-        pt2_cuda_device(g, gpu, &dev);
     }
     if (driver)
         dev.driver_cuda_version = driver;
-    fd = open(a->file, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        rc = fail(a->file, strerror(errno));
-        goto cleanup;
-    }
-    if (st.st_size <= 0 || (uint64_t)st.st_size > KERNEL_FILE_MAX) {
-        rc = fail(a->file, "empty or larger than 256 MiB");
-        goto cleanup;
-    }
-    buf = malloc((size_t)st.st_size);
-    if (buf == NULL || pread(fd, buf, (size_t)st.st_size, 0) != st.st_size) {
-        rc = fail(a->file, "cannot read");
-        goto cleanup;
-    }
-    pt2_rd_init_mem(&rd, buf, (size_t)st.st_size, a->file);
-    if (pt2_binary_scan(&rd, a->file, &ks, &hs, &recognized, &err) != PT2_OK) {
+    if (pt2_kernel_file_check(a->file, &dev, &r, &err) != PT2_OK) {
         rc = fail(a->file, err.message);
         goto cleanup;
     }
-    if (!recognized || ks.n == 0) {
-        rc = fail(a->file, "no GPU kernels recognised");
-        goto cleanup;
-    }
-    if (pt2_compat_gpu(&ks, "cuda", NULL, &dev, &r, &err) != PT2_OK) {
-        rc = fail("check-kernel", err.message);
-        goto cleanup;
-    }
-    printf("%s: %s: %s\n", a->file, pt2_verdict_name(r.verdict), r.reason);
+    print_verdict(a->file, pt2_verdict_name(r.verdict), r.reason);
     rc = r.verdict == PT2_INCOMPATIBLE ? CLI_NEGATIVE : CLI_OK;
 cleanup:
-    if (fd >= 0)
-        close(fd);
-    free(buf);
-    free(g);
-    pt2_kernel_list_free(&ks);
-    pt2_host_list_free(&hs);
+    pt2_node_free(node);
     return rc;
 }
 
@@ -465,19 +448,18 @@ static int parse_input(const char *spec, cJSON *inputs)
     if (*p == '\0')
         return CLI_OK; /* a scalar: no dims */
     for (;;) {
-        char *end;
-        long long v;
+        const char *comma = strchr(p, ',');
+        size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        uint64_t v;
 
-        errno = 0;
-        v = strtoll(p, &end, 10);
-        if (end == p || errno == ERANGE || v < 0 || (*end != ',' && *end != '\0')) {
+        if (pt2_num_u64n(p, len, 10, &v) != PT2_OK || v > (1ull << 53)) {
             fprintf(stderr, "pt2scope: --input: '%s': dimensions must be integers >= 0\n", spec);
             return CLI_ERROR;
         }
         cJSON_AddItemToArray(dims, cJSON_CreateNumber((double)v));
-        if (*end == '\0')
+        if (comma == NULL)
             break;
-        p = end + 1;
+        p = comma + 1;
     }
     return CLI_OK;
 }
@@ -530,60 +512,41 @@ cleanup:
 
 static int cmd_gpus(const struct cli_args *a)
 {
-    struct pt2_node_gpus *g = calloc(1, sizeof(*g));
-    struct pt2_cpu_info cpu;
+    pt2_node *node = NULL;
     struct pt2_error err = {0};
-    cJSON *doc = NULL, *cj = NULL;
-    int rc = CLI_OK;
+    cJSON *doc = NULL;
+    int rc = probe_node(a, &node);
 
-    if (g == NULL)
-        return fail("gpus", "out of memory");
-    if (pt2_cuda_probe(a->libcuda, g, &err) != PT2_OK || pt2_cpu_probe(&cpu, &err) != PT2_OK) {
+    if (rc != CLI_OK)
+        return rc;
+    if (pt2_node_to_json(node, &doc, &err) != PT2_OK) {
         rc = fail("gpus", err.message);
         goto cleanup;
     }
-    if (pt2_cuda_to_json(g, &doc, &err) != PT2_OK || pt2_cpu_to_json(&cpu, &cj, &err) != PT2_OK) {
-        rc = fail("gpus", err.message);
-        goto cleanup;
-    }
-    cJSON_AddItemToObject(doc, "cpu", cj);
-    cj = NULL;
     if (a->json) {
         print_json(doc);
     } else {
-        if (g->driver_cuda_version)
-            printf("Driver      CUDA %d.%d\n", g->driver_cuda_version / 1000,
-                   (g->driver_cuda_version % 1000) / 10);
-        for (size_t i = 0; i < g->n; i++)
-            printf("cuda:%-6d %s, compute capability %d.%d, %d SMs, %.1f GiB, %s, %s\n",
-                   g->gpus[i].index, g->gpus[i].name, g->gpus[i].cc_major, g->gpus[i].cc_minor,
-                   g->gpus[i].sm_count, (double)g->gpus[i].total_memory / (1024.0 * 1024 * 1024),
-                   g->gpus[i].uuid, g->gpus[i].pci_bus_id);
-        if (g->n == 0)
-            printf("GPUs        none: %s\n", g->reason);
-        printf("CPU         %s, %s", cpu.machine, cpu.model[0] ? cpu.model : "unknown model");
-        printf(" (%zu features)\n", cpu.nfeatures);
+        cli_sanitize(doc);
+        cli_render_node(stdout, doc);
     }
 cleanup:
-    cJSON_Delete(cj);
     cJSON_Delete(doc);
-    free(g);
+    pt2_node_free(node);
     return rc;
 }
 
 int main(int argc, char **argv)
 {
     struct cli_args a;
-    int rc;
+    int rc, help;
 
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-                      strcmp(argv[1], "help") == 0)) {
+    rc = parse_args(argc, argv, &a, &help);
+    if (rc != CLI_OK)
+        return rc;
+    if (help) {
         usage(stdout);
         return CLI_OK;
     }
-    rc = parse_args(argc, argv, &a);
-    if (rc != CLI_OK)
-        return rc;
     if (strcmp(a.cmd, "inspect") == 0)
         return cmd_inspect(&a);
     if (strcmp(a.cmd, "check") == 0)
@@ -594,10 +557,6 @@ int main(int argc, char **argv)
         return cmd_validate(&a);
     if (strcmp(a.cmd, "gpus") == 0)
         return cmd_gpus(&a);
-    if (strcmp(a.cmd, "version") == 0 || strcmp(a.cmd, "--version") == 0) {
-        printf("pt2scope %s (schema %d)\n", PT2SCOPE_VERSION, PT2SCOPE_SCHEMA_VERSION);
-        return CLI_OK;
-    }
-    fprintf(stderr, "pt2scope: usage: unknown command '%s' (try 'pt2scope --help')\n", a.cmd);
-    return CLI_ERROR;
+    printf("pt2scope %s (schema %d)\n", PT2SCOPE_VERSION, PT2SCOPE_SCHEMA_VERSION);
+    return CLI_OK;
 }

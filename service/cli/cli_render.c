@@ -168,3 +168,27 @@ void cli_render_inspect(FILE *f, const cJSON *doc)
     }
     fprintf(f, "Bytes read  %.0f\n", num_or(doc, "bytes_read", 0));
 }
+
+void cli_render_node(FILE *f, const cJSON *doc)
+{
+    const cJSON *g, *cpu = cJSON_GetObjectItemCaseSensitive(doc, "cpu");
+
+    if (str_or(doc, "driver_cuda", NULL) != NULL)
+        fprintf(f, "Driver      CUDA %s\n", str_or(doc, "driver_cuda", ""));
+    cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(doc, "gpus"))
+        fprintf(f, "cuda:%-6.0f %s, compute capability %s, %.0f SMs, %.1f GiB, %s, %s\n",
+                num_or(g, "index", 0), str_or(g, "name", "?"), str_or(g, "compute_capability", "?"),
+                num_or(g, "sm_count", 0), num_or(g, "total_memory", 0) / (1024.0 * 1024 * 1024),
+                str_or(g, "uuid", "?"), str_or(g, "pci_bus_id", "?"));
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "gpus")) == 0)
+        fprintf(f, "NVIDIA      none: %s\n", str_or(doc, "reason", "?"));
+    cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(doc, "amd_gpus"))
+        fprintf(f, "%-11s %s, %s, %.0f compute units, %s\n", str_or(g, "target", "?"),
+                str_or(g, "name", "?"), str_or(g, "gfx", "?"), num_or(g, "compute_units", 0),
+                str_or(g, "pci_bus_id", "?"));
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "amd_gpus")) == 0)
+        fprintf(f, "AMD         none: %s\n", str_or(doc, "amd_reason", "?"));
+    fprintf(f, "CPU         %s, %s (%d features)\n", str_or(cpu, "machine", "?"),
+            str_or(cpu, "model", "unknown model"),
+            cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(cpu, "features")));
+}

@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 
 struct pt2d_buf {
     char *ptr;    /* NULL until the first append */

@@ -27,7 +27,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pt2_error.h"
 #include "pt2scope.h"
 
 #define PT2D_CACHE_KEY_MAX 512

@@ -39,29 +39,6 @@ struct peer {
 
 /* ---- peer list ----------------------------------------------------------- */
 
-int pt2d_cluster_url_ok(const char *url)
-{
-    const char *host;
-    size_t i;
-
-    if (url == NULL || strlen(url) >= PT2D_PEER_URL_MAX)
-        return 0;
-    if (strncmp(url, "http://", 7) == 0)
-        host = url + 7;
-    else if (strncmp(url, "https://", 8) == 0)
-        host = url + 8;
-    else
-        return 0;
-    if (host[0] == '\0' || host[0] == '/' || host[0] == ':')
-        return 0;
-    for (i = 0; url[i] != '\0'; i++) {
-        unsigned char c = (unsigned char)url[i];
-        if (c <= 0x20 || c >= 0x7f || c == '?' || c == '#')
-            return 0;
-    }
-    return 1;
-}
-
 static int peer_known(const struct peer *peers, size_t n, const char *url)
 {
     size_t i;
@@ -281,86 +258,27 @@ static cJSON *body_object(const struct xfer *x)
     return doc;
 }
 
-static int rank(const char *verdict)
+/*
+ * The node verdict of one answering peer: the `overall` the peer decided
+ * with the library's node rule. Nothing is re-derived here from strings.
+ * 1 when the answer carries a well-formed one.
+ */
+static int peer_verdict(const cJSON *inspect, int *verdict, char *reason, size_t len)
 {
-    if (verdict == NULL)
-        return -1;
-    if (strcmp(verdict, "compatible") == 0)
+    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(inspect, "overall");
+    const char *why = pt2_json_str(ov, "reason");
+    int v = pt2_verdict_from_name(pt2_json_str(ov, "verdict"));
+
+    if (v < 0 || why == NULL)
         return 0;
-    if (strcmp(verdict, "compatible-ptx-jit") == 0)
-        return 1;
-    if (strcmp(verdict, "incompatible") == 0)
-        return 2;
-    return -1;
-}
-
-static const char *str_member(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-/* Whether the package has GPU code, from the peer's "arch" document. */
-static int needs_gpu(const cJSON *inspect)
-{
-    const cJSON *arch = cJSON_GetObjectItemCaseSensitive(inspect, "arch");
-    const char *key = str_member(arch, "device_key");
-
-    return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(arch, "cuda_targets")) > 0 ||
-           cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(arch, "amd_targets")) > 0 ||
-           (key != NULL && key[0] != '\0' && strcmp(key, "cpu") != 0);
-}
-
-/* The node verdict of one answering peer (see pt2d_cluster.h). */
-static void peer_verdict(const cJSON *inspect, const cJSON *compat, const cJSON *node, int *verdict,
-                         char *reason, size_t len)
-{
-    const cJSON *e, *best = NULL, *cpu = NULL;
-    int g = -1, c = 0;
-
-    cJSON_ArrayForEach(e, compat)
-    {
-        const char *kind = str_member(e, "kind");
-        int r = rank(str_member(e, "verdict"));
-
-        if (kind != NULL && strcmp(kind, "gpu") == 0 && r >= 0 && (best == NULL || r < g)) {
-            best = e;
-            g = r;
-        } else if (kind != NULL && strcmp(kind, "cpu") == 0 && r >= 0) {
-            cpu = e;
-            c = r;
-        }
-    }
-    if (best == NULL && needs_gpu(inspect)) {
-        const char *why = str_member(node, "reason");
-
-        *verdict = 2;
-        snprintf(reason, len, "the package needs a GPU and this node shows none%s%.400s",
-                 why != NULL ? ": " : "", why != NULL ? why : "");
-        return;
-    }
-    if (best != NULL && g >= c) {
-        /* A peer's document is untrusted: any member may be missing. */
-        const char *target = str_member(best, "target");
-        const char *why = str_member(best, "reason");
-
-        *verdict = g;
-        snprintf(reason, len, "%.60s: %.440s", target != NULL ? target : "gpu",
-                 why != NULL ? why : "");
-    } else if (cpu != NULL) {
-        *verdict = c;
-        snprintf(reason, len, "cpu: %.490s",
-                 str_member(cpu, "reason") != NULL ? str_member(cpu, "reason") : "");
-    } else {
-        *verdict = 0;
-        snprintf(reason, len, "no compatibility entries");
-    }
+    *verdict = v;
+    snprintf(reason, len, "%s", why);
+    return 1;
 }
 
 static const char *verdict_name(int r)
 {
-    return r == 0 ? "compatible" : r == 1 ? "compatible-ptx-jit" : "incompatible";
+    return pt2_verdict_name(r);
 }
 
 struct tally {
@@ -370,12 +288,12 @@ struct tally {
 /* 1 if `e` has the shape of one of our compatibility entries. */
 static int is_verdict_entry(const cJSON *e)
 {
-    const char *kind = str_member(e, "kind");
+    const char *kind = pt2_json_str(e, "kind");
 
     return cJSON_IsObject(e) && kind != NULL &&
            (strcmp(kind, "target") == 0 || strcmp(kind, "gpu") == 0 || strcmp(kind, "cpu") == 0) &&
-           str_member(e, "target") != NULL && str_member(e, "verdict") != NULL &&
-           str_member(e, "reason") != NULL &&
+           pt2_json_str(e, "target") != NULL && pt2_json_str(e, "verdict") != NULL &&
+           pt2_json_str(e, "reason") != NULL &&
            cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(e, "device"));
 }
 
@@ -426,7 +344,7 @@ static cJSON *peer_json(const struct peer *p, struct tally *t)
         status = "error";
         snprintf(error, sizeof(error), "HTTP %ld with a body that is not a JSON object", x->status);
     } else if (x->status != 200) {
-        const char *detail = str_member(inspect, "detail");
+        const char *detail = pt2_json_str(inspect, "detail");
 
         status = "error";
         snprintf(error, sizeof(error), "HTTP %ld: %.480s", x->status,
@@ -444,8 +362,9 @@ static cJSON *peer_json(const struct peer *p, struct tally *t)
             snprintf(error, sizeof(error), "answer has no valid compatibility entries");
             cJSON_Delete(compat);
             compat = NULL;
-        } else {
-            peer_verdict(inspect, compat, node, &verdict, reason, sizeof(reason));
+        } else if (!peer_verdict(inspect, &verdict, reason, sizeof(reason))) {
+            status = "error";
+            snprintf(error, sizeof(error), "answer has no overall verdict (an older pt2scoped?)");
         }
     }
 

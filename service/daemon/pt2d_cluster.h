@@ -30,7 +30,7 @@
 
 #include <cJSON.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 #include "pt2d_config.h"
 #include "pt2d_options.h"
 #include "pt2d_reply.h"
@@ -46,13 +46,6 @@ struct pt2d_cluster_cfg {
     unsigned timeout_ms;         /* per peer request, connection included */
     unsigned connect_timeout_ms; /* per peer connection */
 };
-
-/*
- * 1 when `url` is a usable peer base URL: http:// or https://, a host,
- * printable ASCII without spaces, '?' or '#', shorter than
- * PT2D_PEER_URL_MAX. Trailing slashes are the caller's to strip.
- */
-int pt2d_cluster_url_ok(const char *url);
 
 /*
  * The aggregate document:

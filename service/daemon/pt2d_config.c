@@ -5,15 +5,16 @@
  * function that validates and stores it, so the two sources cannot drift.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pt2d_cluster.h"
 #include "pt2d_config.h"
 #include "pt2d_pool.h"
+#include "pt2d_url.h"
 #include "pt2scope.h"
 
 typedef int (*opt_apply_fn)(struct pt2d_config *cfg, const char *src, const char *value,
@@ -223,37 +224,12 @@ static int set_spool(struct pt2d_config *cfg, const char *src, const char *v, st
     return PT2_OK;
 }
 
-/* "*" or scheme://host[:port] with no path: what browsers send in Origin. */
-static int origin_ok(const char *v)
-{
-    const char *host;
-    size_t i;
-
-    if (strcmp(v, "*") == 0)
-        return 1;
-    if (strncmp(v, "http://", 7) == 0)
-        host = v + 7;
-    else if (strncmp(v, "https://", 8) == 0)
-        host = v + 8;
-    else
-        return 0;
-    if (host[0] == '\0')
-        return 0;
-    for (i = 0; host[i] != '\0'; i++) {
-        char c = host[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '-' || c == ':' || c == '[' || c == ']'))
-            return 0;
-    }
-    return 1;
-}
-
 static int add_origin(struct pt2d_config *cfg, const char *src, const char *v,
                       struct pt2_error *err)
 {
     if (v[0] == '\0')
         return PT2_OK; /* "a,,b" and a trailing comma are harmless */
-    if (strlen(v) >= PT2D_ORIGIN_MAX || !origin_ok(v))
+    if (strlen(v) >= PT2D_ORIGIN_MAX || (strcmp(v, "*") != 0 && !pt2d_url_ok(v, PT2D_URL_ORIGIN)))
         return pt2_error_set(err, PT2_ERR_INVALID,
                              "%s: '%s' is not an origin (* or http[s]://host[:port])", src, v);
     if (cfg->n_origins == PT2D_MAX_ORIGINS)
@@ -279,6 +255,16 @@ static int set_libcuda(struct pt2d_config *cfg, const char *src, const char *v,
     if (v[0] == '\0' || strlen(v) >= sizeof(cfg->libcuda))
         return pt2_error_set(err, PT2_ERR_INVALID, "%s: bad library path '%.64s'", src, v);
     snprintf(cfg->libcuda, sizeof(cfg->libcuda), "%s", v);
+    return PT2_OK;
+}
+
+static int set_sysfs_root(struct pt2d_config *cfg, const char *src, const char *v,
+                          struct pt2_error *err)
+{
+    /* Not checked for existence: a node without amdgpu has no KFD topology there. */
+    if (v[0] == '\0' || strlen(v) >= sizeof(cfg->sysfs_root))
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: bad directory '%.64s'", src, v);
+    snprintf(cfg->sysfs_root, sizeof(cfg->sysfs_root), "%s", v);
     return PT2_OK;
 }
 
@@ -309,7 +295,7 @@ static int add_peer(struct pt2d_config *cfg, const char *src, const char *v, str
         return pt2_error_set(err, PT2_ERR_INVALID, "%s: '%.64s' is not a peer URL", src, v);
     memcpy(url, v, n);
     url[n] = '\0';
-    if (!pt2d_cluster_url_ok(url))
+    if (!pt2d_url_ok(url, PT2D_URL_PEER))
         return pt2_error_set(err, PT2_ERR_INVALID,
                              "%s: '%.64s' is not a peer URL (http[s]://host[:port])", src, v);
     if (cfg->n_peers == PT2D_MAX_PEERS)
@@ -383,6 +369,8 @@ static const struct opt opts[] = {
      set_port_file, 0, 0},
     {"--libcuda", "PT2SCOPE_LIBCUDA", "PATH",
      "CUDA driver library to load at run time (default libcuda.so.1)", set_libcuda, 0, 0},
+    {"--sysfs-root", "PT2SCOPE_SYSFS_ROOT", "DIR",
+     "sysfs to read AMD GPUs from (class/kfd/kfd/topology; default /sys)", set_sysfs_root, 0, 0},
     {"--node-name", "PT2SCOPE_NODE_NAME", "NAME",
      "name /v1/node reports (default: the host name; in Kubernetes use spec.nodeName)",
      set_node_name, 0, 0},
@@ -455,59 +443,74 @@ static const char *env_lookup(char *const envp[], const char *name)
     return NULL;
 }
 
-/* The table entry for "--flag" or "--flag=value"; NULL when unknown. */
-static const struct opt *opt_find(const char *arg)
-{
-    const char *eq = strchr(arg, '=');
-    size_t flen = eq != NULL ? (size_t)(eq - arg) : strlen(arg), k;
-
-    for (k = 0; k < N_OPTS; k++)
-        if (strlen(opts[k].flag) == flen && strncmp(opts[k].flag, arg, flen) == 0)
-            return &opts[k];
-    return NULL;
-}
-
 int pt2d_config_load(struct pt2d_config *cfg, int argc, char *const argv[], char *const envp[],
                      struct pt2_error *err)
 {
+    enum { OPT_HELP = 1, OPT_VERSION = 2, OPT_TABLE = 0x100 };
+    struct option lo[N_OPTS + 3];
     int given[N_OPTS] = {0};
-    const struct opt *o;
-    size_t k;
-    int i;
+    size_t k, npairs = 0;
+    struct {
+        size_t k;
+        const char *value;
+    } *pairs = NULL;
+    int c, rc = PT2_OK;
 
+    for (k = 0; k < N_OPTS; k++)
+        lo[k] = (struct option){opts[k].flag + 2, required_argument, NULL, OPT_TABLE + (int)k};
+    lo[N_OPTS] = (struct option){"help", no_argument, NULL, OPT_HELP};
+    lo[N_OPTS + 1] = (struct option){"version", no_argument, NULL, OPT_VERSION};
+    lo[N_OPTS + 2] = (struct option){NULL, 0, NULL, 0};
+    pairs = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*pairs));
+    if (pairs == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading options");
+    /* getopt_long permutes argv; the caller's array is its to permute (main's argv). */
+    optind = 0;
+    opterr = 0;
+    while ((c = getopt_long(argc, (char **)argv, ":h", lo, NULL)) != -1) {
+        if (c == 'h' || c == OPT_HELP) {
+            cfg->action = PT2D_SHOW_HELP;
+            goto cleanup;
+        }
+        if (c == OPT_VERSION) {
+            cfg->action = PT2D_SHOW_VERSION;
+            goto cleanup;
+        }
+        if (c == ':') {
+            rc = pt2_error_set(err, PT2_ERR_INVALID, "%s needs a value", argv[optind - 1]);
+            goto cleanup;
+        }
+        if (c < OPT_TABLE) {
+            rc = pt2_error_set(err, PT2_ERR_INVALID, "unknown option '%s' (see --help)",
+                               argv[optind - 1]);
+            goto cleanup;
+        }
+        pairs[npairs].k = (size_t)(c - OPT_TABLE);
+        pairs[npairs++].value = optarg;
+        given[c - OPT_TABLE] = 1;
+    }
+    if (optind < argc) {
+        rc = pt2_error_set(err, PT2_ERR_INVALID, "unexpected argument '%s' (see --help)",
+                           argv[optind]);
+        goto cleanup;
+    }
     /* A flag wins over its variable: the variable is then not even validated. */
-    for (i = 1; i < argc; i++)
-        if ((o = opt_find(argv[i])) != NULL)
-            given[o - opts] = 1;
     for (k = 0; k < N_OPTS; k++) {
         const char *v = given[k] ? NULL : env_lookup(envp, opts[k].env);
-        if (v != NULL && apply_value(cfg, &opts[k], opts[k].env, v, err) != PT2_OK)
-            return PT2_ERR_INVALID;
-    }
-    for (i = 1; i < argc; i++) {
-        const char *arg = argv[i], *value;
-
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            cfg->action = PT2D_SHOW_HELP;
-            return PT2_OK;
+        if (v != NULL && apply_value(cfg, &opts[k], opts[k].env, v, err) != PT2_OK) {
+            rc = PT2_ERR_INVALID;
+            goto cleanup;
         }
-        if (strcmp(arg, "--version") == 0) {
-            cfg->action = PT2D_SHOW_VERSION;
-            return PT2_OK;
-        }
-        o = opt_find(arg);
-        if (o == NULL)
-            return pt2_error_set(err, PT2_ERR_INVALID, "unknown option '%s' (see --help)", arg);
-        if (strchr(arg, '=') != NULL)
-            value = strchr(arg, '=') + 1;
-        else if (i + 1 < argc)
-            value = argv[++i];
-        else
-            return pt2_error_set(err, PT2_ERR_INVALID, "%s needs a value", o->flag);
-        if (apply_value(cfg, o, o->flag, value, err) != PT2_OK)
-            return PT2_ERR_INVALID;
     }
-    return PT2_OK;
+    for (k = 0; k < npairs; k++)
+        if (apply_value(cfg, &opts[pairs[k].k], opts[pairs[k].k].flag, pairs[k].value, err) !=
+            PT2_OK) {
+            rc = PT2_ERR_INVALID;
+            goto cleanup;
+        }
+cleanup:
+    free(pairs);
+    return rc;
 }
 
 void pt2d_config_usage(FILE *out)

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 #include "pt2d_path.h"
 
 #define PT2D_MAX_ROOTS 16
@@ -44,6 +44,7 @@ struct pt2d_config {
     unsigned debug_job_delay_ms;   /* test hook: workers sleep first */
     char libcuda[256];             /* CUDA driver to dlopen; "" = $PT2SCOPE_LIBCUDA at each
                                     probe, else libcuda.so.1 */
+    char sysfs_root[256];          /* sysfs for AMD GPUs; "" = $PT2SCOPE_SYSFS_ROOT, else /sys */
     char node_name[PT2D_HOST_MAX]; /* name in /v1/node; "" = the host name */
     char peers[PT2D_MAX_PEERS][PT2D_PEER_URL_MAX]; /* cluster peers' base URLs */
     unsigned n_peers;

@@ -83,12 +83,12 @@ int pt2d_docs_reply(const struct pt2d_doc *doc, struct pt2d_reply *r, const char
     char *copy;
 
     if (!doc->built) {
-        pt2d_reply_problem(r, PT2D_ERR_DOCS_NOT_BUILT,
+        pt2d_reply_problem(r, PT2_ERR_DOCS_NOT_BUILT,
                            "this pt2scoped was built without npm, so it has no /docs or "
                            "/openapi.json (/openapi.yaml is served): install Node.js and npm "
                            "(make deps) and rebuild with make",
                            request_id);
-        return PT2D_ERR_DOCS_NOT_BUILT;
+        return PT2_ERR_DOCS_NOT_BUILT;
     }
     copy = malloc(doc->len + 1);
     if (copy == NULL) {

@@ -138,7 +138,7 @@ int pt2d_intake_begin(struct pt2d_intake *in, struct MHD_Connection *conn, int h
         in->kind = PT2D_BODY_JSON;
         in->cap = in->json.cap;
     } else {
-        return pt2_error_set(err, PT2D_ERR_MEDIA_TYPE,
+        return pt2_error_set(err, PT2_ERR_MEDIA_TYPE,
                              "Content-Type '%.64s' is not supported; send "
                              "application/octet-stream, multipart/form-data or application/json",
                              ctype != NULL ? ctype : "(none)");

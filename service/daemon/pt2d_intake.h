@@ -25,7 +25,7 @@
 
 #include <microhttpd.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 #include "pt2d_buf.h"
 #include "pt2d_path.h"
 #include "pt2d_sha256.h"
@@ -68,7 +68,7 @@ struct pt2d_intake_limits {
 
 /*
  * First call, headers only. `has_body_method` is 0 for GET/HEAD. Returns
- * PT2_OK (in->kind set) or an error to answer now: PT2D_ERR_MEDIA_TYPE,
+ * PT2_OK (in->kind set) or an error to answer now: PT2_ERR_MEDIA_TYPE,
  * PT2_ERR_TOO_LARGE, PT2_ERR_INVALID, PT2_ERR_IO.
  */
 int pt2d_intake_begin(struct pt2d_intake *in, struct MHD_Connection *conn, int has_body_method,

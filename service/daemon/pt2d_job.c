@@ -13,8 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pt2_k8s.h"
-#include "pt2d_compat.h"
+#include "pt2d_node.h"
 #include "pt2d_etag.h"
 #include "pt2d_job.h"
 #include "pt2d_path.h"
@@ -76,31 +75,56 @@ nomem:
 }
 
 /*
- * The library's full document plus `compatibility`: one verdict per target,
- * then (with a node snapshot) one per GPU of this node and one for its CPU.
+ * The library's full document plus `compatibility` and `overall`: one
+ * verdict per target, then (with a node snapshot) one per GPU of this node
+ * and one for its CPU; all of it decided by the library (pt2_verdicts).
  */
 static int job_inspect_doc(const pt2_package *pkg, const struct pt2d_options *o,
                            const struct pt2d_node_snap *snap, cJSON **out, struct pt2_error *err)
 {
-    cJSON *doc = NULL, *compat = NULL;
+    cJSON *doc = NULL, *answer = NULL, *item;
+    pt2_verdicts *v = NULL;
+    size_t i;
     int rc;
 
     rc = pt2_package_to_json(pkg, o->json_flags, &doc, err);
+    if (rc != PT2_OK || (o->n_targets == 0 && snap == NULL)) {
+        *out = doc; /* nothing to check against (no node probe: unit tests) */
+        return rc;
+    }
+    rc = pt2_verdicts_new(&v, err);
+    for (i = 0; rc == PT2_OK && i < o->n_targets; i++)
+        rc = pt2_verdicts_add_target(v, pkg, o->targets[i].text, &o->targets[i].dev, err);
+    if (rc == PT2_OK && snap != NULL) {
+        struct pt2_error derr = {0};
+
+        rc = pt2_verdicts_add_node(v, pkg, snap->probe, o->has_device ? o->device : NULL, 0, &derr);
+        /* ?device= names a GPU this node lacks: the request's mistake, not a missing package. */
+        if (rc == PT2_ERR_NOT_FOUND)
+            rc = pt2_error_set(err, PT2_ERR_INVALID, "%s", derr.message);
+        else if (rc != PT2_OK)
+            pt2_error_copy(err, &derr);
+    }
     if (rc == PT2_OK)
-        rc = pt2d_compat_build(pkg, o, &compat, err);
-    if (rc == PT2_OK && snap != NULL)
-        rc = pt2d_node_compat(snap, pkg, o->has_device ? o->device : NULL, compat, err);
+        rc = pt2_verdicts_to_json(v, &answer, err);
+    pt2_verdicts_free(v);
     if (rc != PT2_OK) {
-        cJSON_Delete(compat);
+        cJSON_Delete(answer);
         cJSON_Delete(doc);
         return rc;
     }
-    cJSON_DeleteItemFromObjectCaseSensitive(doc, "compatibility");
-    if (!cJSON_AddItemToObject(doc, "compatibility", compat)) {
-        cJSON_Delete(compat);
-        cJSON_Delete(doc);
-        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory rendering the response");
+    /* Move "compatibility" and "overall" into the document, replacing any there. */
+    while ((item = answer->child) != NULL) {
+        cJSON_DetachItemViaPointer(answer, item);
+        cJSON_DeleteItemFromObjectCaseSensitive(doc, item->string);
+        if (!cJSON_AddItemToObject(doc, item->string, item)) {
+            cJSON_Delete(item);
+            cJSON_Delete(answer);
+            cJSON_Delete(doc);
+            return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory rendering the response");
+        }
     }
+    cJSON_Delete(answer);
     *out = doc;
     return PT2_OK;
 }
@@ -109,7 +133,7 @@ static int job_inspect_doc(const pt2_package *pkg, const struct pt2d_options *o,
 struct job_input {
     const struct pt2d_options *opts; /* the request's, or `own` */
     struct pt2d_options own;         /* query arguments plus a JSON body's members */
-    struct pt2_k8s_nodes nodes;      /* POST /v1/compatibility */
+    pt2_k8s_nodes *nodes;            /* POST /v1/compatibility */
     const struct pt2d_node_snap *snap;
 };
 
@@ -133,7 +157,7 @@ static int job_compat_input(const struct pt2d_job *job, struct job_input *in, st
         if (job->nodes_text == NULL)
             return pt2_error_set(err, PT2_ERR_INVALID,
                                  "multipart/form-data body has no 'nodes' field");
-        return pt2_k8s_parse_text(job->nodes_text, job->nodes_len, &in->nodes, err);
+        return pt2_k8s_nodes_parse_text(&in->nodes, job->nodes_text, job->nodes_len, err);
     }
     doc = pt2d_options_parse_json(job->body, job->body_len);
     if (doc == NULL)
@@ -148,7 +172,7 @@ static int job_compat_input(const struct pt2d_job *job, struct job_input *in, st
                            "name the nodes with a \"nodes\" member (a NodeList or an array of "
                            "Node objects)");
     if (rc == PT2_OK)
-        rc = pt2_k8s_parse(nodes, &in->nodes, err);
+        rc = pt2_k8s_nodes_parse(&in->nodes, nodes, err);
     cJSON_Delete(doc);
     if (rc == PT2_OK && !in->own.has_path)
         rc = pt2_error_set(err, PT2_ERR_INVALID,
@@ -169,7 +193,7 @@ static int job_render(const struct pt2d_job *job, const struct job_input *in,
     case PT2D_ROUTE_VALIDATE:
         return job_validate_doc(pkg, in->opts->inputs, out, err);
     case PT2D_ROUTE_COMPATIBILITY:
-        return pt2_k8s_compat_json(pkg, &in->nodes, out, err);
+        return pt2_k8s_compat_json(pkg, in->nodes, out, err);
     default:
         return job_inspect_doc(pkg, in->opts, in->snap, out, err);
     }
@@ -324,7 +348,8 @@ static int job_run(struct pt2d_job *job, int cached_only)
     if (job->route != PT2D_ROUTE_COMPATIBILITY) {
         rc = pt2d_options_fingerprint(in.opts, &fp);
         if (rc == PT2_OK && in.snap != NULL)
-            rc = pt2d_buf_printf(&fp, ";node=%s#%lu", in.snap->probed_at, in.snap->generation);
+            rc = pt2d_buf_printf(&fp, ";node=%s#%lu", pt2_node_probed_at(in.snap->probe),
+                                 in.snap->generation);
         if (rc != PT2_OK) {
             pt2_error_set(&err, rc, "request options too large to fingerprint");
             goto fail;
@@ -374,7 +399,7 @@ cleanup:
     cJSON_Delete(doc);
     pt2d_pkgref_release(ref);
     pt2d_node_release(in.snap);
-    pt2_k8s_nodes_free(&in.nodes);
+    pt2_k8s_nodes_free(in.nodes);
     pt2d_options_free(&in.own);
     if (pf.fd >= 0)
         close(pf.fd);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 
 struct pt2d_listener {
     int fd;

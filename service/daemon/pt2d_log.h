@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 #include "pt2d_buf.h"
 
 #define PT2D_LOG_LINE_MAX 8192

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 #include "pt2d_router.h"
 
 #define PT2D_METRICS_CTYPE "text/plain; version=0.0.4; charset=utf-8"

@@ -81,19 +81,16 @@ static int set_path(struct pt2d_options *o, const char *text, struct pt2_error *
     return PT2_OK;
 }
 
-/* Torch's device spellings for CUDA: "", "cuda", "cuda:N" or "N" (pt2_cuda_select). */
+/* Torch's device spellings (pt2_device_check): checked here, resolved on the node later. */
 static int set_device(struct pt2d_options *o, const char *text, struct pt2_error *err)
 {
-    const char *digits = strncmp(text, "cuda:", 5) == 0 ? text + 5 : text;
-    size_t n = strlen(digits);
-
     if (o->has_device)
         return pt2_error_set(err, PT2_ERR_INVALID, "device given more than once");
-    if (strlen(text) >= sizeof(o->device) ||
-        (strcmp(text, "") != 0 && strcmp(text, "cuda") != 0 &&
-         (n == 0 || n > 9 || strspn(digits, "0123456789") != n)))
-        return pt2_error_set(err, PT2_ERR_INVALID,
-                             "invalid device '%.32s': expected cuda, cuda:N or N", text);
+    if (strlen(text) >= sizeof(o->device))
+        return pt2_error_set(err, PT2_ERR_INVALID, "device is longer than %zu bytes",
+                             sizeof(o->device) - 1);
+    if (pt2_device_check(text, err) != PT2_OK)
+        return PT2_ERR_INVALID;
     snprintf(o->device, sizeof(o->device), "%s", text);
     o->has_device = 1;
     return PT2_OK;

@@ -17,10 +17,9 @@
 
 #include <cJSON.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 #include "pt2d_buf.h"
 #include "pt2d_path.h"
-#include "pt2scope.h"
 
 #define PT2D_MAX_TARGETS 16
 #define PT2D_TARGET_TEXT_MAX 64

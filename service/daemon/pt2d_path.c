@@ -38,12 +38,12 @@ static int path_check_text(const char *rel, struct pt2_error *err)
         return pt2_error_set(err, PT2_ERR_INVALID, "path is longer than %d bytes",
                              PT2D_PATH_MAX - 1);
     if (rel[0] == '/')
-        return pt2_error_set(err, PT2D_ERR_OUTSIDE_ROOT,
+        return pt2_error_set(err, PT2_ERR_OUTSIDE_ROOT,
                              "path '%s' is absolute; name a file relative to a model root", rel);
     while (*p != '\0') {
         size_t n = strcspn(p, "/");
         if (n == 2 && p[0] == '.' && p[1] == '.')
-            return pt2_error_set(err, PT2D_ERR_OUTSIDE_ROOT,
+            return pt2_error_set(err, PT2_ERR_OUTSIDE_ROOT,
                                  "path '%s' contains '..'; it must stay inside a model root", rel);
         p += n;
         while (*p == '/')
@@ -167,7 +167,7 @@ int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroo
     if (rc != PT2_OK)
         return rc;
     if (nroots == 0)
-        return pt2_error_set(err, PT2D_ERR_OUTSIDE_ROOT,
+        return pt2_error_set(err, PT2_ERR_OUTSIDE_ROOT,
                              "path references are disabled: no --model-root is configured");
     for (i = 0; i < nroots; i++) {
         if (root_fds != NULL && root_fds[i] >= 0) {
@@ -205,7 +205,7 @@ int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroo
             goto cleanup;
         }
         if (!path_inside(roots[i], real)) {
-            rc = pt2_error_set(err, PT2D_ERR_OUTSIDE_ROOT,
+            rc = pt2_error_set(err, PT2_ERR_OUTSIDE_ROOT,
                                "path '%s' resolves outside its model root", rel);
             goto cleanup;
         }

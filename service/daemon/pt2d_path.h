@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 
 #define PT2D_PATH_MAX 4096
 #define PT2D_NAME_MAX 256
@@ -40,7 +40,7 @@ struct pt2d_path_file {
 
 /*
  * `roots` are absolute, canonical directory paths (realpath). Returns
- * PT2_OK, PT2_ERR_INVALID (malformed reference), PT2D_ERR_OUTSIDE_ROOT
+ * PT2_OK, PT2_ERR_INVALID (malformed reference), PT2_ERR_OUTSIDE_ROOT
  * (escapes: "..", absolute, symlink out, or no roots configured),
  * PT2_ERR_NOT_FOUND (no such regular file in any root) or PT2_ERR_IO.
  */

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "pt2d_pool.h"
-#include "pt2d_problem.h"
 
 struct pool_job {
     pt2d_job_fn fn;
@@ -100,7 +99,7 @@ int pt2d_pool_submit(struct pt2d_pool *p, pt2d_job_fn fn, void *arg)
 
     pthread_mutex_lock(&p->lock);
     if (p->stopping || p->count == p->capacity) {
-        rc = PT2D_ERR_OVERLOADED;
+        rc = PT2_ERR_OVERLOADED;
     } else {
         p->ring[(p->head + p->count) % p->capacity] = (struct pool_job){fn, arg};
         p->count++;

@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 
 #define PT2D_POOL_MAX_WORKERS 1024
 #define PT2D_POOL_MAX_QUEUE 65536
@@ -36,7 +36,7 @@ struct pt2d_pool_stats {
 int pt2d_pool_create(struct pt2d_pool **out, size_t workers, size_t capacity,
                      struct pt2_error *err);
 
-/* Queue a job. PT2D_ERR_OVERLOADED when the queue is full or the pool is stopping. */
+/* Queue a job. PT2_ERR_OVERLOADED when the queue is full or the pool is stopping. */
 int pt2d_pool_submit(struct pt2d_pool *p, pt2d_job_fn fn, void *arg);
 
 void pt2d_pool_stats(struct pt2d_pool *p, struct pt2d_pool_stats *out);

@@ -25,7 +25,7 @@
 #include <cJSON.h>
 #include <microhttpd.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 
 #define PT2D_RECORD_ENV "PT2SCOPE_RECORD_DIR"
 #define PT2D_RECORD_DIR_MAX 1024

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "pt2d_problem.h"
-#include "pt2_utf8.h"
+#include "pt2scope.h"
 #include "pt2d_reply.h"
 
 void pt2d_reply_init(struct pt2d_reply *r)
@@ -97,7 +97,7 @@ int pt2d_reply_problem(struct pt2d_reply *r, int code, const char *detail, const
 
     r->etag[0] = '\0';
     pt2d_reply_take(r, t->status, body != NULL ? PT2D_PROBLEM_CTYPE : NULL, body, len);
-    if (code == PT2D_ERR_OVERLOADED)
+    if (code == PT2_ERR_OVERLOADED)
         r->retry_after = 1;
     return body != NULL ? PT2_OK : PT2_ERR_NOMEM;
 }

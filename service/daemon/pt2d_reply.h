@@ -17,7 +17,7 @@
 
 #include <cJSON.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 
 #define PT2D_JSON_CTYPE "application/json"
 #define PT2D_ETAG_MAX 72

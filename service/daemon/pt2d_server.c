@@ -31,7 +31,6 @@
 
 #include <microhttpd.h>
 
-#include "pt2_k8s.h"
 #include "pt2d_cache.h"
 #include "pt2d_cluster.h"
 #include "pt2d_docs.h"
@@ -412,14 +411,14 @@ static enum MHD_Result request_begin(struct request *rq)
     pt2d_cors_decide(&s->cfg, MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Origin"),
                      &rq->cors);
     if (rq->route == NULL)
-        return early_problem(rq, PT2D_ERR_NO_ROUTE, "no such endpoint");
+        return early_problem(rq, PT2_ERR_NO_ROUTE, "no such endpoint");
     if (rq->method == PT2D_METHOD_OPTIONS) {
         preflight(rq);
         return early(rq);
     }
     if (rq->method == PT2D_METHOD_OTHER || (rq->route->methods & PT2D_M(rq->method)) == 0) {
         rq->reply.allow = rq->route->allow;
-        return early_problem(rq, PT2D_ERR_METHOD, "see the Allow header");
+        return early_problem(rq, PT2_ERR_METHOD, "see the Allow header");
     }
     if (rq->route->kind == PT2D_KIND_PROBE) {
         probe(rq);
@@ -433,7 +432,7 @@ static enum MHD_Result request_begin(struct request *rq)
         return early(rq);
     }
     if (atomic_load(&s->draining))
-        return early_problem(rq, PT2D_ERR_OVERLOADED, "the server is shutting down");
+        return early_problem(rq, PT2_ERR_OVERLOADED, "the server is shutting down");
     MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, on_query_arg, rq);
     if (rq->qerr.code != PT2_OK)
         return early_problem(rq, rq->qerr.code, rq->qerr.message);
@@ -454,7 +453,7 @@ static enum MHD_Result request_begin(struct request *rq)
         return early_problem(rq, err.code, err.message);
     if (rq->route->id == PT2D_ROUTE_COMPATIBILITY && rq->intake.kind == PT2D_BODY_RAW) {
         pt2d_intake_free(&rq->intake);
-        return early_problem(rq, PT2D_ERR_MEDIA_TYPE,
+        return early_problem(rq, PT2_ERR_MEDIA_TYPE,
                              "POST /v1/compatibility takes application/json {\"path\", \"nodes\"} "
                              "or multipart/form-data with parts 'file' and 'nodes'");
     }
@@ -494,7 +493,7 @@ static enum MHD_Result submit_to(struct request *rq, struct pt2d_pool *pool, voi
     atomic_store(&rq->state, REQ_QUEUED);
     MHD_suspend_connection(rq->conn);
     if (pt2d_pool_submit(pool, fn, rq) != PT2_OK) {
-        pt2d_reply_problem(&rq->reply, PT2D_ERR_OVERLOADED,
+        pt2d_reply_problem(&rq->reply, PT2_ERR_OVERLOADED,
                            atomic_load(&s->draining) ? "the server is shutting down"
                                                      : "all workers are busy and the queue is full",
                            rq->id);
@@ -651,15 +650,10 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 void pt2d_server_log_node(struct pt2d_server *s)
 {
     const struct pt2d_node_snap *snap = pt2d_node_acquire(s->node);
+    char line[768];
 
-    if (snap->gpus.n > 0)
-        pt2d_log_event(s->log, "info", "node %s: %zu CUDA device%s, driver CUDA %d.%d (%s)",
-                       snap->node, snap->gpus.n, snap->gpus.n == 1 ? "" : "s",
-                       snap->gpus.driver_cuda_version / 1000,
-                       (snap->gpus.driver_cuda_version % 1000) / 10, snap->gpus.library);
-    else
-        pt2d_log_event(s->log, "info", "node %s: no CUDA devices: %s", snap->node,
-                       snap->gpus.reason);
+    pt2d_log_event(s->log, "info", "node %s: %s", pt2_node_name(snap->probe),
+                   pt2_node_summary(snap->probe, line, sizeof(line)));
     pt2d_node_release(snap);
 }
 
@@ -713,7 +707,10 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     rc = rc ? rc : pt2d_recorder_init(&s->recorder, err);
     rc = rc ? rc : pt2d_listen_open(s->cfg.host, s->cfg.port, &s->listener, err);
     /* Probe the GPUs once now, not per request (GET /v1/node?refresh=1 probes again). */
-    rc = rc ? rc : pt2d_node_create(&s->node, s->cfg.libcuda, s->cfg.node_name, err);
+    {
+        struct pt2_node_options no = {s->cfg.libcuda, s->cfg.sysfs_root, s->cfg.node_name};
+        rc = rc ? rc : pt2d_node_create(&s->node, &no, err);
+    }
     if (rc != PT2_OK)
         goto fail;
     s->env.node = s->node;

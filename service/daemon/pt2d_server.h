@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 #include "pt2d_config.h"
 
 struct pt2d_server;

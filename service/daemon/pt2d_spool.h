@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pt2_error.h"
+#include "pt2scope.h"
 #include "pt2d_sha256.h"
 
 struct pt2d_spool;

@@ -30,22 +30,42 @@ extern "C" {
 /* Bumped whenever the JSON document changes shape; part of every ETag. */
 #define PT2SCOPE_SCHEMA_VERSION 1
 
+#if defined(__GNUC__)
+#define PT2_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define PT2_WARN_UNUSED __attribute__((warn_unused_result))
+#else
+#define PT2_PRINTF(a, b)
+#define PT2_WARN_UNUSED
+#endif
+
+/*
+ * Every status has one slug (pt2_status_slug), which the daemon also uses as
+ * its problem+json type: the slugs are an interface and never change.
+ */
 enum pt2_status {
     PT2_OK = 0,
-    PT2_ERR_NOMEM = -1,        /* allocation failed */
-    PT2_ERR_IO = -2,           /* the file could not be opened or read */
-    PT2_ERR_NOT_ZIP = -3,      /* not a zip archive at all */
-    PT2_ERR_TRUNCATED = -4,    /* a zip, but truncated or corrupt */
-    PT2_ERR_NOT_PT2 = -5,      /* a valid zip that is not a .pt2 package */
-    PT2_ERR_ENTRY = -6,        /* an entry inside the archive is unreadable */
-    PT2_ERR_METADATA = -7,     /* a metadata document is malformed */
-    PT2_ERR_TOO_LARGE = -8,    /* a hard cap was exceeded */
-    PT2_ERR_INVALID = -9,      /* bad argument or request */
-    PT2_ERR_NOT_FOUND = -10,   /* a named thing does not exist */
-    PT2_ERR_FORMAT = -11,      /* a binary is not in a recognised format */
-    PT2_ERR_UNSUPPORTED = -12, /* recognised but not supported */
-    PT2_ERR_INTERNAL = -13     /* a bug or an unexpected library failure */
+    PT2_ERR_NOMEM = -1,          /* allocation failed ("internal") */
+    PT2_ERR_IO = -2,             /* the file could not be opened or read ("unreadable") */
+    PT2_ERR_NOT_ZIP = -3,        /* not a zip archive at all ("not-a-zip") */
+    PT2_ERR_TRUNCATED = -4,      /* a zip, but truncated or corrupt ("truncated") */
+    PT2_ERR_NOT_PT2 = -5,        /* a valid zip that is not a .pt2 package ("not-a-pt2") */
+    PT2_ERR_ENTRY = -6,          /* an entry inside the archive is unreadable ("truncated") */
+    PT2_ERR_METADATA = -7,       /* a metadata document is malformed ("metadata-invalid") */
+    PT2_ERR_TOO_LARGE = -8,      /* a hard cap was exceeded ("too-large") */
+    PT2_ERR_INVALID = -9,        /* bad argument or request ("bad-request") */
+    PT2_ERR_NOT_FOUND = -10,     /* a named thing does not exist ("not-found") */
+    PT2_ERR_FORMAT = -11,        /* a binary is not in a recognised format ("truncated") */
+    PT2_ERR_UNSUPPORTED = -12,   /* recognised but not supported ("unsupported") */
+    PT2_ERR_INTERNAL = -13,      /* a bug or an unexpected library failure ("internal") */
+    PT2_ERR_OUTSIDE_ROOT = -14,  /* a path leaves every allowed root ("outside-root") */
+    PT2_ERR_OVERLOADED = -15,    /* no capacity now; retry later ("overloaded") */
+    PT2_ERR_METHOD = -16,        /* the operation does not apply here ("method-not-allowed") */
+    PT2_ERR_MEDIA_TYPE = -17,    /* input of a type not accepted ("unsupported-media-type") */
+    PT2_ERR_NO_ROUTE = -18,      /* no such operation at all ("not-found") */
+    PT2_ERR_DOCS_NOT_BUILT = -19 /* a document this build left out ("docs-not-built") */
 };
+/* The lowest status code: every code from PT2_ERR_LAST to PT2_OK has a slug. */
+#define PT2_ERR_LAST PT2_ERR_DOCS_NOT_BUILT
 
 #define PT2_ERROR_MSG_MAX 512
 
@@ -56,8 +76,44 @@ struct pt2_error {
 };
 
 void pt2_error_clear(struct pt2_error *err);
-/* Stable slug for a status code, e.g. "not-a-zip"; never NULL. */
+/*
+ * Record `code` with a printf-style message unless an error is already set
+ * (a low-level cause is not overwritten by a caller's generic message).
+ * Returns the code actually stored, so `return pt2_error_set(...)` works;
+ * `err` may be NULL, in which case `code` is returned unchanged.
+ */
+int pt2_error_set(struct pt2_error *err, int code, const char *fmt, ...) PT2_PRINTF(3, 4);
+/* Copy `src` into `dst` (first error wins). Returns src->code. */
+int pt2_error_copy(struct pt2_error *dst, const struct pt2_error *src);
+/* Stable slug for a status code, e.g. "not-a-zip"; "internal" for unknown codes; never NULL. */
 const char *pt2_status_slug(int code);
+
+/* ---- Numbers and text --------------------------------------------------- */
+
+/*
+ * The one checked integer parser: the whole string, digits only (no blanks,
+ * no '+'), no overflow. PT2_OK with *out set, else PT2_ERR_INVALID and *out
+ * untouched. Base 10 or 16 (no "0x" prefix). pt2_num_u64n parses `len` bytes.
+ */
+int pt2_num_u64(const char *s, int base, uint64_t *out);
+int pt2_num_u64n(const char *s, size_t len, int base, uint64_t *out);
+/* Decimal with an optional leading '-'. */
+int pt2_num_i64(const char *s, int64_t *out);
+/* Decimal within [min, max]. */
+int pt2_num_long(const char *s, long min, long max, long *out);
+
+/* Replace, in place, every byte of s[0..len) that is not part of a valid UTF-8
+ * sequence with '?'. The length never changes, so a JSON text stays JSON. */
+void pt2_utf8_scrub(char *s, size_t len);
+
+/* ---- JSON helpers ------------------------------------------------------ */
+
+/* Add `s` as a string member, or null when `s` is NULL or empty: 1, or 0 when out of memory. */
+int pt2_json_add_str_or_null(cJSON *o, const char *key, const char *s);
+/* Add `v` as a number member, or null when !present: 1, or 0 when out of memory. */
+int pt2_json_add_num_or_null(cJSON *o, const char *key, double v, int present);
+/* The string member `key` of `o`, borrowed; NULL when absent or not a string (o may be NULL). */
+const char *pt2_json_str(const cJSON *o, const char *key);
 
 /* ---- Package inspection ------------------------------------------------- */
 
@@ -117,6 +173,7 @@ struct pt2_device {
     char gfx[32];            /* AMD target ("gfx90a"), empty for NVIDIA */
 };
 
+/* Ordered from best to worst: the worse of two verdicts is the larger. */
 enum pt2_verdict { PT2_COMPATIBLE = 0, PT2_COMPATIBLE_PTX_JIT = 1, PT2_INCOMPATIBLE = 2 };
 
 struct pt2_verdict_result {
@@ -141,6 +198,136 @@ int pt2_package_check_cpu(const pt2_package *pkg, const char *machine, const cha
 
 /* "compatible", "compatible-ptx-jit", "incompatible". */
 const char *pt2_verdict_name(int verdict);
+/* The enum pt2_verdict for such a name; -1 for NULL or anything else. */
+int pt2_verdict_from_name(const char *name);
+
+/*
+ * A raw kernel file (.cubin, .fatbin, .hsaco, .ptx; no package) against
+ * `dev`. The file is read whole through a cap of PT2_KERNEL_FILE_MAX bytes.
+ * PT2_ERR_IO when it cannot be read, PT2_ERR_TOO_LARGE past the cap,
+ * PT2_ERR_FORMAT when no GPU kernel is recognised in it.
+ */
+#define PT2_KERNEL_FILE_MAX (256u * 1024u * 1024u)
+int pt2_kernel_file_check(const char *path, const struct pt2_device *dev,
+                          struct pt2_verdict_result *out, struct pt2_error *err);
+
+/* ---- This node ---------------------------------------------------------- */
+
+/*
+ * What this machine has: NVIDIA GPUs through the CUDA Driver API (libcuda.so.1
+ * opened with dlopen, never linked), AMD GPUs from the KFD topology in sysfs
+ * (no ROCm libraries), and the CPU (machine, model, SIMD features). A node
+ * without a driver or GPUs is a fact, not an error: it probes fine and says why
+ * in its document. A probe is immutable; probe again to see changes.
+ */
+typedef struct pt2_node pt2_node;
+
+struct pt2_node_options {
+    const char *libcuda;    /* NULL or "": $PT2SCOPE_LIBCUDA, else "libcuda.so.1" */
+    const char *sysfs_root; /* NULL or "": $PT2SCOPE_SYSFS_ROOT, else "/sys" */
+    const char *name;       /* the node's name; NULL or "": gethostname() */
+};
+
+/* Probe this node. Fails only for invalid options (over-long paths) or out of memory. */
+int pt2_node_probe(pt2_node **out, const struct pt2_node_options *opts, struct pt2_error *err);
+void pt2_node_free(pt2_node *node);
+/* GPUs found, NVIDIA and AMD together. */
+size_t pt2_node_gpu_count(const pt2_node *node);
+/* The node's name and the probe time (RFC 3339 UTC), borrowed from the node. */
+const char *pt2_node_name(const pt2_node *node);
+const char *pt2_node_probed_at(const pt2_node *node);
+/* One line for logs: "2 NVIDIA GPUs (CUDA 12.4 driver, libcuda.so.1), no AMD GPU: ...". */
+const char *pt2_node_summary(const pt2_node *node, char *buf, size_t len);
+/*
+ * The node document:
+ * {"node", "probed_at",
+ *  "driver_cuda_version": 12040 | null, "driver_cuda": "12.4" | null, "library",
+ *  "count", "cu_error", "cu_error_name", "reason", "gpus": [NVIDIA GPUs],
+ *  "amd_gpus": [{"index", "target": "rocm:0", "name", "gfx": "gfx90a",
+ *                "gfx_target_version": 90010, "kfd_node", "vendor_id", "device_id",
+ *                "pci_bus_id", "compute_units", "unique_id"}],
+ *  "amd_reason": null | "...", "cpu": {...}}
+ */
+int pt2_node_to_json(const pt2_node *node, cJSON **out, struct pt2_error *err);
+/*
+ * The device `device` names, as torch spells it: "cuda" or NULL or "" = the
+ * first GPU, "cuda:N" or "N" = GPU N (NVIDIA GPUs when the node has any,
+ * else AMD GPUs, as torch on ROCm numbers them), "rocm:N" = AMD GPU N.
+ * Fills *dev (name "NVIDIA H100 80GB HBM3 (cuda:0)") and `label` ("cuda:0",
+ * "rocm:0"). PT2_ERR_INVALID for another spelling ("cpu", "cuda:x"),
+ * PT2_ERR_NOT_FOUND when that GPU is not there (the message says why).
+ */
+int pt2_node_device(const pt2_node *node, const char *device, struct pt2_device *dev, char *label,
+                    size_t label_len, struct pt2_error *err);
+/* Whether `device` is one of those spellings (no node needed): PT2_OK or PT2_ERR_INVALID. */
+int pt2_device_check(const char *device, struct pt2_error *err);
+
+/* ---- Verdicts: "does it run here?" ---------------------------------------- */
+
+/*
+ * One answer for the CLI, the daemon, the cluster fan-out and Kubernetes
+ * node lists. Entries come from targets (kind "target": a named GPU or
+ * compute capability) and from a node (kind "gpu", one per GPU of the node
+ * or only the selected one, then kind "cpu"). The overall verdict is the
+ * worst over the targets when any target was added, else the node's
+ * verdict: the best of its GPUs (or incompatible when the package needs a
+ * kind of GPU the node lacks, naming what is missing), combined with the
+ * CPU, the worse of the two winning. A package whose metadata is invalid
+ * cannot be judged: adding it fails with that metadata error.
+ */
+typedef struct pt2_verdicts pt2_verdicts;
+
+int pt2_verdicts_new(pt2_verdicts **out, struct pt2_error *err);
+void pt2_verdicts_free(pt2_verdicts *v);
+/* Check `pkg` on `dev` (from pt2_target_parse) and add a "target" entry labelled `label`. */
+int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char *label,
+                            const struct pt2_device *dev, struct pt2_error *err);
+/*
+ * Add this node's entries and decide its verdict: every GPU, or only the one
+ * `device` selects (see pt2_node_device; NULL = every GPU), then the CPU.
+ * `driver_cuda_version` > 0 replaces the probed driver version (what-if).
+ * PT2_ERR_INVALID / PT2_ERR_NOT_FOUND for a bad `device`, as pt2_node_device.
+ */
+int pt2_verdicts_add_node(pt2_verdicts *v, const pt2_package *pkg, const pt2_node *node,
+                          const char *device, int driver_cuda_version, struct pt2_error *err);
+/* The overall verdict; PT2_ERR_INVALID when nothing was added. */
+int pt2_verdicts_overall(const pt2_verdicts *v, struct pt2_verdict_result *out,
+                         struct pt2_error *err);
+/*
+ * {"compatibility": [{"target", "kind": "target" | "gpu" | "cpu",
+ *                     "device": {"name", "compute_capability", "gfx",
+ *                                "driver_cuda_version", ...}, "verdict", "reason"}],
+ *  "overall": {"verdict", "reason"}}
+ * GPU entries add the GPU's index, uuid, pci_bus_id, ... to the device; the
+ * CPU entry's device is {"name", "machine", "vendor", "vec_isa"}.
+ */
+int pt2_verdicts_to_json(const pt2_verdicts *v, cJSON **out, struct pt2_error *err);
+
+/* ---- Kubernetes nodes -------------------------------------------------- */
+
+/*
+ * Nodes as NVIDIA GPU Feature Discovery labels them (`kubectl get nodes -o
+ * json`: a List, a bare array of Node objects, or one Node), and the verdict
+ * of a package on each, by the node rule of pt2_verdicts.
+ */
+typedef struct pt2_k8s_nodes pt2_k8s_nodes;
+
+#define PT2_K8S_NODES_MAX 10000                /* nodes per request */
+#define PT2_K8S_TEXT_MAX (16u * 1024u * 1024u) /* a nodes document as text */
+
+/* PT2_ERR_INVALID for a document of another shape (the message names the node),
+ * PT2_ERR_TOO_LARGE past PT2_K8S_NODES_MAX nodes or PT2_K8S_TEXT_MAX bytes. */
+int pt2_k8s_nodes_parse(pt2_k8s_nodes **out, const cJSON *doc, struct pt2_error *err);
+int pt2_k8s_nodes_parse_text(pt2_k8s_nodes **out, const char *text, size_t len,
+                             struct pt2_error *err);
+void pt2_k8s_nodes_free(pt2_k8s_nodes *nodes);
+/*
+ * {"nodes": [{"name", "gpu": {...} | null, "arch", "machine", "os", "verdict",
+ *             "reason", "checks": {"gpu": {...}, "cpu": {...}}, "note"}],
+ *  "summary": {"total", "compatible", "compatible-ptx-jit", "incompatible"}}
+ */
+int pt2_k8s_compat_json(const pt2_package *pkg, const pt2_k8s_nodes *nodes, cJSON **out,
+                        struct pt2_error *err);
 
 #ifdef __cplusplus
 }

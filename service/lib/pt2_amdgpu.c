@@ -2,7 +2,7 @@
  * pt2_amdgpu.c - AMD code object header decoding (see pt2_amdgpu.h).
  *
  * The MACH table follows LLVM's BinaryFormat/ELF.h and AMDGPUUsage (values
- * marked [V] in the doc were built with clang-16; 0x40 gfx940 and 0x4b gfx941
+ * marked [V] in FORMATS.md §8 were built with clang-16; 0x40 gfx940 and 0x4b gfx941
  * are kept although LLVM now lists them as reserved, because old code objects
  * still carry them). The per-processor "supports xnack / sramecc" bits are
  * only needed for code object v2/v3, whose single "on" bit cannot tell "off"

@@ -2,7 +2,7 @@
  * pt2_amdgpu.h - AMD GPU code objects (ELF e_machine 224, `.hsaco`).
  *
  * Design: the target of a code object is fully described by its ELF header
- * (docs/cuda-elf-facts.md §6): EF_AMDGPU_MACH (e_flags[7:0]) names the gfx
+ * (FORMATS.md §8): EF_AMDGPU_MACH (e_flags[7:0]) names the gfx
  * processor, EI_ABIVERSION gives the code object version, and the xnack /
  * sramecc settings sit in e_flags with a layout that changed between code
  * object v3 (one "on" bit each) and v4+ (two-bit any/off/on fields). Nothing

@@ -114,6 +114,16 @@ const char *pt2_verdict_name(int verdict)
     }
 }
 
+int pt2_verdict_from_name(const char *name)
+{
+    int v;
+
+    for (v = PT2_COMPATIBLE; name != NULL && v <= PT2_INCOMPATIBLE; v++)
+        if (strcmp(name, pt2_verdict_name(v)) == 0)
+            return v;
+    return -1;
+}
+
 int pt2_driver_version_parse(const char *text, int *out, struct pt2_error *err)
 {
     char t[32], shown[PT2_COMPAT_ECHO_MAX + 1];
@@ -272,6 +282,26 @@ int pt2_target_parse(const char *text, struct pt2_device *out, struct pt2_error 
         return PT2_OK;
     }
     return pt2_error_set(err, PT2_ERR_INVALID, "unknown target '%s': %s", shown, TARGET_HINT);
+}
+
+cJSON *pt2_compat_device_json(const struct pt2_device *dev)
+{
+    cJSON *d = cJSON_CreateObject();
+    char cc[32] = "";
+
+    if (d == NULL)
+        return NULL;
+    if (dev->cc_major > 0)
+        snprintf(cc, sizeof(cc), "%d.%d", dev->cc_major, dev->cc_minor);
+    if (cJSON_AddStringToObject(d, "name", dev->name) == NULL ||
+        !pt2_json_add_str_or_null(d, "compute_capability", cc) ||
+        !pt2_json_add_str_or_null(d, "gfx", dev->gfx) ||
+        !pt2_json_add_num_or_null(d, "driver_cuda_version", dev->driver_cuda_version,
+                                  dev->driver_cuda_version > 0)) {
+        cJSON_Delete(d);
+        return NULL;
+    }
+    return d;
 }
 
 /* ---- driver requirements ------------------------------------------------------ */

@@ -34,6 +34,8 @@
 
 #include <stddef.h>
 
+#include <cJSON.h>
+
 #include "pt2_model.h"
 
 /*
@@ -72,6 +74,13 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
 int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *isa,
                    const char *node_machine, const char *const *node_features, size_t nfeatures,
                    struct pt2_verdict_result *out, struct pt2_error *err);
+
+/*
+ * The JSON form of a device in a compatibility entry:
+ * {"name", "compute_capability": "9.0" | null, "gfx": "gfx90a" | null,
+ *  "driver_cuda_version": 12040 | null}; NULL when out of memory.
+ */
+cJSON *pt2_compat_device_json(const struct pt2_device *dev);
 
 /* Minimum CUDA driver version (12040 form) for PTX ISA major.minor; 0 if unknown. */
 int pt2_compat_ptx_min_driver(unsigned ptx_major, unsigned ptx_minor);

@@ -589,13 +589,6 @@ const char *pt2_cpu_vec_isa(const struct pt2_cpu_info *c)
     return "";
 }
 
-static int add_str_or_null(cJSON *o, const char *key, const char *s)
-{
-    if (s == NULL || s[0] == '\0')
-        return cJSON_AddNullToObject(o, key) != NULL;
-    return cJSON_AddStringToObject(o, key, s) != NULL;
-}
-
 int pt2_cpu_to_json(const struct pt2_cpu_info *c, cJSON **out, struct pt2_error *err)
 {
     cJSON *o = NULL, *arr, *s;
@@ -607,8 +600,9 @@ int pt2_cpu_to_json(const struct pt2_cpu_info *c, cJSON **out, struct pt2_error 
         return pt2_error_set(err, PT2_ERR_INVALID, "pt2_cpu_to_json: missing argument");
     n = c->nfeatures > PT2_CPU_FEATURES_MAX ? PT2_CPU_FEATURES_MAX : c->nfeatures;
     o = cJSON_CreateObject();
-    if (o == NULL || !add_str_or_null(o, "machine", c->machine) ||
-        !add_str_or_null(o, "vendor", c->vendor) || !add_str_or_null(o, "model", c->model))
+    if (o == NULL || !pt2_json_add_str_or_null(o, "machine", c->machine) ||
+        !pt2_json_add_str_or_null(o, "vendor", c->vendor) ||
+        !pt2_json_add_str_or_null(o, "model", c->model))
         goto nomem;
     arr = cJSON_AddArrayToObject(o, "features");
     if (arr == NULL)
@@ -619,7 +613,7 @@ int pt2_cpu_to_json(const struct pt2_cpu_info *c, cJSON **out, struct pt2_error 
             goto nomem;
         cJSON_AddItemToArray(arr, s);
     }
-    if (!add_str_or_null(o, "vec_isa", pt2_cpu_vec_isa(c)))
+    if (!pt2_json_add_str_or_null(o, "vec_isa", pt2_cpu_vec_isa(c)))
         goto nomem;
     *out = o;
     return PT2_OK;

@@ -1,11 +1,11 @@
 /*
- * pt2_cubin.c - cubin decoding (see pt2_cubin.h and docs/cuda-elf-facts.md §2).
+ * pt2_cubin.c - cubin decoding (see pt2_cubin.h and FORMATS.md §6).
  *
  * Decisions, each checked against bins/cubin_cuda12.4, cubin_cuda13, extra/:
  *  - 'a' comes only from the binary's own arch-specific marker: e_flags
  *    0x800 under the v7 layout, `.nv.compat` attribute 0x09 == 1 otherwise.
  *    tkinfo is not trusted for 'a': `nvlink -arch=sm_100` clears attribute
- *    0x09 on an sm_100a object and the result runs as plain sm_100 (§2.4).
+ *    0x09 on an sm_100a object and the result runs as plain sm_100 (FORMATS.md §6).
  *  - 'f' has no binary marker (an sm_100f cubin equals the sm_100 one), so it
  *    comes from the tkinfo options ("-arch sm_100f"), and only when that arch
  *    names the cubin's real SM: nvlink re-finalizing sm_100f to SM 103
@@ -14,7 +14,7 @@
  *  - Debug (-G): a `.debug_info` section (absent with -lineinfo), or a "-g"
  *    option in tkinfo.
  *  - has_code: any `.text.<kernel>` section; nvcc 13 device-link stubs have none.
- *  - ABI versions other than 7 and 8: the doc's fallback ("low byte if it is a
+ *  - ABI versions other than 7 and 8: FORMATS.md §6's fallback ("low byte if it is a
  *    known SM, else byte 1"); the low-byte layout is then read as v7.
  */
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * pt2_cubin.h - NVIDIA cubin (ELF e_machine 190) decoding.
  *
  * Design: a cubin says which SM it was built for in two different ways
- * depending on its ELF ABI version (docs/cuda-elf-facts.md §2):
+ * depending on its ELF ABI version (FORMATS.md §6):
  *   ABI 7 (CUDA <= 12.x): everything is in e_flags (SM, 'a', virtual SM) and
  *                         the toolkit version is in e_version;
  *   ABI 8 (CUDA 13):      SM in e_flags[15:8], 'a' in `.nv.compat` attribute

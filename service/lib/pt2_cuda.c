@@ -437,14 +437,6 @@ static cJSON *gpu_json(const struct pt2_gpu *gpu)
     return o;
 }
 
-/* Add a string member, or null when `s` is NULL or empty. */
-static int add_str_or_null(cJSON *o, const char *key, const char *s)
-{
-    if (s == NULL || s[0] == '\0')
-        return cJSON_AddNullToObject(o, key) != NULL;
-    return cJSON_AddStringToObject(o, key, s) != NULL;
-}
-
 int pt2_cuda_to_json(const struct pt2_node_gpus *g, cJSON **out, struct pt2_error *err)
 {
     cJSON *o = NULL, *arr, *item;
@@ -466,16 +458,16 @@ int pt2_cuda_to_json(const struct pt2_node_gpus *g, cJSON **out, struct pt2_erro
     ok = (g->driver_cuda_version > 0
               ? cJSON_AddNumberToObject(o, "driver_cuda_version", g->driver_cuda_version) != NULL
               : cJSON_AddNullToObject(o, "driver_cuda_version") != NULL) &&
-         add_str_or_null(o, "driver_cuda", ver) &&
+         pt2_json_add_str_or_null(o, "driver_cuda", ver) &&
          cJSON_AddStringToObject(o, "library", g->library) != NULL &&
          cJSON_AddNumberToObject(o, "count", (double)n) != NULL &&
          cJSON_AddNumberToObject(o, "cu_error", g->cu_error) != NULL &&
          /* No CUresult at all when the library or a symbol was missing. */
-         add_str_or_null(o, "cu_error_name",
-                         (g->cu_error == 0 && g->reason[0] != '\0')
-                             ? NULL
-                             : pt2_cuda_error_name(g->cu_error)) &&
-         add_str_or_null(o, "reason", g->reason);
+         pt2_json_add_str_or_null(o, "cu_error_name",
+                                  (g->cu_error == 0 && g->reason[0] != '\0')
+                                      ? NULL
+                                      : pt2_cuda_error_name(g->cu_error)) &&
+         pt2_json_add_str_or_null(o, "reason", g->reason);
     if (!ok)
         goto nomem;
     arr = cJSON_AddArrayToObject(o, "gpus");

@@ -1,7 +1,7 @@
 /*
  * pt2_desc.c - GPU and CPU descriptions from static tables.
  *
- * The compute capability rows follow docs/cuda-elf-facts.md §8 (columns:
+ * The compute capability rows follow FORMATS.md §12 (columns:
  * data center, workstation, consumer, embedded). Product names are matched
  * on a "compact" form (upper case, letters and digits only) so that
  * "A100-SXM4-80GB", "NVIDIA A100 80GB PCIe" and "a100" all meet the key
@@ -45,7 +45,7 @@ static const struct pt2_cc_desc cc_table[] = {
     {10, 0, "Blackwell", "GB100", "B200, GB200, B100", "", "", "", ""},
     {10, 1, "Blackwell", "Thor", "", "", "", "Jetson AGX Thor, DRIVE AGX Thor",
      "CC 10.1 is Thor's number before CUDA 13.0, which calls it 11.0"},
-    /* The B300 chip's code name is not verified (docs §10), so none is shown. */
+    /* The B300 chip's code name is not verified (FORMATS.md §12), so none is shown. */
     {10, 3, "Blackwell Ultra", "", "B300, GB300", "", "", "", ""},
     {11, 0, "Blackwell", "Thor", "", "", "", "Jetson AGX Thor, DRIVE AGX Thor",
      "CUDA 12.8/12.9 called it 10.1 (sm_101)"},

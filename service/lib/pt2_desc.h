@@ -4,7 +4,7 @@
  * Design: static, read-only tables (no global mutable state, so every call
  * is thread-safe) that turn the facts the parsers find into words:
  *   - NVIDIA compute capability -> architecture, chip, representative GPUs
- *     (docs/cuda-elf-facts.md §8), used as `cuda_gpu_description`;
+ *     (FORMATS.md §12), used as `cuda_gpu_description`;
  *   - a GPU product name ("A100-SXM4-80GB", "NVIDIA GeForce RTX 4090",
  *     "MI300X") -> compute capability or AMD gfx target, used to parse
  *     `?target=` values and GPU Feature Discovery `gpu.product` labels;

@@ -47,18 +47,16 @@ const char *pt2_status_slug(int code)
     switch (code) {
     case PT2_OK:
         return "ok";
-    case PT2_ERR_NOMEM:
-        return "internal";
     case PT2_ERR_IO:
         return "unreadable";
     case PT2_ERR_NOT_ZIP:
         return "not-a-zip";
     case PT2_ERR_TRUNCATED:
+    case PT2_ERR_ENTRY:
+    case PT2_ERR_FORMAT:
         return "truncated";
     case PT2_ERR_NOT_PT2:
         return "not-a-pt2";
-    case PT2_ERR_ENTRY:
-        return "unreadable-entry";
     case PT2_ERR_METADATA:
         return "metadata-invalid";
     case PT2_ERR_TOO_LARGE:
@@ -66,11 +64,22 @@ const char *pt2_status_slug(int code)
     case PT2_ERR_INVALID:
         return "bad-request";
     case PT2_ERR_NOT_FOUND:
+    case PT2_ERR_NO_ROUTE:
         return "not-found";
-    case PT2_ERR_FORMAT:
-        return "bad-binary";
     case PT2_ERR_UNSUPPORTED:
         return "unsupported";
+    case PT2_ERR_OUTSIDE_ROOT:
+        return "outside-root";
+    case PT2_ERR_OVERLOADED:
+        return "overloaded";
+    case PT2_ERR_METHOD:
+        return "method-not-allowed";
+    case PT2_ERR_MEDIA_TYPE:
+        return "unsupported-media-type";
+    case PT2_ERR_DOCS_NOT_BUILT:
+        return "docs-not-built";
+    case PT2_ERR_NOMEM:
+    case PT2_ERR_INTERNAL:
     default:
         return "internal";
     }

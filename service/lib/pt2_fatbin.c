@@ -1,5 +1,5 @@
 /*
- * pt2_fatbin.c - fatbin walking (see pt2_fatbin.h, docs/cuda-elf-facts.md §4).
+ * pt2_fatbin.c - fatbin walking (see pt2_fatbin.h and FORMATS.md §7).
  *
  * Per entry record:
  *  - sm from the header's arch field (+0x1C): the CUDA runtime picks images

@@ -2,7 +2,7 @@
  * pt2_fatbin.h - NVIDIA fatbin containers (magic 0xBA55ED50).
  *
  * Design: a fatbin is a 16-byte header followed by entries, each an entry
- * header (its own size field) plus a payload (docs/cuda-elf-facts.md §4).
+ * header (its own size field) plus a payload (FORMATS.md §7).
  * Only headers are read; payloads are skipped by offset, except that an
  * uncompressed ELF payload is decoded as a cubin in place (pt2_cubin reads
  * its header and small sections through the same reader) to learn its

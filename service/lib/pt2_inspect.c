@@ -38,6 +38,7 @@
 #include "pt2_model.h"
 #include "pt2_tensor.h"
 #include "pt2_zip.h"
+#include "pt2_zip_layout.h"
 
 #define JSON_CAP_DEFAULT (1024u * 1024u) /* one small JSON entry */
 #define CPP_TAIL_MAX (64u * 1024u)       /* end of the wrapper .cpp: the compile command */
@@ -137,26 +138,6 @@ static void keep_error(struct pt2_error *slot, int *slot_rank, const struct pt2_
     }
 }
 
-/* Model directory name of `rel` ("data/aotinductor/<m>/..."), or 0. */
-static int model_of(const char *rel, char *out, size_t len)
-{
-    const char *p, *slash;
-    size_t n;
-
-    if (strncmp(rel, AOTI_DIR, sizeof(AOTI_DIR) - 1) != 0)
-        return 0;
-    p = rel + sizeof(AOTI_DIR) - 1;
-    slash = strchr(p, '/');
-    if (slash == NULL || slash == p)
-        return 0;
-    n = (size_t)(slash - p);
-    if (n >= len)
-        return 0;
-    memcpy(out, p, n);
-    out[n] = '\0';
-    return 1;
-}
-
 static struct pkg_model *find_model(struct pt2_package *pkg, const char *name)
 {
     for (size_t i = 0; i < pkg->nmodels; i++)
@@ -172,7 +153,7 @@ static int add_model(struct pt2_package *pkg, const char *name, struct pkg_model
 
     if (m == NULL) {
         int rc = pt2_model_grow((void **)&pkg->models, &pkg->models_cap, pkg->nmodels, sizeof(*m),
-                                PT2_ZIP_MODELS_MAX, "models in one package", err);
+                                PT2_ZIP_LAYOUT_MODELS_MAX, "models in one package", err);
         if (rc != PT2_OK)
             return rc;
         m = &pkg->models[pkg->nmodels++];
@@ -473,7 +454,7 @@ static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_erro
         if (strcmp(b, "model_metadata.json") == 0) {
             /* wherever it sits: extra/, extra_files/, or a model directory */
             rc = load_user_meta(pkg, z, i, rel, cap, err);
-        } else if (model_of(rel, mname, sizeof(mname))) {
+        } else if (pt2_zip_layout_model_of(rel, mname, sizeof(mname), NULL) == PT2_OK) {
             rc = add_model(pkg, mname, &m, err);
             if (rc != PT2_OK)
                 break;

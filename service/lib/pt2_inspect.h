@@ -11,7 +11,7 @@
 #include "pt2_meta.h"
 #include "pt2_model.h"
 #include "pt2_tensor.h"
-#include "pt2_zip.h"
+#include "pt2_zip_layout.h"
 #include "pt2scope.h"
 
 const char *pt2_package_name(const pt2_package *pkg);

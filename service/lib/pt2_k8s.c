@@ -14,6 +14,7 @@
 
 #include "pt2_desc.h"
 #include "pt2_k8s.h"
+#include "pt2_verdicts.h"
 #include "pt2_sbuf.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -399,7 +400,7 @@ int pt2_k8s_parse(const cJSON *doc, struct pt2_k8s_nodes *out, struct pt2_error 
         }
     }
     if (rc != PT2_OK) {
-        pt2_k8s_nodes_free(out);
+        pt2_k8s_nodes_clear(out);
         return rc;
     }
     out->n = i;
@@ -431,7 +432,51 @@ int pt2_k8s_parse_text(const char *text, size_t len, struct pt2_k8s_nodes *out,
     return rc;
 }
 
-void pt2_k8s_nodes_free(struct pt2_k8s_nodes *l)
+/* ---- public: owned node lists ------------------------------------------------ */
+
+static int nodes_new(pt2_k8s_nodes **out, const cJSON *doc, const char *text, size_t len,
+                     struct pt2_error *err)
+{
+    struct pt2_k8s_nodes *l;
+    int rc;
+
+    if (out == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_k8s_nodes_parse: missing argument");
+    *out = NULL;
+    l = calloc(1, sizeof(*l));
+    if (l == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "nodes: out of memory");
+    rc = text != NULL ? pt2_k8s_parse_text(text, len, l, err) : pt2_k8s_parse(doc, l, err);
+    if (rc != PT2_OK) {
+        free(l);
+        return rc;
+    }
+    *out = l;
+    return PT2_OK;
+}
+
+int pt2_k8s_nodes_parse(pt2_k8s_nodes **out, const cJSON *doc, struct pt2_error *err)
+{
+    return nodes_new(out, doc, NULL, 0, err);
+}
+
+int pt2_k8s_nodes_parse_text(pt2_k8s_nodes **out, const char *text, size_t len,
+                             struct pt2_error *err)
+{
+    if (text == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_k8s_nodes_parse_text: missing argument");
+    return nodes_new(out, NULL, text, len, err);
+}
+
+void pt2_k8s_nodes_free(pt2_k8s_nodes *nodes)
+{
+    if (nodes == NULL)
+        return;
+    pt2_k8s_nodes_clear(nodes);
+    free(nodes);
+}
+
+void pt2_k8s_nodes_clear(struct pt2_k8s_nodes *l)
 {
     if (l == NULL)
         return;
@@ -442,16 +487,11 @@ void pt2_k8s_nodes_free(struct pt2_k8s_nodes *l)
 
 /* ---- verdicts --------------------------------------------------------------------- */
 
-static int rank(int verdict)
-{
-    return verdict == PT2_INCOMPATIBLE ? 2 : verdict == PT2_COMPATIBLE_PTX_JIT ? 1 : 0;
-}
-
 int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
                   struct pt2_k8s_verdict *out, struct pt2_error *err)
 {
-    struct pt2_device none;
-    struct pt2_sbuf b;
+    struct pt2_gpu_check gpu;
+    size_t ngpu = 0;
     int rc;
 
     if (out != NULL)
@@ -459,24 +499,22 @@ int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
     if (pkg == NULL || node == NULL || out == NULL)
         return pt2_error_set(err, PT2_ERR_INVALID, "pt2_k8s_check: missing argument");
 
+    memset(&gpu, 0, sizeof(gpu));
+    gpu.vendor = PT2_VENDOR_NVIDIA; /* GFD labels describe NVIDIA GPUs only */
     if (node->has_gpu && node->dev.cc_major > 0) {
-        rc = pt2_package_check_device(pkg, &node->dev, &out->gpu, err);
-    } else {
-        memset(&none, 0, sizeof(none));
-        snprintf(none.name, sizeof(none.name), "%s",
-                 node->has_gpu ? "this node's GPU" : "this CPU-only node");
-        rc = pt2_package_check_device(pkg, &none, &out->gpu, err);
-        if (rc == PT2_OK && node->has_gpu && out->gpu.verdict != PT2_COMPATIBLE) {
-            /* A GPU is there but nothing says which: do not guess. */
-            out->gpu.verdict = PT2_INCOMPATIBLE;
-            snprintf(out->gpu.reason, sizeof(out->gpu.reason),
-                     "cannot tell: the node has no valid %s/.minor labels and its %s '%.100s' is "
-                     "not a known GPU",
-                     L_CC_MAJOR, L_PRODUCT, node->product);
-        }
+        rc = pt2_package_check_device(pkg, &node->dev, &gpu.r, err);
+        if (rc != PT2_OK)
+            return rc;
+        ngpu = 1;
+    } else if (node->has_gpu) {
+        /* A GPU is there but nothing says which: do not guess. */
+        gpu.r.verdict = PT2_INCOMPATIBLE;
+        snprintf(gpu.r.reason, sizeof(gpu.r.reason),
+                 "cannot tell: the node has no valid %s/.minor labels and its %s '%.100s' is "
+                 "not a known GPU",
+                 L_CC_MAJOR, L_PRODUCT, node->product);
+        ngpu = 1;
     }
-    if (rc != PT2_OK)
-        return rc;
 
     if (node->os[0] != '\0' && strcmp(node->os, "linux") != 0) {
         out->cpu.verdict = PT2_INCOMPATIBLE;
@@ -488,17 +526,13 @@ int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
         if (rc != PT2_OK)
             return rc;
     }
+    {
+        struct pt2_verdict_result overall;
 
-    pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
-    if (rank(out->gpu.verdict) > rank(out->cpu.verdict)) {
-        out->verdict = out->gpu.verdict;
-        pt2_sbuf_add(&b, "%s", out->gpu.reason);
-    } else if (rank(out->cpu.verdict) > rank(out->gpu.verdict)) {
-        out->verdict = out->cpu.verdict;
-        pt2_sbuf_add(&b, "%s", out->cpu.reason);
-    } else {
-        out->verdict = out->gpu.verdict;
-        pt2_sbuf_add(&b, "%s; %s", out->gpu.reason, out->cpu.reason);
+        pt2_verdicts_node_rule(pkg, &gpu, ngpu, "no nvidia.com/gpu.* labels", &out->cpu, &out->gpu,
+                               &overall);
+        out->verdict = overall.verdict;
+        snprintf(out->reason, sizeof(out->reason), "%s", overall.reason);
     }
     return PT2_OK;
 }
@@ -520,20 +554,6 @@ static int same_kind(const struct pt2_k8s_node *a, const struct pt2_k8s_node *b)
            strcmp(a->machine, b->machine) == 0 && strcmp(a->os, b->os) == 0;
 }
 
-static int add_str_or_null(cJSON *o, const char *key, const char *s)
-{
-    if (s == NULL || s[0] == '\0')
-        return cJSON_AddNullToObject(o, key) != NULL;
-    return cJSON_AddStringToObject(o, key, s) != NULL;
-}
-
-static int add_num_or_null(cJSON *o, const char *key, int v, int present)
-{
-    if (!present)
-        return cJSON_AddNullToObject(o, key) != NULL;
-    return cJSON_AddNumberToObject(o, key, v) != NULL;
-}
-
 static cJSON *check_json(const struct pt2_verdict_result *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -553,12 +573,12 @@ static cJSON *gpu_json(const struct pt2_k8s_node *n)
 
     if (n->dev.cc_major > 0)
         snprintf(cc, sizeof(cc), "%d.%d", n->dev.cc_major, n->dev.cc_minor);
-    if (g == NULL || !add_str_or_null(g, "product", n->product) ||
-        !add_num_or_null(g, "count", n->count, n->count >= 0) ||
-        !add_str_or_null(g, "compute_capability", cc) ||
-        !add_num_or_null(g, "driver_cuda_version", n->dev.driver_cuda_version,
-                         n->dev.driver_cuda_version > 0) ||
-        !add_str_or_null(g, "driver_version", n->driver_version)) {
+    if (g == NULL || !pt2_json_add_str_or_null(g, "product", n->product) ||
+        !pt2_json_add_num_or_null(g, "count", n->count, n->count >= 0) ||
+        !pt2_json_add_str_or_null(g, "compute_capability", cc) ||
+        !pt2_json_add_num_or_null(g, "driver_cuda_version", n->dev.driver_cuda_version,
+                                  n->dev.driver_cuda_version > 0) ||
+        !pt2_json_add_str_or_null(g, "driver_version", n->driver_version)) {
         cJSON_Delete(g);
         return NULL;
     }
@@ -578,8 +598,9 @@ static cJSON *node_json(const struct pt2_k8s_node *n, const struct pt2_k8s_verdi
     } else if (cJSON_AddNullToObject(o, "gpu") == NULL) {
         goto nomem;
     }
-    if (!add_str_or_null(o, "arch", n->arch) || !add_str_or_null(o, "machine", n->machine) ||
-        !add_str_or_null(o, "os", n->os) ||
+    if (!pt2_json_add_str_or_null(o, "arch", n->arch) ||
+        !pt2_json_add_str_or_null(o, "machine", n->machine) ||
+        !pt2_json_add_str_or_null(o, "os", n->os) ||
         cJSON_AddStringToObject(o, "verdict", pt2_verdict_name(v->verdict)) == NULL ||
         cJSON_AddStringToObject(o, "reason", v->reason) == NULL)
         goto nomem;
@@ -589,7 +610,7 @@ static cJSON *node_json(const struct pt2_k8s_node *n, const struct pt2_k8s_verdi
         goto nomem;
     if ((c = check_json(&v->cpu)) == NULL || !cJSON_AddItemToObject(checks, "cpu", c))
         goto nomem;
-    if (!add_str_or_null(o, "note", n->note))
+    if (!pt2_json_add_str_or_null(o, "note", n->note))
         goto nomem;
     return o;
 nomem:
@@ -634,7 +655,7 @@ int pt2_k8s_compat_json(const pt2_package *pkg, const struct pt2_k8s_nodes *node
                 v = &memo[nmemo++].v;
             }
         }
-        counts[rank(v->verdict)]++;
+        counts[v->verdict]++; /* enum pt2_verdict is 0..2, best to worst */
         if ((item = node_json(n, v)) == NULL)
             goto nomem;
         cJSON_AddItemToArray(arr, item);

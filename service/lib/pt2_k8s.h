@@ -52,9 +52,8 @@
 
 #include "pt2_error.h"
 
-#define PT2_K8S_NODES_MAX 10000                /* nodes per request */
-#define PT2_K8S_TEXT_MAX (16u * 1024u * 1024u) /* a nodes document as text */
-#define PT2_K8S_NAME_MAX 254                   /* DNS subdomain: 253 characters */
+/* PT2_K8S_NODES_MAX and PT2_K8S_TEXT_MAX are public (pt2scope.h). */
+#define PT2_K8S_NAME_MAX 254 /* DNS subdomain: 253 characters */
 
 struct pt2_k8s_node {
     char name[PT2_K8S_NAME_MAX]; /* metadata.name */
@@ -89,7 +88,8 @@ int pt2_k8s_parse(const cJSON *doc, struct pt2_k8s_nodes *out, struct pt2_error 
 int pt2_k8s_parse_text(const char *text, size_t len, struct pt2_k8s_nodes *out,
                        struct pt2_error *err);
 
-void pt2_k8s_nodes_free(struct pt2_k8s_nodes *l);
+/* Release the array of a caller-owned list (NULL and zeroed lists accepted). */
+void pt2_k8s_nodes_clear(struct pt2_k8s_nodes *l);
 
 /* "amd64" -> "x86_64", "arm64" -> "aarch64", "ppc64le", "s390x", "386" -> "i686",
  * "arm" -> "arm", "riscv64"; NULL for anything else. */
@@ -114,21 +114,17 @@ int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
                   struct pt2_k8s_verdict *out, struct pt2_error *err);
 
 /*
- * The cluster document, one entry per node in input order:
- * {"nodes": [{"name": "gpu-a",
- *             "gpu": {"product": "NVIDIA-H100-80GB-HBM3" | null, "count": 8 | null,
- *                     "compute_capability": "9.0" | null,
- *                     "driver_cuda_version": 12080 | null,
- *                     "driver_version": "570.124.06" | null} | null,
- *             "arch": "amd64" | null, "machine": "x86_64" | null, "os": "linux" | null,
- *             "verdict": "compatible", "reason": "...",
- *             "checks": {"gpu": {"verdict", "reason"}, "cpu": {"verdict", "reason"}},
- *             "note": null | "..."}],
- *  "summary": {"total": 3, "compatible": 1, "compatible-ptx-jit": 0, "incompatible": 2}}
+ * pt2_k8s_compat_json() is public (pt2scope.h). Per node entry:
+ * {"name": "gpu-a",
+ *  "gpu": {"product": "NVIDIA-H100-80GB-HBM3" | null, "count": 8 | null,
+ *          "compute_capability": "9.0" | null, "driver_cuda_version": 12080 | null,
+ *          "driver_version": "570.124.06" | null} | null,
+ *  "arch": "amd64" | null, "machine": "x86_64" | null, "os": "linux" | null,
+ *  "verdict": "compatible", "reason": "...",
+ *  "checks": {"gpu": {"verdict", "reason"}, "cpu": {"verdict", "reason"}},
+ *  "note": null | "..."}
  * Nodes that look alike (same GPU, driver, architecture and OS) are checked
  * once, so a large uniform cluster costs a few checks.
  */
-int pt2_k8s_compat_json(const pt2_package *pkg, const struct pt2_k8s_nodes *nodes, cJSON **out,
-                        struct pt2_error *err);
 
 #endif

@@ -231,18 +231,10 @@ const char *pt2_tensor_shape_description(const struct pt2_tensor *t, char *buf, 
 /* ---- JSON views ------------------------------------------------------------ */
 
 /* cJSON_Add*ToObject return NULL on allocation failure; one check per view. */
-static int add_str_or_null(cJSON *o, const char *key, const char *s)
-{
-    if (s == NULL || s[0] == '\0')
-        return cJSON_AddNullToObject(o, key) != NULL;
-    return cJSON_AddStringToObject(o, key, s) != NULL;
-}
-
+/* A count or bound: null when negative (unknown). */
 static int add_int_or_null(cJSON *o, const char *key, int64_t v)
 {
-    if (v < 0)
-        return cJSON_AddNullToObject(o, key) != NULL;
-    return cJSON_AddNumberToObject(o, key, (double)v) != NULL;
+    return pt2_json_add_num_or_null(o, key, (double)v, v >= 0);
 }
 
 static int add_item(cJSON *parent, cJSON *item)
@@ -262,7 +254,7 @@ static cJSON *oip_view(const struct pt2_tensor *t)
     if (o == NULL)
         return NULL;
     ok = cJSON_AddStringToObject(o, "name", t->name) != NULL &&
-         add_str_or_null(o, "datatype", pt2_tensor_dtype_oip(t->dtype, dt, sizeof(dt)));
+         pt2_json_add_str_or_null(o, "datatype", pt2_tensor_dtype_oip(t->dtype, dt, sizeof(dt)));
     if (ok && t->ndim < 0) {
         ok = cJSON_AddNullToObject(o, "shape") != NULL;
     } else if (ok) {
@@ -304,8 +296,9 @@ static cJSON *default_view(const struct pt2_tensor *t)
         else
             ok = add_item(shape, cJSON_CreateNull());
     }
-    ok = ok && add_str_or_null(o, "dtype", t->dtype) &&
-         add_str_or_null(o, "description", t->description) && add_int_or_null(o, "ndim", ndim);
+    ok = ok && pt2_json_add_str_or_null(o, "dtype", t->dtype) &&
+         pt2_json_add_str_or_null(o, "description", t->description) &&
+         add_int_or_null(o, "ndim", ndim);
     fixed = ok ? cJSON_AddObjectToObject(o, "fixed_shape") : NULL;
     ok = fixed != NULL;
     for (i = 0; ok && i < ndim; i++) {
@@ -325,8 +318,8 @@ static cJSON *default_view(const struct pt2_tensor *t)
             continue;
         e = cJSON_CreateObject();
         ok = add_item(dyn, e) && cJSON_AddNumberToObject(e, "axis", i) != NULL &&
-             add_str_or_null(e, "symbol", d->symbol) && add_int_or_null(e, "min", d->min) &&
-             add_int_or_null(e, "max", d->max);
+             pt2_json_add_str_or_null(e, "symbol", d->symbol) &&
+             add_int_or_null(e, "min", d->min) && add_int_or_null(e, "max", d->max);
     }
     if (!ok) {
         cJSON_Delete(o);

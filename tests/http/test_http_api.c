@@ -190,9 +190,18 @@ START_TEST(test_inspect_get_path)
     doc = th_json(&r);
     compat = cJSON_DetachItemFromObject(doc, "compatibility");
     ck_assert(cJSON_IsArray(compat));
-    /* No targets and a node without a driver (the harness): only the CPU's verdict. */
+    /* No targets and a node without a driver (the harness): only the CPU's verdict, and
+     * the overall says the CUDA package cannot run here. */
     ck_assert_int_eq(cJSON_GetArraySize(compat), 1);
     ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 0), "kind"), "cpu");
+    {
+        cJSON *ov = cJSON_DetachItemFromObject(doc, "overall");
+        ck_assert_str_eq(th_str(ov, "verdict"), "incompatible");
+        ck_assert(strncmp(th_str(ov, "reason"),
+                          "the package needs an NVIDIA GPU (sm_90a); this node has none: ", 62) ==
+                  0);
+        cJSON_Delete(ov);
+    }
     want = lib_doc("cuda_sm90a_v8.pt2", "doc");
     assert_json_eq(doc, want);
     ck_assert_str_eq(
@@ -329,6 +338,7 @@ START_TEST(test_inspect_post_multipart)
     pkg = cJSON_GetObjectItem(doc, "package");
     ck_assert_str_eq(th_str(pkg, "name"), "cuda_sm90a_v8.pt2");
     cJSON_DeleteItemFromObject(doc, "compatibility");
+    cJSON_DeleteItemFromObject(doc, "overall");
     assert_json_eq(doc, want);
     cJSON_Delete(want);
     cJSON_Delete(doc);

@@ -59,7 +59,6 @@ extern char **environ;
     "package is a Linux x86_64 shared object; this node is Linux x86_64; it needs AVX-512 "        \
     "(avx512f, avx512dq, avx512vl, avx512bw, fma), this node's CPU features are unknown; built "   \
     "with -march=native, so it may also use other instructions of the build host's CPU"
-#define CPU_ONLY_PKG "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs no GPU"
 
 static struct th_server T;
 
@@ -133,8 +132,9 @@ static void assert_cuda_verdicts(const cJSON *doc)
     assert_node(cJSON_GetArrayItem(nodes, 1), "gpu-a100-0", "incompatible",
                 "kernels are sm_90a only; A100-SXM4-40GB is 8.0");
     assert_node(cJSON_GetArrayItem(nodes, 2), "cpu-arm-0", "incompatible",
-                "kernels are sm_90a only; this CPU-only node has no GPU; package is a Linux "
-                "x86_64 shared object; this node is Linux aarch64");
+                "the package needs an NVIDIA GPU (sm_90a); this node has none: no "
+                "nvidia.com/gpu.* labels; cpu: package is a Linux x86_64 shared object; this "
+                "node is Linux aarch64");
     ck_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 2), "gpu")));
     ck_assert_str_eq(th_str(cJSON_GetArrayItem(nodes, 2), "arch"), "arm64");
     assert_summary(doc, 3, 0, 0, 3);
@@ -158,11 +158,11 @@ START_TEST(test_compat_json_cpu_package)
     const cJSON *nodes = cJSON_GetObjectItem(doc, "nodes");
 
     assert_node(cJSON_GetArrayItem(nodes, 0), "gpu-h100-0", "compatible",
-                CPU_ONLY_PKG "; " CPU_AVX512_UNKNOWN);
+                "cpu: " CPU_AVX512_UNKNOWN);
     assert_node(cJSON_GetArrayItem(nodes, 1), "gpu-a100-0", "compatible",
-                CPU_ONLY_PKG "; " CPU_AVX512_UNKNOWN);
+                "cpu: " CPU_AVX512_UNKNOWN);
     assert_node(cJSON_GetArrayItem(nodes, 2), "cpu-arm-0", "incompatible",
-                "package is a Linux x86_64 shared object; this node is Linux aarch64");
+                "cpu: package is a Linux x86_64 shared object; this node is Linux aarch64");
     assert_summary(doc, 3, 2, 0, 1);
     cJSON_Delete(doc);
     th_resp_free(&r);
@@ -579,9 +579,14 @@ static void assert_peer_verdict(const cJSON *p, int gpu, const char *gpu_reason)
     if (cpu > gpu) {
         ck_assert_str_eq(th_str(p, "verdict"), pt2_verdict_name(cpu));
         ck_assert_str_eq(th_str(p, "reason"), cpu_reason);
-    } else {
+    } else if (gpu > cpu) {
         ck_assert_str_eq(th_str(p, "verdict"), pt2_verdict_name(gpu));
         ck_assert_str_eq(th_str(p, "reason"), gpu_reason);
+    } else { /* a tie names both */
+        char both[1200];
+        snprintf(both, sizeof(both), "%s; %s", gpu_reason, cpu_reason);
+        ck_assert_str_eq(th_str(p, "verdict"), pt2_verdict_name(gpu));
+        ck_assert_str_eq(th_str(p, "reason"), both);
     }
 }
 
@@ -672,8 +677,10 @@ START_TEST(test_cluster_three_peers_and_a_dead_one)
     ck_assert_str_eq(th_str(p, "status"), "ok");
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(p, "compatibility")), 1);
     ck_assert_str_eq(th_str(p, "verdict"), "incompatible");
-    ck_assert_str_eq(th_str(p, "reason"), "the package needs a GPU and this node shows none: no "
-                                          "CUDA devices visible (CUDA_ERROR_NO_DEVICE)");
+    ck_assert_str_eq(
+        th_str(p, "reason"),
+        "the package needs an NVIDIA GPU (sm_90a); this node has none: no CUDA devices visible "
+        "(CUDA_ERROR_NO_DEVICE)");
 
     /* Nothing listens there. */
     p = peer_at(doc, 3);

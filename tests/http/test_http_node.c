@@ -435,7 +435,8 @@ START_TEST(test_inspect_device_selection)
     th_assert_problem(&r, 400, "bad-request", "device cuda:2 not found: 2 CUDA devices visible");
     th_resp_free(&r);
     th_get(T.base, "/v1/inspect?path=cuda_sm90a_v8.pt2&device=gpu0", &r);
-    th_assert_problem(&r, 400, "bad-request", "invalid device 'gpu0': expected cuda, cuda:N or N");
+    th_assert_problem(&r, 400, "bad-request",
+                      "invalid device 'gpu0': expected cuda, cuda:N, N or rocm:N");
     th_resp_free(&r);
     th_get(T.base, "/v1/inspect?path=cuda_sm90a_v8.pt2&device=cuda:1&device=cuda:0", &r);
     th_assert_problem(&r, 400, "bad-request", "device given more than once");

@@ -353,7 +353,7 @@ START_TEST(test_unknown_and_missing)
     ck_assert_int_eq(load(&c, b, NULL, &err), PT2_ERR_INVALID);
     ck_assert_str_eq(err.message, "--queue needs a value");
     ck_assert_int_eq(load(&c, c1, NULL, &err), PT2_ERR_INVALID);
-    ck_assert_str_eq(err.message, "unknown option 'positional' (see --help)");
+    ck_assert_str_eq(err.message, "unexpected argument 'positional' (see --help)");
     ck_assert_int_eq(load(&c, h, NULL, &err), PT2_OK);
     ck_assert_int_eq(c.action, PT2D_SHOW_HELP);
     ck_assert_int_eq(load(&c, v, NULL, &err), PT2_OK);

@@ -261,8 +261,10 @@ START_TEST(test_node_entries_and_etag)
     struct pt2d_node *node = NULL;
     cJSON *doc, *c;
 
-    ck_assert_int_eq(pt2d_node_create(&node, "/nonexistent/pt2scope/libcuda.so.1", "n1", NULL),
-                     PT2_OK);
+    struct pt2_node_options no = {"/nonexistent/pt2scope/libcuda.so.1", "/nonexistent/pt2scope",
+                                  "n1"};
+
+    ck_assert_int_eq(pt2d_node_create(&node, &no, NULL), PT2_OK);
     env.node = node;
     pt2d_options_add_query(&opts, "path", "cpu_x86_64.pt2", NULL);
     pt2d_options_add_query(&opts, "target", "9.0", NULL);
@@ -274,6 +276,8 @@ START_TEST(test_node_entries_and_etag)
     ck_assert_int_eq(cJSON_GetArraySize(c), 2);
     ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 0), "kind")->valuestring, "target");
     ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 1), "kind")->valuestring, "cpu");
+    /* Targets given: the overall is theirs (a CPU-only package runs on 9.0). */
+    ck_assert_str_eq(pt2_json_str(cJSON_GetObjectItem(doc, "overall"), "verdict"), "compatible");
     cJSON_Delete(doc);
 
     /* Same probe, same ETag: 304. A new probe changes it. */

@@ -296,7 +296,8 @@ START_TEST(test_device_and_refresh)
         pt2d_options_init(&x);
         pt2_error_clear(&err);
         ck_assert_int_eq(pt2d_options_add_query(&x, "device", bad[i], &err), PT2_ERR_INVALID);
-        snprintf(want, sizeof(want), "invalid device '%s': expected cuda, cuda:N or N", bad[i]);
+        snprintf(want, sizeof(want), "invalid device '%s': expected cuda, cuda:N, N or rocm:N",
+                 bad[i]);
         ck_assert_str_eq(err.message, want);
         ck_assert(!x.has_device);
     }

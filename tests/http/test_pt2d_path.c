@@ -153,23 +153,23 @@ START_TEST(test_refusals)
     struct pt2_error err;
     char c[64];
 
-    ck_assert_int_eq(try_open("../secret.pt2", 2, &err, c), PT2D_ERR_OUTSIDE_ROOT);
+    ck_assert_int_eq(try_open("../secret.pt2", 2, &err, c), PT2_ERR_OUTSIDE_ROOT);
     ck_assert_str_eq(err.message,
                      "path '../secret.pt2' contains '..'; it must stay inside a model root");
-    ck_assert_int_eq(try_open("d/..", 2, &err, c), PT2D_ERR_OUTSIDE_ROOT);
-    ck_assert_int_eq(try_open("/etc/hostname", 2, &err, c), PT2D_ERR_OUTSIDE_ROOT);
+    ck_assert_int_eq(try_open("d/..", 2, &err, c), PT2_ERR_OUTSIDE_ROOT);
+    ck_assert_int_eq(try_open("/etc/hostname", 2, &err, c), PT2_ERR_OUTSIDE_ROOT);
     ck_assert_str_eq(err.message,
                      "path '/etc/hostname' is absolute; name a file relative to a model root");
-    ck_assert_int_eq(try_open("out.pt2", 2, &err, c), PT2D_ERR_OUTSIDE_ROOT);
+    ck_assert_int_eq(try_open("out.pt2", 2, &err, c), PT2_ERR_OUTSIDE_ROOT);
     ck_assert_str_eq(err.message, "path 'out.pt2' resolves outside its model root");
-    ck_assert_int_eq(try_open("rel-out.pt2", 2, &err, c), PT2D_ERR_OUTSIDE_ROOT);
+    ck_assert_int_eq(try_open("rel-out.pt2", 2, &err, c), PT2_ERR_OUTSIDE_ROOT);
     /* Into another root is still out of this one. */
-    ck_assert_int_eq(try_open("to-r2/b.pt2", 2, &err, c), PT2D_ERR_OUTSIDE_ROOT);
+    ck_assert_int_eq(try_open("to-r2/b.pt2", 2, &err, c), PT2_ERR_OUTSIDE_ROOT);
     ck_assert_int_eq(try_open("", 2, &err, c), PT2_ERR_INVALID);
     ck_assert_str_eq(err.message, "path is empty");
     ck_assert_int_eq(try_open("loop", 2, &err, c), PT2_ERR_INVALID);
     ck_assert_str_eq(err.message, "path 'loop': too many symlinks");
-    ck_assert_int_eq(try_open("a.pt2", 0, &err, c), PT2D_ERR_OUTSIDE_ROOT);
+    ck_assert_int_eq(try_open("a.pt2", 0, &err, c), PT2_ERR_OUTSIDE_ROOT);
     ck_assert_str_eq(err.message, "path references are disabled: no --model-root is configured");
 }
 END_TEST
@@ -204,7 +204,7 @@ START_TEST(test_absolute_link_inside)
         const int none[2] = {-1, -1};
         ck_assert_int_eq(try_open_with(none, "abs-in.pt2", 2, &err, c), PT2_OK);
         ck_assert_str_eq(c, "see|abs-in.pt2");
-        ck_assert_int_eq(try_open_with(none, "out.pt2", 2, &err, c), PT2D_ERR_OUTSIDE_ROOT);
+        ck_assert_int_eq(try_open_with(none, "out.pt2", 2, &err, c), PT2_ERR_OUTSIDE_ROOT);
         ck_assert_str_eq(err.message, "path 'out.pt2' resolves outside its model root");
     }
 }
@@ -233,7 +233,7 @@ START_TEST(test_replaced)
     snprintf(p, sizeof(p), "%s/in.pt2", r1);
     ck_assert_int_eq(unlink(p), 0);
     ck_assert_int_eq(symlink("../secret.pt2", p), 0);
-    ck_assert_int_eq(try_open("in.pt2", 2, &err, c), PT2D_ERR_OUTSIDE_ROOT);
+    ck_assert_int_eq(try_open("in.pt2", 2, &err, c), PT2_ERR_OUTSIDE_ROOT);
     ck_assert_str_eq(err.message, "path 'in.pt2' resolves outside its model root");
 }
 END_TEST

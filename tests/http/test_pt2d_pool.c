@@ -87,7 +87,7 @@ START_TEST(test_queue_bound_is_exact)
     ck_assert_int_eq(pt2d_pool_submit(p, gated_job, &g), PT2_OK);
     ck_assert_int_eq(pt2d_pool_submit(p, gated_job, &g), PT2_OK);
     ck_assert_int_eq(pt2d_pool_submit(p, gated_job, &g), PT2_OK);
-    ck_assert_int_eq(pt2d_pool_submit(p, gated_job, &g), PT2D_ERR_OVERLOADED);
+    ck_assert_int_eq(pt2d_pool_submit(p, gated_job, &g), PT2_ERR_OVERLOADED);
     pt2d_pool_stats(p, &st);
     ck_assert_uint_eq(st.queued, 3);
     ck_assert_uint_eq(st.capacity, 3);

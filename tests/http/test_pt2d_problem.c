@@ -24,18 +24,20 @@ START_TEST(test_table)
         {PT2_ERR_TOO_LARGE, 413, "too-large"},
         {PT2_ERR_INVALID, 400, "bad-request"},
         {PT2_ERR_NOT_FOUND, 404, "not-found"},
-        {PT2D_ERR_NO_ROUTE, 404, "not-found"},
-        {PT2D_ERR_OUTSIDE_ROOT, 403, "outside-root"},
-        {PT2D_ERR_OVERLOADED, 503, "overloaded"},
-        {PT2D_ERR_METHOD, 405, "method-not-allowed"},
-        {PT2D_ERR_MEDIA_TYPE, 415, "unsupported-media-type"},
+        {PT2_ERR_NO_ROUTE, 404, "not-found"},
+        {PT2_ERR_OUTSIDE_ROOT, 403, "outside-root"},
+        {PT2_ERR_OVERLOADED, 503, "overloaded"},
+        {PT2_ERR_METHOD, 405, "method-not-allowed"},
+        {PT2_ERR_MEDIA_TYPE, 415, "unsupported-media-type"},
+        {PT2_ERR_DOCS_NOT_BUILT, 404, "docs-not-built"},
+        {PT2_ERR_UNSUPPORTED, 422, "unsupported"},
+        {PT2_ERR_IO, 500, "unreadable"},
         {PT2_ERR_NOMEM, 500, "internal"},
-        {PT2_ERR_IO, 500, "internal"},
-        {PT2_ERR_UNSUPPORTED, 500, "internal"},
         {PT2_ERR_INTERNAL, 500, "internal"},
         {12345, 500, "internal"},
     };
     size_t i;
+    int code;
 
     for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         const struct pt2d_problem_type *t = pt2d_problem_lookup(want[i].code);
@@ -43,6 +45,21 @@ START_TEST(test_table)
         ck_assert_str_eq(t->slug, want[i].slug);
         ck_assert_ptr_nonnull(t->title);
     }
+    /* Every status of the library has its row: the slug is the library's, and a
+     * client's mistake is never a 5xx (only our failures and "busy, retry" are). */
+    for (code = PT2_ERR_LAST; code < PT2_OK; code++) {
+        const struct pt2d_problem_type *t = pt2d_problem_lookup(code);
+        ck_assert_int_eq(t->code, code);
+        ck_assert_str_eq(t->slug, pt2_status_slug(code));
+        if (code == PT2_ERR_OVERLOADED)
+            ck_assert_uint_eq(t->status, 503);
+        else if (code != PT2_ERR_NOMEM && code != PT2_ERR_INTERNAL && code != PT2_ERR_IO)
+            ck_assert_uint_lt(t->status, 500);
+        else
+            ck_assert_uint_eq(t->status, 500);
+    }
+    ck_assert_str_eq(pt2_status_slug(PT2_OK), "ok");
+    ck_assert_str_eq(pt2_status_slug(PT2_ERR_LAST - 1), "internal");
     /* One title per type, whichever code maps to it. */
     ck_assert_str_eq(pt2d_problem_lookup(PT2_ERR_ENTRY)->title,
                      pt2d_problem_lookup(PT2_ERR_TRUNCATED)->title);
@@ -52,7 +69,7 @@ END_TEST
 START_TEST(test_document)
 {
     size_t len;
-    char *s = pt2d_problem_json(PT2D_ERR_OUTSIDE_ROOT, "path 'x' \"quoted\"", "abc", &len);
+    char *s = pt2d_problem_json(PT2_ERR_OUTSIDE_ROOT, "path 'x' \"quoted\"", "abc", &len);
 
     ck_assert_str_eq(s,
                      "{\"type\":\"https://pt2scope.dev/problems/outside-root\","

@@ -40,7 +40,7 @@ START_TEST(test_problem_reply)
 
     pt2d_reply_init(&r);
     snprintf(r.etag, sizeof(r.etag), "\"x\"");
-    ck_assert_int_eq(pt2d_reply_problem(&r, PT2D_ERR_OVERLOADED, "busy", "id9"), PT2_OK);
+    ck_assert_int_eq(pt2d_reply_problem(&r, PT2_ERR_OVERLOADED, "busy", "id9"), PT2_OK);
     ck_assert_uint_eq(r.status, 503);
     ck_assert_uint_eq(r.retry_after, 1);
     ck_assert_str_eq(r.etag, "");

@@ -34,7 +34,19 @@ expect 0 "$B" check $F/cuda_fatbin_multi.pt2 --target 11.0
 same "${OUT%%:*}" "11.0"
 expect 1 "$B" check $F/cuda_fatbin_multi.pt2 --target H100 --driver 12.4
 expect 0 "$B" check $F/cuda_sm90a_v8.pt2 --target sm_90a --json
-same "$(echo "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["verdict"])')" "compatible"
+same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["compatibility"][0]["verdict"], d["overall"]["verdict"], d["overall"]["reason"][:18])')" "compatible compatible sm_90a: sm_90a cub"
+# getopt_long: --opt=value, options before the file, help for a command.
+expect 1 "$B" check --target=A100 $F/cuda_sm90a_v8.pt2
+same "$OUT" "A100: incompatible: kernels are sm_90a only; NVIDIA A100 is 8.0"
+expect 0 "$B" inspect --help
+same "$(echo "$OUT" | head -1)" "usage: pt2scope <command> [options]"
+expect 2 "$B" inspect $F/cuda_sm90a_v8.pt2 --target H100
+same "$ERR" "pt2scope: usage: inspect does not take --target"
+expect 2 "$B" check $F/cuda_sm90a_v8.pt2 --nodes $F/k8s/nodes.json --target H100
+expect 2 "$B" check $F/cuda_sm90a_v8.pt2 --frobnicate
+same "$ERR" "pt2scope: usage: unknown option '--frobnicate'"
+expect 2 "$B" check $F/cuda_sm90a_v8.pt2 $F/cpu_x86_64.pt2
+same "$ERR" "pt2scope: usage: unexpected argument '$F/cpu_x86_64.pt2'"
 expect 2 "$B" check $F/cuda_sm90a_v8.pt2 --target H999
 same "$(echo "$ERR" | wc -l)" "1"
 expect 2 "$B" check $F/cuda_sm90a_v8.pt2 --target
@@ -52,9 +64,26 @@ expect 2 "$B" inspect
 expect 2 "$B" frobnicate
 expect 0 "$B" --help
 expect 0 "$B" version
-# No driver here: a CUDA package cannot run, the CPU verdict still comes.
-expect 1 env PT2SCOPE_LIBCUDA=/nonexistent/libcuda.so.1 "$B" check $F/cuda_sm90a_v8.pt2
-same "$(echo "$OUT" | cut -d: -f1-2)" "$(printf 'gpu: incompatible\ncpu: %s' "$(echo "$OUT" | sed -n 2p | cut -d: -f2 | tr -d ' ')")"
+# No driver here: a CUDA package cannot run; the CPU verdict still comes, the overall says why.
+expect 1 env PT2SCOPE_LIBCUDA=/nonexistent/libcuda.so.1 "$B" check $F/cuda_sm90a_v8.pt2 --sysfs-root /nonexistent
+same "$(echo "$OUT" | cut -d: -f1)" "$(printf 'cpu\noverall')"
+same "$(echo "$OUT" | sed -n 2p)" "overall: incompatible: the package needs an NVIDIA GPU (sm_90a); this node has none: /nonexistent/libcuda.so.1 not found: no NVIDIA driver installed (dlopen: /nonexistent/libcuda.so.1: cannot open shared object file: No such file or directory)"
+expect 1 env PT2SCOPE_LIBCUDA=/nonexistent/libcuda.so.1 "$B" check $F/cuda_sm90a_v8.pt2 --json
+same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted(d), len(d["compatibility"]), d["overall"]["verdict"])')" "['compatibility', 'overall'] 1 incompatible"
+# This node's AMD GPUs from a stand-in KFD topology.
+AMD=tests/fixtures/sysfs/mi250x2
+expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" check $F/rocm_gfx90a.pt2 --sysfs-root $AMD
+same "$(echo "$OUT" | cut -d: -f1-3 | sed -n '1,2p;4p')" "$(printf 'rocm:0: compatible\nrocm:1: compatible\noverall: compatible: rocm')"
+expect 1 env PT2SCOPE_LIBCUDA=/nonexistent PT2SCOPE_SYSFS_ROOT=$AMD "$B" check $F/cuda_sm90a_v8.pt2
+same "$(echo "$OUT" | tail -1)" "overall: incompatible: the package needs an NVIDIA GPU (sm_90a); this node has none (its GPUs: AMD rocm:0, rocm:1)"
+expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" check $F/rocm_gfx90a.pt2 --sysfs-root $AMD --device cuda:1
+same "$(echo "$OUT" | head -1 | cut -d: -f1-3)" "rocm:1: compatible"
+expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" gpus --sysfs-root=$AMD
+same "$(echo "$OUT" | grep '^rocm')" "$(printf 'rocm:0      AMD Instinct MI210/MI250/MI250X (CDNA2), gfx90a, 110 compute units, 0000:c1:00.0\nrocm:1      AMD Instinct MI210/MI250/MI250X (CDNA2), gfx90a, 110 compute units, 0000:c6:00.0')"
+expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" gpus --sysfs-root $AMD --json
+same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print([g["gfx"] for g in d["amd_gpus"]], d["amd_reason"], d["count"])')" "['gfx90a', 'gfx90a'] None 0"
+expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" check-kernel tests/fixtures/bins/amdgpu/gfx1100.hsaco --target gfx1100
+expect 2 env PT2SCOPE_LIBCUDA=/nonexistent "$B" check-kernel tests/fixtures/bins/amdgpu/gfx1100.hsaco --sysfs-root /nonexistent
 expect 0 "$B" check-kernel tests/fixtures/bins/cubin_cuda13/sm_90a.cubin --target H100
 expect 1 "$B" check-kernel tests/fixtures/bins/cubin_cuda13/sm_90a.cubin --target 10.0
 expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" gpus --json
@@ -82,7 +111,7 @@ expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --nodes $F/k8s/nodes.json
 same "$(echo "$OUT" | cut -d: -f1-2)" "$(printf 'gpu-h100-a: compatible\ngpu-a100-b: incompatible\ncpu-arm-c: incompatible')"
 same "$(echo "$OUT" | sed -n 2p)" "gpu-a100-b: incompatible: kernels are sm_90a only; A100-SXM4-40GB is 8.0"
 expect 1 "$B" check $F/cpu_x86_64.pt2 --nodes $F/k8s/nodes.json --json
-same "$(echo "$OUT" | python3 -c 'import json,sys; print(" ".join(n["verdict"] for n in json.load(sys.stdin)))')" "compatible compatible incompatible"
+same "$(echo "$OUT" | python3 -c 'import json,sys; print(" ".join(n["verdict"] for n in json.load(sys.stdin)["nodes"]))')" "compatible compatible incompatible"
 expect 2 "$B" check $F/cpu_x86_64.pt2 --nodes $F/no_such_nodes.json
 expect 2 "$B" check $F/cpu_x86_64.pt2 --nodes $F/cuda_sm90a_v8.pt2
 

@@ -39,7 +39,6 @@
     "package is a Linux x86_64 shared object; this node is Linux x86_64; it needs AVX-512 "        \
     "(avx512f, avx512dq, avx512vl, avx512bw, fma), this node's CPU features are unknown; built "   \
     "with -march=native, so it may also use other instructions of the build host's CPU"
-#define CPU_ONLY_PKG "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs no GPU"
 
 static void parse_ok(const char *text, struct pt2_k8s_nodes *nodes)
 {
@@ -70,7 +69,7 @@ static void parse_labels(const char *labels, struct pt2_k8s_node *out)
     parse_ok(text, &nodes);
     ck_assert_uint_eq(nodes.n, 1);
     *out = nodes.v[0];
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_clear(&nodes);
 }
 
 static pt2_package *open_fixture(const char *name)
@@ -132,7 +131,7 @@ START_TEST(test_node_list_fields)
     ck_assert_str_eq(c->arch, "arm64");
     ck_assert_str_eq(c->machine, "aarch64");
     ck_assert_str_eq(c->note, "");
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_clear(&nodes);
 }
 END_TEST
 
@@ -144,12 +143,12 @@ START_TEST(test_array_and_single_node)
     ck_assert_uint_eq(nodes.n, 2);
     ck_assert_str_eq(nodes.v[0].name, "cpu-arm-0");
     ck_assert_str_eq(nodes.v[1].name, "gpu-h100-0");
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_clear(&nodes);
 
     parse_ok(NODE_A100, &nodes);
     ck_assert_uint_eq(nodes.n, 1);
     ck_assert_str_eq(nodes.v[0].name, "gpu-a100-0");
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_clear(&nodes);
 }
 END_TEST
 
@@ -162,7 +161,7 @@ START_TEST(test_empty_lists)
     ck_assert_ptr_null(nodes.v);
     parse_ok("[]", &nodes);
     ck_assert_uint_eq(nodes.n, 0);
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_clear(&nodes);
     pt2_k8s_nodes_free(NULL);
 }
 END_TEST
@@ -272,7 +271,7 @@ START_TEST(test_non_string_label_and_labels)
 
     parse_ok("{\"metadata\": {\"name\": \"x\", \"labels\": [1]}}", &nodes);
     ck_assert_str_eq(nodes.v[0].note, "metadata.labels is not an object, ignored");
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_clear(&nodes);
 }
 END_TEST
 
@@ -365,7 +364,7 @@ START_TEST(test_arch_sources_and_map)
     ck_assert_str_eq(nodes.v[1].os, "windows");
     ck_assert_str_eq(nodes.v[2].arch, "mips64le");
     ck_assert_str_eq(nodes.v[2].machine, "mips64le");
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_clear(&nodes);
 
     ck_assert_str_eq(pt2_k8s_arch_machine("amd64"), "x86_64");
     ck_assert_str_eq(pt2_k8s_arch_machine("386"), "i686");
@@ -416,7 +415,7 @@ START_TEST(test_long_name)
         struct pt2_k8s_nodes nodes;
         parse_ok(text, &nodes);
         ck_assert_uint_eq(strlen(nodes.v[0].name), 253);
-        pt2_k8s_nodes_free(&nodes);
+        pt2_k8s_nodes_clear(&nodes);
     }
 }
 END_TEST
@@ -492,7 +491,7 @@ static void check_node(const char *pkg_name, const char *text, size_t idx,
     parse_ok(text, &nodes);
     ck_assert_uint_gt(nodes.n, idx);
     ck_assert_int_eq(pt2_k8s_check(pkg, &nodes.v[idx], v, &err), PT2_OK);
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_clear(&nodes);
     pt2_package_free(pkg);
 }
 
@@ -515,9 +514,11 @@ START_TEST(test_cuda_package_on_three_nodes)
 
     check_node("cuda_sm90a_v8.pt2", NODE_LIST, 2, &v);
     ck_assert_int_eq(v.verdict, PT2_INCOMPATIBLE);
-    ck_assert_str_eq(v.reason, "kernels are sm_90a only; this CPU-only node has no GPU; package is "
-                               "a Linux x86_64 shared object; this node is Linux aarch64");
-    ck_assert_str_eq(v.gpu.reason, "kernels are sm_90a only; this CPU-only node has no GPU");
+    ck_assert_str_eq(v.reason, "the package needs an NVIDIA GPU (sm_90a); this node has none: no "
+                               "nvidia.com/gpu.* labels; cpu: package is a Linux x86_64 shared "
+                               "object; this node is Linux aarch64");
+    ck_assert_str_eq(v.gpu.reason, "the package needs an NVIDIA GPU (sm_90a); this node has none: "
+                                   "no nvidia.com/gpu.* labels");
     ck_assert_str_eq(v.cpu.reason,
                      "package is a Linux x86_64 shared object; this node is Linux aarch64");
 }
@@ -536,7 +537,8 @@ START_TEST(test_cuda_package_on_h100_with_cuda13)
     ck_assert_int_eq(v.verdict, PT2_COMPATIBLE);
     ck_assert_int_eq(v.gpu.verdict, PT2_COMPATIBLE);
     ck_assert_str_eq(v.gpu.reason, "sm_90a cubin runs on NVIDIA-H100-80GB-HBM3");
-    ck_assert_str_eq(v.reason, "sm_90a cubin runs on NVIDIA-H100-80GB-HBM3; " CPU_AVX512_UNKNOWN);
+    ck_assert_str_eq(v.reason,
+                     "sm_90a cubin runs on NVIDIA-H100-80GB-HBM3; cpu: " CPU_AVX512_UNKNOWN);
 }
 END_TEST
 
@@ -546,8 +548,8 @@ START_TEST(test_cpu_package_on_three_nodes)
 
     check_node("cpu_x86_64.pt2", NODE_LIST, 0, &v);
     ck_assert_int_eq(v.verdict, PT2_COMPATIBLE);
-    ck_assert_str_eq(v.gpu.reason, CPU_ONLY_PKG);
-    ck_assert_str_eq(v.reason, CPU_ONLY_PKG "; " CPU_AVX512_UNKNOWN);
+    ck_assert_str_eq(v.gpu.reason, "the package needs no GPU");
+    ck_assert_str_eq(v.reason, "cpu: " CPU_AVX512_UNKNOWN);
 
     check_node("cpu_x86_64.pt2", NODE_LIST, 1, &v);
     ck_assert_int_eq(v.verdict, PT2_COMPATIBLE);
@@ -556,7 +558,7 @@ START_TEST(test_cpu_package_on_three_nodes)
     ck_assert_int_eq(v.verdict, PT2_INCOMPATIBLE);
     ck_assert_int_eq(v.gpu.verdict, PT2_COMPATIBLE);
     ck_assert_str_eq(v.reason,
-                     "package is a Linux x86_64 shared object; this node is Linux aarch64");
+                     "cpu: package is a Linux x86_64 shared object; this node is Linux aarch64");
 }
 END_TEST
 
@@ -575,7 +577,7 @@ START_TEST(test_unknown_gpu_verdicts)
     /* A CPU package does not care which GPU it is. */
     check_node("cpu_x86_64.pt2", node, 0, &v);
     ck_assert_int_eq(v.verdict, PT2_COMPATIBLE);
-    ck_assert_str_eq(v.gpu.reason, CPU_ONLY_PKG);
+    ck_assert_str_eq(v.gpu.reason, "the package needs no GPU");
 }
 END_TEST
 
@@ -588,8 +590,8 @@ START_TEST(test_windows_and_unknown_arch)
                "\"kubernetes.io/arch\": \"amd64\"}}}",
                0, &v);
     ck_assert_int_eq(v.verdict, PT2_INCOMPATIBLE);
-    ck_assert_str_eq(v.reason,
-                     "node runs windows; AOTInductor host code is checked for Linux nodes only");
+    ck_assert_str_eq(
+        v.reason, "cpu: node runs windows; AOTInductor host code is checked for Linux nodes only");
 
     check_node("cpu_aarch64.pt2", "{\"metadata\": {\"name\": \"u\"}}", 0, &v);
     ck_assert_int_eq(v.verdict, PT2_COMPATIBLE);
@@ -677,7 +679,7 @@ START_TEST(test_compat_json_document)
     ck_assert(num_at(sum, "compatible-ptx-jit") == 0);
     ck_assert(num_at(sum, "incompatible") == 3);
     cJSON_Delete(doc);
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_clear(&nodes);
     pt2_package_free(pkg);
 }
 END_TEST
@@ -729,14 +731,14 @@ START_TEST(test_compat_json_nulls_and_ptx_summary)
                      "no cubin for 11.0; compute_90 PTX can be JIT-compiled for compute "
                      "capability 11.0");
     ck_assert_str_eq(str_at(n1, "reason"),
-                     "package is a Linux x86_64 shared object; this node is Linux aarch64");
+                     "cpu: package is a Linux x86_64 shared object; this node is Linux aarch64");
     sum = cJSON_GetObjectItemCaseSensitive(doc, "summary");
     ck_assert(num_at(sum, "total") == 2);
     ck_assert(num_at(sum, "compatible") == 1);
     ck_assert(num_at(sum, "compatible-ptx-jit") == 0);
     ck_assert(num_at(sum, "incompatible") == 1);
     cJSON_Delete(doc);
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_clear(&nodes);
 
     /* The same Thor node on amd64 is a PTX-JIT node. */
     parse_ok("[{\"metadata\": {\"name\": \"thor\", \"labels\": "
@@ -751,7 +753,7 @@ START_TEST(test_compat_json_nulls_and_ptx_summary)
                                            "for compute capability 11.0");
     ck_assert(num_at(cJSON_GetObjectItemCaseSensitive(doc, "summary"), "compatible-ptx-jit") == 1);
     cJSON_Delete(doc);
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_clear(&nodes);
 
     /* No nodes at all. */
     parse_ok("[]", &nodes);
@@ -780,7 +782,7 @@ START_TEST(test_compat_json_at_the_cap)
     /* No driver labels: the driver is assumed new enough. */
     ck_assert(num_at(sum, "compatible") == PT2_K8S_NODES_MAX);
     cJSON_Delete(doc);
-    pt2_k8s_nodes_free(&nodes);
+    pt2_k8s_nodes_clear(&nodes);
     pt2_package_free(pkg);
     free(t);
 }

@@ -1,0 +1,376 @@
+/*
+ * pt2_verdicts.c - the compatibility answer and the node rule (see
+ * pt2_verdicts.h and pt2scope.h "Verdicts").
+ *
+ * Entries are kept as the JSON array they are answered as; the overall
+ * verdict is tracked beside them in typed form, so nothing is ever decided
+ * by re-reading strings.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2_compat.h"
+#include "pt2_inspect.h"
+#include "pt2_node.h"
+#include "pt2_sbuf.h"
+#include "pt2_verdicts.h"
+
+#define NAMES_MAX 4
+
+struct pt2_verdicts {
+    cJSON *entries;
+    size_t ntargets;
+    struct pt2_verdict_result worst_target; /* reason prefixed with the target */
+    int have_node;
+    struct pt2_verdict_result node;
+};
+
+/* ---- what the package needs --------------------------------------------------- */
+
+static void name_add(char names[NAMES_MAX][32], size_t *n, size_t *more, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < *n; i++)
+        if (strcmp(names[i], name) == 0)
+            return;
+    if (*n < NAMES_MAX)
+        snprintf(names[(*n)++], sizeof(names[0]), "%s", name);
+    else
+        (*more)++;
+}
+
+static void names_print(struct pt2_sbuf *b, const char *words, char names[NAMES_MAX][32], size_t n,
+                        size_t more)
+{
+    size_t i;
+
+    pt2_sbuf_add(b, "%s", words);
+    if (n == 0)
+        return;
+    pt2_sbuf_add(b, " (");
+    for (i = 0; i < n; i++)
+        pt2_sbuf_add(b, "%s%s", i > 0 ? ", " : "", names[i]);
+    if (more > 0)
+        pt2_sbuf_add(b, " and %zu more", more);
+    pt2_sbuf_add(b, ")");
+}
+
+unsigned pt2_verdicts_need(const pt2_package *pkg, char *what, size_t len)
+{
+    const struct pt2_kernel_list *ks = pt2_package_kernels(pkg);
+    char nv[NAMES_MAX][32], amd[NAMES_MAX][32], key[32] = "";
+    size_t nnv = 0, namd = 0, morenv = 0, moreamd = 0, i, m;
+    unsigned need = 0;
+    struct pt2_sbuf b;
+
+    for (i = 0; ks != NULL && i < ks->n; i++) {
+        const struct pt2_kernel *k = &ks->v[i];
+        char name[64];
+
+        if (k->kind == PT2_KERNEL_SASS && k->has_code == 0)
+            continue; /* a device-link stub runs nowhere and needs nothing */
+        pt2_kernel_target_name(k, name, sizeof(name));
+        if (k->kind == PT2_KERNEL_SASS || k->kind == PT2_KERNEL_PTX) {
+            need |= PT2_NEED_NVIDIA;
+            name_add(nv, &nnv, &morenv, name);
+        } else if (k->kind == PT2_KERNEL_HSACO) {
+            need |= PT2_NEED_AMD;
+            name_add(amd, &namd, &moreamd, k->gfx);
+        } else {
+            need |= PT2_NEED_OTHER;
+            snprintf(key, sizeof(key), "xpu");
+        }
+    }
+    /* No kernel binary: the models' metadata says what they were built for. */
+    for (m = 0; need == 0 && m < pt2_package_model_count(pkg); m++) {
+        const char *dk = pt2_package_device_key(pkg, m);
+        const cJSON *aoti = pt2_package_model_aoti(pkg, m, NULL);
+        const char *cc = pt2_json_str(aoti, "AOTI_COMPUTE_CAPABILITY");
+
+        if (dk == NULL || dk[0] == '\0' || strcmp(dk, "cpu") == 0)
+            continue;
+        if (cc != NULL && strncmp(cc, "gfx", 3) == 0) {
+            need |= PT2_NEED_AMD;
+            name_add(amd, &namd, &moreamd, cc);
+        } else if (strcmp(dk, "cuda") == 0) {
+            char sm[40];
+            need |= PT2_NEED_NVIDIA;
+            if (cc != NULL && cc[0] != '\0') {
+                snprintf(sm, sizeof(sm), "sm_%.30s", cc);
+                name_add(nv, &nnv, &morenv, sm);
+            }
+        } else {
+            need |= PT2_NEED_OTHER;
+            snprintf(key, sizeof(key), "%.30s", dk);
+        }
+    }
+    pt2_sbuf_init(&b, what, len);
+    if (need & PT2_NEED_NVIDIA)
+        names_print(&b, "an NVIDIA GPU", nv, nnv, morenv);
+    if (need & PT2_NEED_AMD)
+        names_print(&b, (need & PT2_NEED_NVIDIA) ? " or an AMD GPU" : "an AMD GPU", amd, namd,
+                    moreamd);
+    if ((need & PT2_NEED_OTHER) && !(need & (PT2_NEED_NVIDIA | PT2_NEED_AMD)))
+        pt2_sbuf_add(&b, "an %s device", key);
+    return need;
+}
+
+/* ---- the node rule --------------------------------------------------------------- */
+
+static int needed(unsigned need, int vendor)
+{
+    return (vendor == PT2_VENDOR_NVIDIA && (need & PT2_NEED_NVIDIA)) ||
+           (vendor == PT2_VENDOR_AMD && (need & PT2_NEED_AMD));
+}
+
+void pt2_verdicts_node_rule(const pt2_package *pkg, const struct pt2_gpu_check *gpus, size_t n,
+                            const char *absent, const struct pt2_verdict_result *cpu,
+                            struct pt2_verdict_result *gpu_part, struct pt2_verdict_result *out)
+{
+    char what[256], others[160] = "";
+    unsigned need = pt2_verdicts_need(pkg, what, sizeof(what));
+    const struct pt2_gpu_check *best = NULL;
+    struct pt2_sbuf b;
+    size_t i, nother = 0;
+    int other_vendor = 0;
+
+    memset(gpu_part, 0, sizeof(*gpu_part));
+    memset(out, 0, sizeof(*out));
+    if (need == 0) {
+        gpu_part->verdict = PT2_COMPATIBLE;
+        snprintf(gpu_part->reason, sizeof(gpu_part->reason), "the package needs no GPU");
+        out->verdict = cpu->verdict;
+        snprintf(out->reason, sizeof(out->reason), "cpu: %.500s", cpu->reason);
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        if (needed(need, gpus[i].vendor)) {
+            if (best == NULL || gpus[i].r.verdict < best->r.verdict)
+                best = &gpus[i];
+        } else {
+            /* "rocm:0, rocm:1, rocm:2 and 5 more" */
+            if (nother < 3)
+                snprintf(others + strlen(others), sizeof(others) - strlen(others), "%s%.40s",
+                         nother > 0 ? ", " : "", gpus[i].label);
+            else if (nother == 3)
+                snprintf(others + strlen(others), sizeof(others) - strlen(others), " and more");
+            if (nother++ == 0)
+                other_vendor = gpus[i].vendor;
+        }
+    }
+    pt2_sbuf_init(&b, gpu_part->reason, sizeof(gpu_part->reason));
+    if (best == NULL) {
+        gpu_part->verdict = PT2_INCOMPATIBLE;
+        pt2_sbuf_add(&b, "the package needs %s; this node has none", what);
+        if (nother > 0)
+            pt2_sbuf_add(&b, " (its GPU%s: %s %s)", nother == 1 ? "" : "s",
+                         other_vendor == PT2_VENDOR_AMD ? "AMD" : "NVIDIA", others);
+        else if (absent != NULL && absent[0] != '\0')
+            pt2_sbuf_add(&b, ": %s", absent);
+    } else {
+        gpu_part->verdict = best->r.verdict;
+        if (best->label[0] != '\0')
+            pt2_sbuf_add(&b, "%s: ", best->label);
+        pt2_sbuf_add(&b, "%s", best->r.reason);
+    }
+    pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
+    if (cpu->verdict > gpu_part->verdict) {
+        out->verdict = cpu->verdict;
+        pt2_sbuf_add(&b, "cpu: %s", cpu->reason);
+    } else if (gpu_part->verdict > cpu->verdict) {
+        out->verdict = gpu_part->verdict;
+        pt2_sbuf_add(&b, "%s", gpu_part->reason);
+    } else {
+        out->verdict = gpu_part->verdict;
+        pt2_sbuf_add(&b, "%s; cpu: %s", gpu_part->reason, cpu->reason);
+    }
+}
+
+/* ---- the answer -------------------------------------------------------------------- */
+
+int pt2_verdicts_new(pt2_verdicts **out, struct pt2_error *err)
+{
+    struct pt2_verdicts *v;
+
+    if (out == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_verdicts_new: missing argument");
+    *out = NULL;
+    v = calloc(1, sizeof(*v));
+    if (v == NULL || (v->entries = cJSON_CreateArray()) == NULL) {
+        free(v);
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
+    }
+    *out = v;
+    return PT2_OK;
+}
+
+void pt2_verdicts_free(pt2_verdicts *v)
+{
+    if (v == NULL)
+        return;
+    cJSON_Delete(v->entries);
+    free(v);
+}
+
+/* Append one entry; takes `device` in every case. */
+static int add_entry(pt2_verdicts *v, const char *kind, const char *target, cJSON *device,
+                     const struct pt2_verdict_result *r, struct pt2_error *err)
+{
+    cJSON *e = cJSON_CreateObject();
+
+    if (e == NULL || device == NULL || cJSON_AddStringToObject(e, "target", target) == NULL ||
+        cJSON_AddStringToObject(e, "kind", kind) == NULL)
+        goto nomem;
+    if (!cJSON_AddItemToObject(e, "device", device))
+        goto nomem;
+    device = NULL;
+    if (cJSON_AddStringToObject(e, "verdict", pt2_verdict_name(r->verdict)) == NULL ||
+        cJSON_AddStringToObject(e, "reason", r->reason) == NULL ||
+        !cJSON_AddItemToArray(v->entries, e))
+        goto nomem;
+    return PT2_OK;
+nomem:
+    cJSON_Delete(device);
+    cJSON_Delete(e);
+    return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
+}
+
+/* A package whose metadata is invalid cannot be judged: its device key and compute
+ * capability are part of the verdict. Every answer says so the same way. */
+static int judgeable(const pt2_package *pkg, struct pt2_error *err)
+{
+    const struct pt2_error *merr = pt2_package_meta_error(pkg);
+
+    return merr != NULL ? pt2_error_copy(err, merr) : PT2_OK;
+}
+
+int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char *label,
+                            const struct pt2_device *dev, struct pt2_error *err)
+{
+    struct pt2_verdict_result r;
+    int rc;
+
+    if (v == NULL || pkg == NULL || label == NULL || dev == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_verdicts_add_target: missing argument");
+    if ((rc = judgeable(pkg, err)) != PT2_OK)
+        return rc;
+    rc = pt2_package_check_device(pkg, dev, &r, err);
+    if (rc != PT2_OK)
+        return rc;
+    rc = add_entry(v, "target", label, pt2_compat_device_json(dev), &r, err);
+    if (rc != PT2_OK)
+        return rc;
+    /* The first of the worst targets speaks for all of them. */
+    if (v->ntargets++ == 0 || r.verdict > v->worst_target.verdict) {
+        v->worst_target.verdict = r.verdict;
+        snprintf(v->worst_target.reason, sizeof(v->worst_target.reason), "%.60s: %.440s", label,
+                 r.reason);
+    }
+    return PT2_OK;
+}
+
+/* Check one GPU of the node, add its entry and fill *c. */
+static int node_gpu(pt2_verdicts *v, const pt2_package *pkg, const struct pt2_node *node,
+                    int vendor, size_t index, int driver, struct pt2_gpu_check *c,
+                    struct pt2_error *err)
+{
+    struct pt2_device dev;
+    int rc;
+
+    c->vendor = vendor;
+    pt2_node_gpu_device(node, vendor, index, &dev, c->label, sizeof(c->label));
+    if (driver > 0 && vendor == PT2_VENDOR_NVIDIA)
+        dev.driver_cuda_version = driver;
+    rc = pt2_package_check_device(pkg, &dev, &c->r, err);
+    if (rc != PT2_OK)
+        return rc;
+    return add_entry(v, "gpu", c->label, pt2_node_gpu_json(node, vendor, index, &dev), &c->r, err);
+}
+
+int pt2_verdicts_add_node(pt2_verdicts *v, const pt2_package *pkg, const pt2_node *node,
+                          const char *device, int driver_cuda_version, struct pt2_error *err)
+{
+    const char *feats[PT2_CPU_FEATURES_MAX];
+    struct pt2_gpu_check *checks = NULL;
+    struct pt2_verdict_result cpu, gpu_part;
+    char absent[320];
+    size_t n = 0, i;
+    unsigned need;
+    int rc = PT2_OK;
+
+    if (v == NULL || pkg == NULL || node == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_verdicts_add_node: missing argument");
+    if ((rc = judgeable(pkg, err)) != PT2_OK)
+        return rc;
+    checks = calloc(PT2_GPUS_MAX + PT2_AMD_GPUS_MAX, sizeof(*checks));
+    if (checks == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
+    if (device != NULL) {
+        int vendor = 0;
+        size_t index = 0;
+
+        rc = pt2_node_select(node, device, &vendor, &index, err);
+        if (rc == PT2_OK)
+            rc = node_gpu(v, pkg, node, vendor, index, driver_cuda_version, &checks[n++], err);
+    } else {
+        for (i = 0; rc == PT2_OK && i < node->nv.n && i < PT2_GPUS_MAX; i++)
+            rc = node_gpu(v, pkg, node, PT2_VENDOR_NVIDIA, i, driver_cuda_version, &checks[n++],
+                          err);
+        for (i = 0; rc == PT2_OK && i < node->amd.n && i < PT2_AMD_GPUS_MAX; i++)
+            rc = node_gpu(v, pkg, node, PT2_VENDOR_AMD, i, 0, &checks[n++], err);
+    }
+    for (i = 0; rc == PT2_OK && i < node->cpu.nfeatures && i < PT2_CPU_FEATURES_MAX; i++)
+        feats[i] = node->cpu.features[i];
+    if (rc == PT2_OK)
+        rc = pt2_package_check_cpu(pkg, node->cpu.machine, feats, i, &cpu, err);
+    if (rc == PT2_OK)
+        rc = add_entry(v, "cpu", "cpu", pt2_node_cpu_json(node), &cpu, err);
+    if (rc == PT2_OK) {
+        /* Why no GPU of the kind the package needs shows here. */
+        need = pt2_verdicts_need(pkg, absent, sizeof(absent));
+        snprintf(absent, sizeof(absent), "%.300s",
+                 (need & PT2_NEED_NVIDIA) || !(need & PT2_NEED_AMD) ? node->nv.reason
+                                                                    : node->amd.reason);
+        pt2_verdicts_node_rule(pkg, checks, n, absent, &cpu, &gpu_part, &v->node);
+        v->have_node = 1;
+    }
+    free(checks);
+    return rc;
+}
+
+int pt2_verdicts_overall(const pt2_verdicts *v, struct pt2_verdict_result *out,
+                         struct pt2_error *err)
+{
+    if (v == NULL || out == NULL || (v->ntargets == 0 && !v->have_node))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "no target and no node to decide an overall verdict from");
+    *out = v->ntargets > 0 ? v->worst_target : v->node;
+    return PT2_OK;
+}
+
+int pt2_verdicts_to_json(const pt2_verdicts *v, cJSON **out, struct pt2_error *err)
+{
+    struct pt2_verdict_result r;
+    cJSON *doc = NULL, *ov;
+    int rc;
+
+    if (out == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_verdicts_to_json: missing argument");
+    *out = NULL;
+    rc = pt2_verdicts_overall(v, &r, err);
+    if (rc != PT2_OK)
+        return rc;
+    doc = cJSON_CreateObject();
+    if (doc == NULL ||
+        !cJSON_AddItemToObject(doc, "compatibility", cJSON_Duplicate(v->entries, 1)) ||
+        (ov = cJSON_AddObjectToObject(doc, "overall")) == NULL ||
+        cJSON_AddStringToObject(ov, "verdict", pt2_verdict_name(r.verdict)) == NULL ||
+        cJSON_AddStringToObject(ov, "reason", r.reason) == NULL) {
+        cJSON_Delete(doc);
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
+    }
+    *out = doc;
+    return PT2_OK;
+}

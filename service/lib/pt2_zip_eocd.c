@@ -1,0 +1,285 @@
+/*
+ * pt2_zip_eocd.c - the zip end records, read before libzip (see pt2_zip_eocd.h).
+ *
+ * Why the tail window is libzip's own: its first read is then served from
+ * this copy (pt2_zip's source looks here first), so those bytes are read
+ * once. Why the directory is buffered with one read: libzip reads a
+ * directory record in two calls, and 20,000 entries would otherwise cost
+ * 40,000 syscalls. Why only candidates libzip would accept count: a fake
+ * record in an archive comment must neither trip a cap nor be taken for the
+ * directory (libzip keeps the first acceptable record unless a later one is
+ * more consistent; with several, pt2_zip leaves the choice to ZIP_CHECKCONS).
+ * Record layouts: FORMATS.md §1.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2_zip_eocd.h"
+
+#define EOCD_LEN 22u
+#define LOCATOR_LEN 20u
+#define EOCD64_LEN 56u
+#define CDIR_RECORD_MIN 46u /* fixed part of a central directory record */
+#define LOCAL_HEADER_LEN 30u
+
+#define SIG_EOCD 0x06054b50u
+#define SIG_LOCATOR 0x07064b50u
+#define SIG_EOCD64 0x06064b50u
+#define SIG_CDIR 0x02014b50u
+#define SIG_LOCAL 0x04034b50u
+
+/* One end-record candidate, as libzip would read it. */
+struct eocd_cand {
+    uint64_t entries, cd_size, cd_offset;
+    int zip64;
+};
+
+const uint8_t *pt2_zip_eocd_bytes(const struct pt2_zip_eocd *e, uint64_t off, size_t len)
+{
+    if (e->buf == NULL || off < e->buf_off || off - e->buf_off > e->buf_len ||
+        len > e->buf_len - (size_t)(off - e->buf_off))
+        return NULL;
+    return e->buf + (off - e->buf_off);
+}
+
+int pt2_zip_eocd_cd_buffered(const struct pt2_zip_eocd *e)
+{
+    return e->cd_known && pt2_zip_eocd_bytes(e, e->cd_offset, (size_t)e->cd_size) != NULL;
+}
+
+/* Read exactly len bytes at off; a short read means the file shrank under us. */
+static int eocd_read_exact(const struct pt2_zip_eocd *e, uint64_t off, void *buf, size_t len,
+                           struct pt2_error *err)
+{
+    size_t got = 0;
+    int rc = e->read(e->ctx, off, buf, len, &got, err);
+
+    if (rc != PT2_OK)
+        return rc;
+    if (got != len)
+        return pt2_error_set(err, PT2_ERR_IO, "read error: the file shrank while being read");
+    return PT2_OK;
+}
+
+/*
+ * Grow the buffer down to the start of the central directory, so that
+ * libzip's many small directory reads are served from memory. Only when the
+ * directory runs on into the tail (the normal layout); anything else is left
+ * to libzip's own reads.
+ */
+static int eocd_extend(struct pt2_zip_eocd *e, struct pt2_error *err)
+{
+    uint8_t *nb = NULL;
+    size_t head;
+    int rc;
+
+    if (e->cd_offset >= e->buf_off || e->cd_size > e->size - e->cd_offset ||
+        e->cd_offset + e->cd_size < e->buf_off)
+        return PT2_OK;
+    head = (size_t)(e->buf_off - e->cd_offset); /* <= cd_size <= PT2_ZIP_EOCD_CDIR_MAX */
+    nb = malloc(head + e->buf_len);
+    if (nb == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading the central directory");
+    rc = eocd_read_exact(e, e->cd_offset, nb, head, err);
+    if (rc != PT2_OK)
+        goto cleanup;
+    memcpy(nb + head, e->buf, e->buf_len);
+    free(e->buf);
+    e->buf = nb;
+    nb = NULL;
+    e->buf_off = e->cd_offset;
+    e->buf_len += head;
+cleanup:
+    free(nb);
+    return rc;
+}
+
+/*
+ * Decode the end record at buffer offset p into *out; *usable is 1 when
+ * libzip 1.7.3 could open the directory it describes, 0 when libzip rejects
+ * it before reading a single directory record. Only rejections libzip
+ * certainly makes are applied, so every directory libzip can open is among
+ * the usable candidates: a zip64 record whose magic, locator or sizes are
+ * wrong; a directory that does not end before the record; more entries than
+ * its bytes can hold (46 bytes at least each). A status only for a failed read.
+ */
+static int eocd_decode(const struct pt2_zip_eocd *e, size_t p, struct eocd_cand *out, int *usable,
+                       struct pt2_error *err)
+{
+    const uint8_t *r = e->buf + p;
+    uint64_t end_at = e->buf_off + p; /* where the directory must end by */
+
+    memset(out, 0, sizeof(*out));
+    *usable = 0;
+    out->entries = pt2_le16(r + 10);
+    out->cd_size = pt2_le32(r + 12);
+    out->cd_offset = pt2_le32(r + 16);
+    if (p >= LOCATOR_LEN && pt2_le32(r - LOCATOR_LEN) == SIG_LOCATOR) {
+        uint64_t off64 = pt2_le64(r - LOCATOR_LEN + 8);
+        uint8_t rec[EOCD64_LEN];
+        const uint8_t *z64;
+        size_t got = 0;
+        int rc;
+
+        out->zip64 = 1;
+        /* The zip64 record must lie before its locator. */
+        if (off64 > end_at - LOCATOR_LEN || EOCD64_LEN > end_at - LOCATOR_LEN - off64)
+            return PT2_OK;
+        z64 = pt2_zip_eocd_bytes(e, off64, sizeof(rec));
+        if (z64 == NULL) {
+            rc = e->read(e->ctx, off64, rec, sizeof(rec), &got, err);
+            if (rc != PT2_OK)
+                return rc;
+            if (got != sizeof(rec))
+                return PT2_OK;
+            z64 = rec;
+        }
+        if (pt2_le32(z64) != SIG_EOCD64)
+            return PT2_OK;
+        out->entries = pt2_le64(z64 + 32);
+        out->cd_size = pt2_le64(z64 + 40);
+        out->cd_offset = pt2_le64(z64 + 48);
+        end_at = off64;
+    }
+    if (out->cd_offset > end_at || out->cd_size > end_at - out->cd_offset)
+        return PT2_OK;
+    *usable = out->entries <= out->cd_size / CDIR_RECORD_MIN;
+    return PT2_OK;
+}
+
+int pt2_zip_eocd_scan(struct pt2_zip_eocd *e, pt2_rd_fn read, void *ctx, uint64_t size,
+                      struct pt2_error *err)
+{
+    struct eocd_cand cand, first;
+    size_t p, from, nusable = 0;
+    int rc, usable;
+
+    memset(e, 0, sizeof(*e));
+    e->read = read;
+    e->ctx = ctx;
+    e->size = size;
+    e->buf_len = size < PT2_ZIP_EOCD_TAIL_LEN ? (size_t)size : PT2_ZIP_EOCD_TAIL_LEN;
+    e->buf_off = size - e->buf_len;
+    e->buf = malloc(e->buf_len > 0 ? e->buf_len : 1);
+    if (e->buf == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading the archive tail");
+    rc = eocd_read_exact(e, e->buf_off, e->buf, e->buf_len, err);
+    if (rc != PT2_OK)
+        return rc;
+
+    /* libzip leaves room for a zip64 locator when its window is full. */
+    from = e->buf_len == PT2_ZIP_EOCD_TAIL_LEN ? LOCATOR_LEN : 0;
+    memset(&first, 0, sizeof(first));
+    for (p = from; e->buf_len >= EOCD_LEN && p <= e->buf_len - EOCD_LEN; p++) {
+        /* memchr to the next 'P': testing all 64 KiB byte by byte was a quarter of
+         * an uncached inspection (tests/bench). Same candidates, same order. */
+        const uint8_t *q = memchr(e->buf + p, 'P', e->buf_len - EOCD_LEN + 1 - p);
+
+        if (q == NULL)
+            break;
+        p = (size_t)(q - e->buf);
+        if (pt2_le32(q) != SIG_EOCD)
+            continue;
+        e->have_eocd = 1;
+        rc = eocd_decode(e, p, &cand, &usable, err);
+        if (rc != PT2_OK)
+            return rc;
+        if (!usable)
+            continue;
+        if (cand.entries > PT2_ZIP_EOCD_ENTRIES_MAX)
+            return pt2_error_set(err, PT2_ERR_TOO_LARGE, "archive lists %llu entries (cap %u)",
+                                 (unsigned long long)cand.entries, PT2_ZIP_EOCD_ENTRIES_MAX);
+        if (cand.cd_size > PT2_ZIP_EOCD_CDIR_MAX)
+            return pt2_error_set(err, PT2_ERR_TOO_LARGE,
+                                 "central directory is %llu bytes (cap %u MiB)",
+                                 (unsigned long long)cand.cd_size, PT2_ZIP_EOCD_CDIR_MAX >> 20);
+        if (nusable++ == 0)
+            first = cand;
+    }
+    /* libzip keeps the first candidate unless a later one is more consistent. */
+    e->zip64 = first.zip64;
+    if (nusable != 1)
+        return PT2_OK;
+    e->cd_known = 1;
+    e->cd_offset = first.cd_offset;
+    e->cd_size = first.cd_size;
+    return eocd_extend(e, err);
+}
+
+/* Apply a central directory record's zip64 extra field to the values it overrides. */
+static void eocd_zip64_values(const uint8_t *x, size_t xlen, uint64_t *usize, uint64_t *csize,
+                              uint64_t *offset)
+{
+    while (xlen >= 4) {
+        size_t id = pt2_le16(x), len = pt2_le16(x + 2), k = 4;
+
+        if (len > xlen - 4)
+            return;
+        if (id == 0x0001) {
+            /* Present in this order, and only for the fields saturated in the record. */
+            if (*usize == 0xffffffffu && k + 8 <= 4 + len) {
+                *usize = pt2_le64(x + k);
+                k += 8;
+            }
+            if (*csize == 0xffffffffu && k + 8 <= 4 + len) {
+                *csize = pt2_le64(x + k);
+                k += 8;
+            }
+            if (*offset == 0xffffffffu && k + 8 <= 4 + len)
+                *offset = pt2_le64(x + k);
+            return;
+        }
+        x += 4 + len;
+        xlen -= 4 + len;
+    }
+}
+
+/* libzip has already parsed the records, so a record we cannot walk ends the walk. */
+int pt2_zip_eocd_check_offsets(const struct pt2_zip_eocd *e, struct pt2_error *err)
+{
+    const uint8_t *cd = pt2_zip_eocd_bytes(e, e->cd_offset, (size_t)e->cd_size);
+    uint64_t pos = 0;
+
+    if (!e->cd_known || cd == NULL)
+        return PT2_OK;
+    while (e->cd_size - pos >= CDIR_RECORD_MIN && pt2_le32(cd + pos) == SIG_CDIR) {
+        const uint8_t *r = cd + pos;
+        uint64_t csize = pt2_le32(r + 20), usize = pt2_le32(r + 24), off = pt2_le32(r + 42);
+        size_t nlen = pt2_le16(r + 28), xlen = pt2_le16(r + 30), clen = pt2_le16(r + 32);
+
+        if (CDIR_RECORD_MIN + nlen + xlen + clen > e->cd_size - pos)
+            break;
+        eocd_zip64_values(r + CDIR_RECORD_MIN + nlen, xlen, &usize, &csize, &off);
+        if (off > e->cd_offset || csize > e->cd_offset - off ||
+            LOCAL_HEADER_LEN + nlen > e->cd_offset - off - csize)
+            return pt2_error_set(err, PT2_ERR_TRUNCATED,
+                                 "truncated or corrupt zip: central directory records do not "
+                                 "match the file (bad offsets or counts)");
+        pos += CDIR_RECORD_MIN + nlen + xlen + clen;
+    }
+    return PT2_OK;
+}
+
+int pt2_zip_eocd_starts_with_local_header(const struct pt2_zip_eocd *e)
+{
+    struct pt2_error ignored = {0};
+    uint8_t b[4];
+    const uint8_t *p = pt2_zip_eocd_bytes(e, 0, sizeof(b));
+    size_t got = 0;
+
+    if (p == NULL) {
+        if (e->read(e->ctx, 0, b, sizeof(b), &got, &ignored) != PT2_OK || got != sizeof(b))
+            return 0;
+        p = b;
+    }
+    return pt2_le32(p) == SIG_LOCAL;
+}
+
+void pt2_zip_eocd_release(struct pt2_zip_eocd *e)
+{
+    if (e == NULL)
+        return;
+    free(e->buf);
+    e->buf = NULL;
+    e->buf_len = 0;
+}

@@ -1,0 +1,326 @@
+/*
+ * test_verdicts.c - the one node rule and the compatibility answer: what a
+ * package needs, device JSON, targets, this node through stand-ins (the fake
+ * libcuda, a stand-in KFD topology, no driver at all), and the overall.
+ *
+ * The fake driver reads its environment once per process; Check forks each
+ * test (CK_FORK), so each test describes its own node.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2_compat.h"
+#include "pt2_desc.h"
+#include "pt2_verdicts.h"
+#include "testutil.h"
+
+#define MI250 "tests/fixtures/sysfs/mi250x2"
+#define H100 "NVIDIA H100 80GB HBM3,9.0,132,85899345920"
+#define NO_DRIVER "/nonexistent/pt2scope/libcuda.so.1"
+
+static pt2_package *open_fixture(const char *name)
+{
+    struct pt2_error err = {0};
+    pt2_package *pkg = NULL;
+    char p[256];
+
+    ck_assert_int_eq(pt2_package_open_path(&pkg, tu_fixture(name, p, sizeof(p)), NULL, &err),
+                     PT2_OK);
+    return pkg;
+}
+
+/* This node as a test describes it: fake NVIDIA devices ("" = none, NULL = no driver) and
+ * a sysfs root (NULL = none). */
+static pt2_node *stand_in_node(const char *nvidia, const char *sysfs)
+{
+    struct pt2_node_options o = {NULL, sysfs != NULL ? sysfs : "/nonexistent/pt2scope", "n1"};
+    struct pt2_error err = {0};
+    char lib[512];
+    pt2_node *node = NULL;
+
+    if (nvidia != NULL) {
+        snprintf(lib, sizeof(lib), "%s/fakecuda/libcuda.so.1", tu_build_dir());
+        setenv("PT2SCOPE_FAKECUDA_DEVICES", nvidia, 1);
+        setenv("PT2SCOPE_FAKECUDA_DRIVER", "13000", 1);
+        o.libcuda = lib;
+    } else {
+        o.libcuda = NO_DRIVER;
+    }
+    ck_assert_int_eq(pt2_node_probe(&node, &o, &err), PT2_OK);
+    return node;
+}
+
+/* The answer for `pkg` on `node` (device may be NULL) as JSON; the caller deletes it. */
+static cJSON *answer(const pt2_package *pkg, const pt2_node *node, const char *device)
+{
+    struct pt2_error err = {0};
+    pt2_verdicts *v = NULL;
+    cJSON *doc = NULL;
+
+    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_node(v, pkg, node, device, 0, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
+    pt2_verdicts_free(v);
+    return doc;
+}
+
+static const char *overall(const cJSON *doc, const char *what)
+{
+    return pt2_json_str(cJSON_GetObjectItemCaseSensitive(doc, "overall"), what);
+}
+
+static const char *entry(const cJSON *doc, int i, const char *what)
+{
+    return pt2_json_str(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "compatibility"), i), what);
+}
+
+static int entries(const cJSON *doc)
+{
+    return cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, "compatibility"));
+}
+
+START_TEST(test_need)
+{
+    static const struct {
+        const char *fixture;
+        unsigned need;
+        const char *what;
+    } cases[] = {
+        {"cuda_sm90a_v8.pt2", PT2_NEED_NVIDIA, "an NVIDIA GPU (sm_90a)"},
+        {"rocm_gfx90a.pt2", PT2_NEED_AMD, "an AMD GPU (gfx90a)"},
+        {"xpu_spv.pt2", PT2_NEED_OTHER, "an xpu device"},
+        {"cpu_x86_64.pt2", 0, ""},
+        {"export_program.pt2", 0, ""},
+    };
+    char what[256];
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pt2_package *pkg = open_fixture(cases[i].fixture);
+        ck_assert_uint_eq(pt2_verdicts_need(pkg, what, sizeof(what)), cases[i].need);
+        ck_assert_str_eq(what, cases[i].what);
+        pt2_package_free(pkg);
+    }
+}
+END_TEST
+
+START_TEST(test_device_json)
+{
+    struct pt2_device d = {9, 0, 12040, "NVIDIA H100", ""};
+    struct pt2_device amd = {0, 0, 0, "MI250", "gfx90a"};
+    char *s;
+    cJSON *j;
+
+    j = pt2_compat_device_json(&d);
+    s = cJSON_PrintUnformatted(j);
+    ck_assert_str_eq(s, "{\"name\":\"NVIDIA H100\",\"compute_capability\":\"9.0\",\"gfx\":null,"
+                        "\"driver_cuda_version\":12040}");
+    free(s);
+    cJSON_Delete(j);
+    j = pt2_compat_device_json(&amd);
+    s = cJSON_PrintUnformatted(j);
+    ck_assert_str_eq(s, "{\"name\":\"MI250\",\"compute_capability\":null,\"gfx\":\"gfx90a\","
+                        "\"driver_cuda_version\":null}");
+    free(s);
+    cJSON_Delete(j);
+}
+END_TEST
+
+/* The rule on its own: best needed GPU, missing kind named, worse of GPU and CPU wins. */
+START_TEST(test_node_rule)
+{
+    pt2_package *cuda = open_fixture("cuda_sm90a_v8.pt2"),
+                *cpu_only = open_fixture("cpu_x86_64.pt2");
+    struct pt2_verdict_result ok = {PT2_COMPATIBLE, "fits"}, bad = {PT2_INCOMPATIBLE, "no AVX"};
+    struct pt2_gpu_check g[3] = {
+        {PT2_VENDOR_NVIDIA, "cuda:0", {PT2_INCOMPATIBLE, "is 8.0"}},
+        {PT2_VENDOR_NVIDIA, "cuda:1", {PT2_COMPATIBLE, "runs"}},
+        {PT2_VENDOR_AMD, "rocm:0", {PT2_INCOMPATIBLE, "is gfx90a"}},
+    };
+    struct pt2_verdict_result part, out;
+
+    pt2_verdicts_node_rule(cuda, g, 3, "no driver", &ok, &part, &out);
+    ck_assert_int_eq(out.verdict, PT2_COMPATIBLE);
+    ck_assert_str_eq(part.reason, "cuda:1: runs");
+    ck_assert_str_eq(out.reason, "cuda:1: runs; cpu: fits");
+    pt2_verdicts_node_rule(cuda, g, 3, "no driver", &bad, &part, &out);
+    ck_assert_int_eq(out.verdict, PT2_INCOMPATIBLE);
+    ck_assert_str_eq(out.reason, "cpu: no AVX");
+    pt2_verdicts_node_rule(cuda, g, 1, "no driver", &ok, &part, &out);
+    ck_assert_int_eq(out.verdict, PT2_INCOMPATIBLE);
+    ck_assert_str_eq(out.reason, "cuda:0: is 8.0");
+    /* Only GPUs of another kind, or none at all. */
+    pt2_verdicts_node_rule(cuda, g + 2, 1, "no driver", &ok, &part, &out);
+    ck_assert_int_eq(out.verdict, PT2_INCOMPATIBLE);
+    ck_assert_str_eq(out.reason, "the package needs an NVIDIA GPU (sm_90a); this node has none "
+                                 "(its GPU: AMD rocm:0)");
+    pt2_verdicts_node_rule(cuda, NULL, 0, "no driver", &ok, &part, &out);
+    ck_assert_str_eq(out.reason,
+                     "the package needs an NVIDIA GPU (sm_90a); this node has none: no driver");
+    /* A CPU-only package: the CPU decides, whatever the GPUs say. */
+    pt2_verdicts_node_rule(cpu_only, g, 1, NULL, &ok, &part, &out);
+    ck_assert_int_eq(out.verdict, PT2_COMPATIBLE);
+    ck_assert_str_eq(out.reason, "cpu: fits");
+    ck_assert_str_eq(part.reason, "the package needs no GPU");
+    pt2_package_free(cuda);
+    pt2_package_free(cpu_only);
+}
+END_TEST
+
+START_TEST(test_no_gpu_node)
+{
+    pt2_package *pkg = open_fixture("cuda_sm90a_v8.pt2");
+    pt2_node *node = stand_in_node(NULL, NULL);
+    cJSON *doc = answer(pkg, node, NULL);
+
+    /* The reported bug: one "cpu: compatible" entry and nothing else said. */
+    ck_assert_int_eq(entries(doc), 1);
+    ck_assert_str_eq(entry(doc, 0, "kind"), "cpu");
+    ck_assert_str_eq(overall(doc, "verdict"), "incompatible");
+    ck_assert_str_eq(overall(doc, "reason"),
+                     "the package needs an NVIDIA GPU (sm_90a); this node has none: " NO_DRIVER
+                     " not found: no NVIDIA driver installed (dlopen: " NO_DRIVER
+                     ": cannot open shared object file: No such file or directory)");
+    cJSON_Delete(doc);
+    pt2_node_free(node);
+    pt2_package_free(pkg);
+}
+END_TEST
+
+START_TEST(test_nvidia_node)
+{
+    pt2_package *pkg = open_fixture("cuda_sm90a_v8.pt2");
+    pt2_node *node = stand_in_node(H100 ";NVIDIA A100-SXM4-80GB,8.0,108,85899345920", NULL);
+    cJSON *doc = answer(pkg, node, NULL);
+    const cJSON *dev;
+
+    ck_assert_int_eq(entries(doc), 3);
+    ck_assert_str_eq(entry(doc, 0, "target"), "cuda:0");
+    ck_assert_str_eq(entry(doc, 0, "verdict"), "compatible");
+    ck_assert_str_eq(entry(doc, 1, "target"), "cuda:1");
+    ck_assert_str_eq(entry(doc, 1, "verdict"), "incompatible");
+    ck_assert_str_eq(entry(doc, 2, "target"), "cpu");
+    dev = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "compatibility"), 0), "device");
+    ck_assert_str_eq(pt2_json_str(dev, "name"), "NVIDIA H100 80GB HBM3");
+    ck_assert_str_eq(pt2_json_str(dev, "uuid"), "GPU-a0102030-4050-6070-8090-a0b0c0d0e0f0");
+    /* The best GPU speaks for the node. */
+    ck_assert_str_eq(overall(doc, "verdict"), entry(doc, 2, "verdict"));
+    ck_assert(strncmp(overall(doc, "reason"), "cuda:0: sm_90a cubin runs on NVIDIA H100", 40) == 0);
+    cJSON_Delete(doc);
+    /* device=cuda:1 keeps that GPU alone, as torch's own check would. */
+    doc = answer(pkg, node, "cuda:1");
+    ck_assert_int_eq(entries(doc), 2);
+    ck_assert_str_eq(entry(doc, 0, "target"), "cuda:1");
+    ck_assert_str_eq(overall(doc, "verdict"), "incompatible");
+    ck_assert_str_eq(overall(doc, "reason"), "cuda:1: kernels are sm_90a only; NVIDIA "
+                                             "A100-SXM4-80GB (cuda:1) is 8.0");
+    cJSON_Delete(doc);
+    pt2_node_free(node);
+    pt2_package_free(pkg);
+}
+END_TEST
+
+START_TEST(test_amd_node)
+{
+    pt2_package *rocm = open_fixture("rocm_gfx90a.pt2"), *cuda = open_fixture("cuda_sm90a_v8.pt2");
+    pt2_node *node = stand_in_node(NULL, MI250);
+    struct pt2_error err = {0};
+    pt2_verdicts *v = NULL;
+    cJSON *doc = answer(rocm, node, NULL);
+
+    ck_assert_int_eq(entries(doc), 3);
+    ck_assert_str_eq(entry(doc, 0, "target"), "rocm:0");
+    ck_assert_str_eq(entry(doc, 0, "verdict"), "compatible");
+    ck_assert_str_eq(entry(doc, 0, "reason"), "gfx90a:xnack- code object runs on AMD Instinct "
+                                              "MI210/MI250/MI250X (CDNA2) (rocm:0)");
+    ck_assert_str_eq(entry(doc, 1, "target"), "rocm:1");
+    ck_assert_str_eq(overall(doc, "verdict"), entry(doc, 2, "verdict"));
+    cJSON_Delete(doc);
+    /* cuda:1 on a node with AMD GPUs only is AMD GPU 1, as torch on ROCm numbers it. */
+    doc = answer(rocm, node, "cuda:1");
+    ck_assert_int_eq(entries(doc), 2);
+    ck_assert_str_eq(entry(doc, 0, "target"), "rocm:1");
+    cJSON_Delete(doc);
+    doc = answer(cuda, node, NULL);
+    ck_assert_str_eq(overall(doc, "verdict"), "incompatible");
+    ck_assert_str_eq(overall(doc, "reason"), "the package needs an NVIDIA GPU (sm_90a); this node "
+                                             "has none (its GPUs: AMD rocm:0, rocm:1)");
+    cJSON_Delete(doc);
+    /* A GPU the node does not have is not found; a bad spelling is a bad request. */
+    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_node(v, rocm, node, "rocm:2", 0, &err), PT2_ERR_NOT_FOUND);
+    ck_assert_str_eq(err.message, "device rocm:2 not found: 2 AMD devices visible");
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2_verdicts_add_node(v, rocm, node, "gpu0", 0, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "invalid device 'gpu0': expected cuda, cuda:N, N or rocm:N");
+    ck_assert_int_eq(pt2_device_check("rocm:3", NULL), PT2_OK);
+    ck_assert_int_eq(pt2_device_check("cuda:-1", NULL), PT2_ERR_INVALID);
+    pt2_verdicts_free(v);
+    pt2_node_free(node);
+    pt2_package_free(rocm);
+    pt2_package_free(cuda);
+}
+END_TEST
+
+/* With targets, the overall is the worst target's; the node does not count. */
+START_TEST(test_targets_overall)
+{
+    pt2_package *pkg = open_fixture("cuda_sm90a_v8.pt2");
+    pt2_node *node = stand_in_node(NULL, NULL);
+    struct pt2_error err = {0};
+    struct pt2_device h100, a100;
+    struct pt2_verdict_result r;
+    pt2_verdicts *v = NULL;
+    cJSON *doc = NULL;
+
+    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_overall(v, &r, &err), PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, NULL), PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2_target_parse("H100", &h100, &err), PT2_OK);
+    ck_assert_int_eq(pt2_target_parse("8.0", &a100, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_target(v, pkg, "H100", &h100, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_overall(v, &r, &err), PT2_OK);
+    ck_assert_int_eq(r.verdict, PT2_COMPATIBLE);
+    ck_assert_int_eq(pt2_verdicts_add_target(v, pkg, "8.0", &a100, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_target(v, pkg, "8.0 again", &a100, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_node(v, pkg, node, NULL, 0, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_overall(v, &r, &err), PT2_OK);
+    ck_assert_int_eq(r.verdict, PT2_INCOMPATIBLE);
+    ck_assert_str_eq(r.reason,
+                     "8.0: kernels are sm_90a only; the target is compute capability 8.0");
+    ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
+    ck_assert_int_eq(entries(doc), 4);
+    ck_assert_str_eq(entry(doc, 0, "kind"), "target");
+    ck_assert_str_eq(entry(doc, 3, "kind"), "cpu");
+    ck_assert_str_eq(overall(doc, "reason"), r.reason);
+    cJSON_Delete(doc);
+    pt2_verdicts_free(v);
+    pt2_node_free(node);
+    pt2_package_free(pkg);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("verdicts");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_need);
+    tcase_add_test(tc, test_device_json);
+    tcase_add_test(tc, test_node_rule);
+    tcase_add_test(tc, test_no_gpu_node);
+    tcase_add_test(tc, test_nvidia_node);
+    tcase_add_test(tc, test_amd_node);
+    tcase_add_test(tc, test_targets_overall);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(suite());
+}
