@@ -6,7 +6,8 @@
 #   make run        deps, build, start the daemon on 127.0.0.1:8080 over tests/fixtures
 #                   (PORT=8081, LISTEN=0.0.0.0 to change)
 #   make test       deps, then every stage (format, lint, Check suites, shell tests,
-#                   ASan+UBSan, contract) and one "N passed, N failed, N skipped" line
+#                   ASan+UBSan, contract) and one "N passed, N failed, N skipped" line;
+#                   the tests also build build/pt2scoped-test (the daemon with test hooks)
 #   make fixtures   regenerate tests/fixtures/*.pt2 from ../shared/corpus/bins
 #   make bench      benchmarks (never part of make test)
 #
@@ -16,7 +17,7 @@
 BUILD    ?= build
 SAN      ?=
 CC       ?= cc
-PKGS     := libzip libcjson libmicrohttpd libcurl
+PKGS     := libzip libcjson libmicrohttpd libcurl nettle
 TESTPKGS := check
 # npm builds the /docs and /openapi.json assets; without it the daemon links
 # only openapi.yaml (NPM= forces that).
@@ -46,6 +47,7 @@ LAYER_INC   = -Iservice/include -Iservice/lib -Iservice/daemon -Itests/support
 $(BUILD)/obj/service/lib/%.o:    LAYER_INC = $(INC_lib)
 $(BUILD)/obj/service/cli/%.o:    LAYER_INC = $(INC_cli)
 $(BUILD)/obj/service/daemon/%.o: LAYER_INC = $(INC_daemon)
+$(BUILD)/obj-hooks/service/daemon/%.o: LAYER_INC = $(INC_daemon)
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) \
              $(LAYER_INC) $(PKG_CFLAGS) -MMD -MP
 LIBS       = $(PKG_LIBS) -lpthread -ldl -lm
@@ -57,11 +59,23 @@ SUP_SRC    := $(sort $(filter-out tests/support/fakecuda.c,$(wildcard tests/supp
 UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
 HTTP_SRC   := $(sort $(wildcard tests/http/test_*.c))
 
+# Test hooks: the response recorder (PT2SCOPE_RECORD_DIR, for the contract
+# stage) and the job gate (a test holds workers busy without a sleep) exist
+# only in a second build of the daemon's objects, with -DPT2SCOPE_TEST_HOOKS,
+# under $(BUILD)/obj-hooks. That build is linked into the HTTP suites (their
+# own objects are built with the define too, as they share the daemon's
+# structs) and into $(BUILD)/pt2scoped-test, which the contract stage and the
+# tests that need a hook start. $(BUILD)/pt2scoped carries none of it; the
+# hook-only modules are not even linked (tests/shell/hooks.sh checks).
+HOOKS_DEF  := -DPT2SCOPE_TEST_HOOKS
+HOOKS_SRC  := service/daemon/pt2d_record.c service/daemon/pt2d_gate.c
+
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
-DMN_OBJ    := $(DMN_SRC:%.c=$(BUILD)/obj/%.o)
-# The daemon's objects minus main() are linked into the HTTP suites.
-DMN_CORE   := $(filter-out $(BUILD)/obj/service/daemon/main.o,$(DMN_OBJ))
+DMN_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out $(HOOKS_SRC),$(DMN_SRC)))
+DMN_HOBJ   := $(DMN_SRC:%.c=$(BUILD)/obj-hooks/%.o)
+# The test build's daemon objects minus main() are linked into the HTTP suites.
+DMN_HCORE  := $(filter-out $(BUILD)/obj-hooks/service/daemon/main.o,$(DMN_HOBJ))
 SUP_OBJ    := $(SUP_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HTTP_BIN   := $(HTTP_SRC:tests/http/%.c=$(BUILD)/tests/%)
@@ -71,8 +85,10 @@ FAKECUDA   := $(BUILD)/fakecuda/libcuda.so.1 $(BUILD)/fakecuda/old/libcuda.so.1
 .PHONY: all deps build-deps run run-examples test test-unit test-san test-contract test-shell \
         fixtures bench format format-check clean lint
 PROGRAMS   := $(BUILD)/pt2scope
+TEST_DAEMON :=
 ifneq ($(wildcard service/daemon/main.c),)
 PROGRAMS   += $(BUILD)/pt2scoped
+TEST_DAEMON := $(BUILD)/pt2scoped-test
 endif
 all: $(LIBA) $(PROGRAMS)
 
@@ -95,6 +111,15 @@ $(BUILD)/obj/tests/%.o: tests/%.c | build-deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CHK_CFLAGS) -c $< -o $@
 
+# The test build (see HOOKS_DEF above).
+$(BUILD)/obj-hooks/service/%.o: service/%.c | build-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(HOOKS_DEF) -c $< -o $@
+
+$(BUILD)/obj-hooks/tests/%.o: tests/%.c | build-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(HOOKS_DEF) $(CHK_CFLAGS) -c $< -o $@
+
 # The compiler flags of one layer (lib, cli, daemon), for tests/shell/layering.sh.
 print-cflags-%:
 	@echo $(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(INC_$*) $(PKG_CFLAGS)
@@ -109,13 +134,16 @@ $(BUILD)/pt2scope: $(CLI_OBJ) $(LIBA)
 $(BUILD)/pt2scoped: $(DMN_OBJ) $(LIBA)
 	$(CC) $(LDSAN) -o $@ $(DMN_OBJ) $(LIBA) $(LIBS)
 
+$(BUILD)/pt2scoped-test: $(DMN_HOBJ) $(LIBA)
+	$(CC) $(LDSAN) -o $@ $(DMN_HOBJ) $(LIBA) $(LIBS)
+
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUP_OBJ) $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDSAN) -o $@ $< $(SUP_OBJ) $(LIBA) $(CHK_LIBS) $(LIBS)
 
-$(HTTP_BIN): $(BUILD)/tests/%: $(BUILD)/obj/tests/http/%.o $(SUP_OBJ) $(DMN_CORE) $(LIBA)
+$(HTTP_BIN): $(BUILD)/tests/%: $(BUILD)/obj-hooks/tests/http/%.o $(SUP_OBJ) $(DMN_HCORE) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDSAN) -o $@ $< $(SUP_OBJ) $(DMN_CORE) $(LIBA) $(CHK_LIBS) $(LIBS)
+	$(CC) $(LDSAN) -o $@ $< $(SUP_OBJ) $(DMN_HCORE) $(LIBA) $(CHK_LIBS) $(LIBS)
 
 # Stand-in CUDA driver used by the probe tests (never the real one).
 $(BUILD)/fakecuda/libcuda.so.1: tests/support/fakecuda.c
@@ -150,7 +178,7 @@ run: deps
 # --- tests -----------------------------------------------------------------
 # Each suite runs from the repository root; CK_FORK stays on so a crash in one
 # test is reported, not fatal to the suite.
-test-unit: all $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA)
+test-unit: all $(TEST_DAEMON) $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA)
 	@fail=0; for t in $(UNIT_BIN) $(HTTP_BIN); do \
 	  echo "== $$t"; PT2SCOPE_BUILD=$(BUILD) $$t || fail=1; \
 	done; exit $$fail
@@ -158,14 +186,14 @@ test-unit: all $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA)
 test-san:
 	$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-unit
 
-test-shell: all $(FAKECUDA)
+test-shell: all $(TEST_DAEMON) $(FAKECUDA)
 	@for s in tests/shell/*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; \
 	  PT2SCOPE_BUILD=$(BUILD) bash $$s || exit 1; done
 
 # Lint the spec, prove the validator can fail, then validate every response
 # the HTTP suites, shell tests and tests/contract/exercise.sh receive against
 # openapi/openapi.yaml (tests/contract/run.sh).
-test-contract: all $(HTTP_BIN) $(FAKECUDA)
+test-contract: all $(TEST_DAEMON) $(HTTP_BIN) $(FAKECUDA)
 	@bash tests/contract/run.sh $(BUILD)
 
 test: deps
@@ -190,8 +218,8 @@ FORMAT_FILES = $(LIB_SRC) $(CLI_SRC) $(DMN_SRC) $(wildcard service/*/*.h) \
                $(wildcard tests/unit/*.c tests/http/*.c tests/http/*.h tests/support/*.[ch])
 
 # Functions no code here may call (unbounded or unchecked); snprintf and
-# strtol-with-checks replace them.
-BANNED := sprintf|vsprintf|strcpy|strcat|strncpy|atoi|atol|atoll|strtok|gets
+# the checked pt2_num_* parsers (pt2scope.h) replace them.
+BANNED := sprintf|vsprintf|strcpy|strcat|strncpy|atoi|atol|atoll|strtok|gets|strtol|strtoul|strtoll|strtoull|strtod
 lint:
 	@if grep -nE '(^|[^a-z_])($(BANNED))[[:space:]]*\(' $(LIB_SRC) $(CLI_SRC) $(DMN_SRC) \
 	     $(wildcard service/*/*.h); then echo "lint: banned function (see above)"; exit 1; \
@@ -226,7 +254,8 @@ DOCS_OBJ   := $(BUILD)/obj/service/daemon/pt2d_docs_yaml_only.o
 DOCS_DEFS  := -DPT2D_DOCS_YAML_ONLY
 endif
 DMN_OBJ    += $(DOCS_OBJ)
-DMN_CORE   += $(DOCS_OBJ)
+DMN_HOBJ   += $(DOCS_OBJ)
+DMN_HCORE  += $(DOCS_OBJ)
 
 $(NPM_STAMP): openapi/package.json openapi/package-lock.json
 	cd openapi && npm ci --no-audit --no-fund
@@ -249,7 +278,7 @@ $(DOCS_OBJ): service/daemon/pt2d_docs_assets.S $(OAPI_FILES)
 	@[ -n "$(NPM)" ] || echo "pt2scope: no npm: pt2scoped is built without /docs and /openapi.json (make deps installs npm)"
 	$(CC) -c $(DOCS_DEFS) -Wa,--noexecstack -Wa,-I$(OAPI_GEN) -o $@ $<
 
-$(BUILD)/pt2scoped $(HTTP_BIN): $(DOCS_OBJ)
+$(BUILD)/pt2scoped $(BUILD)/pt2scoped-test $(HTTP_BIN): $(DOCS_OBJ)
 test-contract: $(NPM_STAMP)
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-hooks -name '*.d' 2>/dev/null)

@@ -97,10 +97,45 @@ static void usage(FILE *f)
         "exit status: 0 ok/compatible/valid, 1 incompatible/invalid, 2 error\n");
 }
 
-static int fail(const char *what, const char *why)
+/* Set once the arguments are read: failures then also print a problem document. */
+static int json_errors;
+
+/*
+ * One line on stderr; with --json also, on stdout, the problem document the
+ * HTTP API answers for the same failure (pt2_problem_json), so a pipeline
+ * reads the same `type` whichever way it asked.
+ */
+static int fail_code(int code, const char *what, const char *why)
 {
     fprintf(stderr, "pt2scope: %s: %s\n", what, why);
+    if (json_errors) {
+        char detail[PT2_ERROR_MSG_MAX + 256];
+        cJSON *doc;
+        char *s;
+
+        snprintf(detail, sizeof(detail), "%s: %s", what, why);
+        doc = pt2_problem_json(code, detail, NULL);
+        s = doc != NULL ? cJSON_Print(doc) : NULL;
+        if (s != NULL) {
+            pt2_utf8_scrub(s, strlen(s));
+            printf("%s\n", s);
+        }
+        cJSON_free(s);
+        cJSON_Delete(doc);
+    }
     return CLI_ERROR;
+}
+
+/* A usage mistake or a local failure without a library status. */
+static int fail(const char *what, const char *why)
+{
+    return fail_code(PT2_ERR_INVALID, what, why);
+}
+
+/* A library failure: its status decides the problem type. */
+static int fail_err(const char *what, const struct pt2_error *err)
+{
+    return fail_code(err->code, what, err->message);
 }
 
 /* 1 and the usage printed when the arguments ask for help. */
@@ -156,7 +191,7 @@ static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
         }
         switch (c) {
         case OPT_JSON:
-            a->json = 1;
+            a->json = json_errors = 1;
             break;
         case OPT_OIP:
             a->oip = 1;
@@ -217,7 +252,7 @@ static int open_pkg(const char *file, pt2_package **pkg)
     if (file == NULL)
         return fail("usage", "no package file given");
     if (pt2_package_open_path(pkg, file, NULL, &err) != PT2_OK)
-        return fail(file, err.message);
+        return fail_err(file, &err);
     return CLI_OK;
 }
 
@@ -227,7 +262,7 @@ static int probe_node(const struct cli_args *a, pt2_node **node)
     struct pt2_error err = {0};
 
     if (pt2_node_probe(node, &no, &err) != PT2_OK)
-        return fail("gpus", err.message);
+        return fail_err("gpus", &err);
     return CLI_OK;
 }
 
@@ -241,7 +276,7 @@ static int cmd_inspect(const struct cli_args *a)
     if (rc != CLI_OK)
         return rc;
     if (pt2_package_to_json(pkg, a->oip ? PT2_JSON_OIP : PT2_JSON_DEFAULT, &doc, &err) != PT2_OK) {
-        rc = fail(a->file, err.message);
+        rc = fail_err(a->file, &err);
         goto cleanup;
     }
     if (a->json) {
@@ -254,6 +289,16 @@ cleanup:
     cJSON_Delete(doc);
     pt2_package_free(pkg);
     return rc;
+}
+
+/* `prefix` and one line of package-derived text, terminal escapes defanged. */
+static void print_line(const char *prefix, const char *text)
+{
+    char t[1024];
+
+    snprintf(t, sizeof(t), "%s", text != NULL ? text : "");
+    cli_defang(t);
+    printf("%s%s\n", prefix, t);
 }
 
 /* One "label: verdict: reason" line, terminal escapes defanged. */
@@ -281,20 +326,21 @@ static int check_nodes(const struct cli_args *a, pt2_package *pkg)
     int rc = CLI_OK, worst = 0;
 
     if (f == NULL)
-        return fail(a->nodes, strerror(errno));
+        return fail_code(PT2_ERR_IO, a->nodes, strerror(errno));
     text = malloc(PT2_K8S_TEXT_MAX + 1);
     if (text == NULL) {
-        rc = fail(a->nodes, "out of memory");
+        rc = fail_code(PT2_ERR_NOMEM, a->nodes, "out of memory");
         goto cleanup;
     }
     len = fread(text, 1, PT2_K8S_TEXT_MAX + 1, f);
     if (ferror(f) || len > PT2_K8S_TEXT_MAX) {
-        rc = fail(a->nodes, ferror(f) ? "cannot read" : "larger than 16 MiB");
+        rc = ferror(f) ? fail_code(PT2_ERR_IO, a->nodes, "cannot read")
+                       : fail_code(PT2_ERR_TOO_LARGE, a->nodes, "larger than 16 MiB");
         goto cleanup;
     }
     if (pt2_k8s_nodes_parse_text(&nodes, text, len, &err) != PT2_OK ||
         pt2_k8s_compat_json(pkg, nodes, &doc, &err) != PT2_OK) {
-        rc = fail(a->nodes, err.message);
+        rc = fail_err(a->nodes, &err);
         goto cleanup;
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))
@@ -329,7 +375,7 @@ static int cmd_check(const struct cli_args *a)
     int rc, driver = 0;
 
     if (a->driver != NULL && pt2_driver_version_parse(a->driver, &driver, &err) != PT2_OK)
-        return fail("--driver", err.message);
+        return fail_err("--driver", &err);
     if (a->nodes != NULL && (a->ntargets > 0 || a->device != NULL))
         return fail("usage", "--nodes checks Kubernetes nodes; it takes no --target or --device");
     rc = open_pkg(a->file, &pkg);
@@ -340,19 +386,19 @@ static int cmd_check(const struct cli_args *a)
         goto cleanup;
     }
     if (pt2_verdicts_new(&v, &err) != PT2_OK) {
-        rc = fail("check", err.message);
+        rc = fail_err("check", &err);
         goto cleanup;
     }
     for (size_t i = 0; i < a->ntargets; i++) {
         struct pt2_device dev;
 
         if (pt2_target_parse(a->targets[i], &dev, &err) != PT2_OK) {
-            rc = fail("--target", err.message);
+            rc = fail_err("--target", &err);
             goto cleanup;
         }
         dev.driver_cuda_version = driver;
         if (pt2_verdicts_add_target(v, pkg, a->targets[i], &dev, &err) != PT2_OK) {
-            rc = fail("check", err.message);
+            rc = fail_err("check", &err);
             goto cleanup;
         }
     }
@@ -361,13 +407,13 @@ static int cmd_check(const struct cli_args *a)
         if (rc != CLI_OK)
             goto cleanup;
         if (pt2_verdicts_add_node(v, pkg, node, a->device, driver, &err) != PT2_OK) {
-            rc = fail(a->device != NULL ? a->device : "check", err.message);
+            rc = fail_err(a->device != NULL ? a->device : "check", &err);
             goto cleanup;
         }
     }
     if (pt2_verdicts_to_json(v, &doc, &err) != PT2_OK ||
         pt2_verdicts_overall(v, &overall, &err) != PT2_OK) {
-        rc = fail("check", err.message);
+        rc = fail_err("check", &err);
         goto cleanup;
     }
     if (a->json) {
@@ -402,25 +448,25 @@ static int cmd_check_kernel(const struct cli_args *a)
     if (a->file == NULL)
         return fail("usage", "no kernel file given");
     if (a->driver != NULL && pt2_driver_version_parse(a->driver, &driver, &err) != PT2_OK)
-        return fail("--driver", err.message);
+        return fail_err("--driver", &err);
     if (a->ntargets > 1 || (a->ntargets == 1 && a->device != NULL))
         return fail("usage", "check-kernel takes one --target or one --device");
     if (a->ntargets == 1) {
         if (pt2_target_parse(a->targets[0], &dev, &err) != PT2_OK)
-            return fail("--target", err.message);
+            return fail_err("--target", &err);
     } else {
         rc = probe_node(a, &node);
         if (rc != CLI_OK)
             return rc;
         if (pt2_node_device(node, a->device, &dev, label, sizeof(label), &err) != PT2_OK) {
-            rc = fail(a->device != NULL ? a->device : "cuda", err.message);
+            rc = fail_err(a->device != NULL ? a->device : "cuda", &err);
             goto cleanup;
         }
     }
     if (driver)
         dev.driver_cuda_version = driver;
     if (pt2_kernel_file_check(a->file, &dev, &r, &err) != PT2_OK) {
-        rc = fail(a->file, err.message);
+        rc = fail_err(a->file, &err);
         goto cleanup;
     }
     print_verdict(a->file, pt2_verdict_name(r.verdict), r.reason);
@@ -468,12 +514,12 @@ static int cmd_validate(const struct cli_args *a)
 {
     pt2_package *pkg = NULL;
     struct pt2_error err = {0};
-    cJSON *inputs = cJSON_CreateObject();
-    char *msg = NULL;
+    cJSON *inputs = cJSON_CreateObject(), *doc = NULL;
+    const cJSON *it;
     int rc = CLI_OK;
 
     if (inputs == NULL)
-        return fail("validate", "out of memory");
+        return fail_code(PT2_ERR_NOMEM, "validate", "out of memory");
     if (a->ninputs == 0) {
         rc = fail("usage", "validate needs at least one --input NAME=D1,D2,...");
         goto cleanup;
@@ -485,26 +531,24 @@ static int cmd_validate(const struct cli_args *a)
     rc = open_pkg(a->file, &pkg);
     if (rc != CLI_OK)
         goto cleanup;
-    if (pt2_package_validate(pkg, inputs, &msg, &err) != PT2_OK) {
-        rc = fail(a->file, err.message);
+    if (pt2_package_validate(pkg, inputs, &doc, &err) != PT2_OK) {
+        rc = fail_err(a->file, &err);
         goto cleanup;
     }
     if (a->json) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddBoolToObject(o, "valid", msg == NULL);
-        if (msg != NULL) {
-            cJSON *e = cJSON_AddArrayToObject(o, "errors");
-            cJSON_AddItemToArray(e, cJSON_CreateString(msg));
-        }
-        print_json(o);
-        cJSON_Delete(o);
+        print_json(doc);
     } else {
-        cli_defang(msg);
-        printf("%s\n", msg == NULL ? "valid" : msg);
+        /* Every violation on its own line; "valid" when there is none. */
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "errors"))
+            print_line("", it->valuestring);
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "valid")))
+            printf("valid\n");
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "warnings"))
+            print_line("note: ", it->valuestring);
     }
-    rc = msg == NULL ? CLI_OK : CLI_NEGATIVE;
+    rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "valid")) ? CLI_OK : CLI_NEGATIVE;
 cleanup:
-    free(msg);
+    cJSON_Delete(doc);
     cJSON_Delete(inputs);
     pt2_package_free(pkg);
     return rc;
@@ -520,7 +564,7 @@ static int cmd_gpus(const struct cli_args *a)
     if (rc != CLI_OK)
         return rc;
     if (pt2_node_to_json(node, &doc, &err) != PT2_OK) {
-        rc = fail("gpus", err.message);
+        rc = fail_err("gpus", &err);
         goto cleanup;
     }
     if (a->json) {
@@ -543,6 +587,7 @@ int main(int argc, char **argv)
     rc = parse_args(argc, argv, &a, &help);
     if (rc != CLI_OK)
         return rc;
+    json_errors = a.json;
     if (help) {
         usage(stdout);
         return CLI_OK;

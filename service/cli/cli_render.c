@@ -21,6 +21,20 @@ static double num_or(const cJSON *o, const char *key, double dflt)
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* How people name a model's platform: "ROCm" for AMD kernels whatever the device key says. */
+static const char *platform_text(const char *platform)
+{
+    static const struct {
+        const char *key, *text;
+    } names[] = {{"cuda", "CUDA"}, {"rocm", "ROCm"}, {"xpu", "Intel XPU"}, {"cpu", "CPU"}};
+    size_t i;
+
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(platform, names[i].key) == 0)
+            return names[i].text;
+    return platform;
+}
+
 /* "a, b, c" from a JSON string array. */
 static void join(const cJSON *arr, char *buf, size_t len)
 {
@@ -40,6 +54,28 @@ static void join(const cJSON *arr, char *buf, size_t len)
     }
 }
 
+/* "5 constants, 10240 bytes, 2560 elements (float32: 5)" under a model. */
+static void render_size(FILE *f, const cJSON *size)
+{
+    const cJSON *d;
+    char by[512] = "";
+    size_t pos = 0;
+
+    if (!cJSON_IsObject(size))
+        return;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(size, "by_dtype"))
+    {
+        int n = snprintf(by + pos, sizeof(by) - pos, "%s%s: %.0f", pos ? ", " : "",
+                         str_or(d, "dtype", "unknown"), num_or(d, "count", 0));
+        if (n < 0 || (size_t)n >= sizeof(by) - pos)
+            break;
+        pos += (size_t)n;
+    }
+    fprintf(f, "  size      %.0f constants, %.0f bytes, %.0f elements%s%s%s\n",
+            num_or(size, "constants", 0), num_or(size, "bytes", 0), num_or(size, "elements", 0),
+            by[0] ? " (" : "", by, by[0] ? ")" : "");
+}
+
 static void render_tensors(FILE *f, const char *title, const cJSON *arr)
 {
     const cJSON *t;
@@ -55,55 +91,116 @@ static void render_tensors(FILE *f, const char *title, const cJSON *arr)
     }
 }
 
+/* What a kernel line says besides its target, kind and container. */
+static void kernel_extra(const cJSON *k, const char *kind, char *extra, size_t len)
+{
+    extra[0] = '\0';
+    if (strcmp(kind, "sass") == 0) {
+        const cJSON *abi = cJSON_GetObjectItemCaseSensitive(k, "abi_version");
+        const cJSON *stub = cJSON_GetObjectItemCaseSensitive(k, "link_stub");
+        snprintf(extra, len, "ELF ABI v%d, CUDA %s%s", cJSON_IsNumber(abi) ? abi->valueint : 0,
+                 str_or(k, "toolkit", "?"), cJSON_IsTrue(stub) ? ", device-link stub" : "");
+    } else if (strcmp(kind, "ptx") == 0) {
+        snprintf(extra, len, "PTX ISA %s", str_or(k, "ptx_isa", "?"));
+    } else if (strcmp(kind, "hsaco") == 0) {
+        snprintf(extra, len, "%s", str_or(k, "gpu_description", ""));
+    }
+}
+
+/* The line of kernel `k` without its source: kernels that share it are grouped. */
+static void kernel_line(const cJSON *k, char *buf, size_t len)
+{
+    const char *kind = str_or(k, "kind", "?");
+    char extra[160];
+
+    kernel_extra(k, kind, extra, sizeof(extra));
+    snprintf(buf, len, "  %-14s %-6s %-10s %s", str_or(k, "target", "?"), kind,
+             str_or(k, "container", "?"), extra);
+}
+
+/*
+ * One line per distinct kernel (78 identical gfx90a code objects are one line
+ * with a count); a kernel alone keeps its source and symbol. Quadratic in the
+ * number of distinct lines only, which a package has a handful of.
+ */
 static void render_kernels(FILE *f, const cJSON *arr)
 {
-    const cJSON *k;
+    const cJSON *k, *j;
 
     if (cJSON_GetArraySize(arr) == 0)
         return;
     fprintf(f, "Kernels\n");
     cJSON_ArrayForEach(k, arr)
     {
-        const char *kind = str_or(k, "kind", "?");
-        char extra[160] = "";
+        char line[320], other[320];
+        int seen = 0, count = 0;
 
-        if (strcmp(kind, "sass") == 0) {
-            const cJSON *abi = cJSON_GetObjectItemCaseSensitive(k, "abi_version");
-            const cJSON *stub = cJSON_GetObjectItemCaseSensitive(k, "link_stub");
-            snprintf(extra, sizeof(extra), "ELF ABI v%d, CUDA %s%s%s",
-                     cJSON_IsNumber(abi) ? abi->valueint : 0, str_or(k, "toolkit", "?"),
-                     cJSON_IsTrue(stub) ? ", device-link stub" : "",
-                     str_or(k, "virtual_arch", NULL) ? "" : "");
-        } else if (strcmp(kind, "ptx") == 0) {
-            snprintf(extra, sizeof(extra), "PTX ISA %s", str_or(k, "ptx_isa", "?"));
-        } else if (strcmp(kind, "hsaco") == 0) {
-            snprintf(extra, sizeof(extra), "%s", str_or(k, "gpu_description", ""));
+        kernel_line(k, line, sizeof(line));
+        for (j = arr->child; j != NULL && j != k && !seen; j = j->next) {
+            kernel_line(j, other, sizeof(other));
+            seen = strcmp(line, other) == 0;
         }
-        fprintf(f, "  %-14s %-6s %-10s %s  [%s%s%s]\n", str_or(k, "target", "?"), kind,
-                str_or(k, "container", "?"), extra, str_or(k, "source", "?"),
-                str_or(k, "symbol", NULL) ? " " : "", str_or(k, "symbol", ""));
+        if (seen)
+            continue; /* printed with the first of its group */
+        for (j = k; j != NULL; j = j->next) {
+            kernel_line(j, other, sizeof(other));
+            count += strcmp(line, other) == 0;
+        }
+        if (count > 1)
+            fprintf(f, "%s  (%d kernels)\n", line, count);
+        else
+            fprintf(f, "%s  [%s%s%s]\n", line, str_or(k, "source", "?"),
+                    str_or(k, "symbol", NULL) ? " " : "", str_or(k, "symbol", ""));
     }
 }
 
-/* Replace control bytes with '?': package contents must never drive the terminal. */
-void cli_defang(char *s)
+/* "key = value", continuation lines of a multi-line value indented under the value. */
+static void render_value(FILE *f, const char *key, const char *value)
+{
+    const char *p = value, *nl;
+    int indent = (int)strlen(key) + 5;
+
+    fprintf(f, "  %s = ", key);
+    while ((nl = strchr(p, '\n')) != NULL) {
+        fprintf(f, "%.*s\n%*s", (int)(nl - p), p, indent, "");
+        p = nl + 1;
+    }
+    fprintf(f, "%s\n", p);
+}
+
+/* Replace control bytes with '?' (newlines too unless `keep_nl`): package contents must
+ * never drive the terminal. */
+static void defang(char *s, int keep_nl)
 {
     for (; s != NULL && *s != '\0'; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+        if (((unsigned char)*s < 0x20 && !(keep_nl && *s == '\n')) || *s == 0x7f)
             *s = '?';
 }
 
-void cli_sanitize(cJSON *node)
+void cli_defang(char *s)
+{
+    defang(s, 0);
+}
+
+/* Metadata maps print multi-line values line by line (render_value); elsewhere a
+ * newline would let package text fake a line of the report. */
+static void sanitize(cJSON *node, int keep_nl)
 {
     cJSON *it;
 
     for (it = node; it != NULL; it = it->next) {
-        cli_defang(it->string);
+        defang(it->string, 0);
         if (cJSON_IsString(it))
-            cli_defang(it->valuestring);
+            defang(it->valuestring, keep_nl);
         if (it->child != NULL)
-            cli_sanitize(it->child);
+            sanitize(it->child, it->string != NULL && (strcmp(it->string, "aoti") == 0 ||
+                                                       strcmp(it->string, "aoti_metadata") == 0));
     }
+}
+
+void cli_sanitize(cJSON *doc)
+{
+    sanitize(doc, 0);
 }
 
 void cli_render_inspect(FILE *f, const cJSON *doc)
@@ -124,11 +221,20 @@ void cli_render_inspect(FILE *f, const cJSON *doc)
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pkg, "zip64")) ? ", zip64" : "");
     fprintf(f, "Format      archive_format %s, %.0f entries\n", str_or(pkg, "archive_format", "-"),
             num_or(pkg, "entries", 0));
+    if (str_or(pkg, "kind", NULL) != NULL)
+        fprintf(f, "Kind        %s\n", str_or(pkg, "kind", ""));
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(meta, "exported_programs"))
+    {
+        fprintf(f, "Program     %s (%s)\n", str_or(m, "name", "?"), str_or(m, "source", "?"));
+        render_size(f, cJSON_GetObjectItemCaseSensitive(m, "size"));
+    }
     cJSON_ArrayForEach(m, models)
     {
         join(cJSON_GetObjectItemCaseSensitive(m, "targets"), buf, sizeof(buf));
-        fprintf(f, "Model dir   %s (device %s%s%s)\n", str_or(m, "name", "?"),
-                str_or(m, "device_key", "unknown"), buf[0] ? ", targets " : "", buf);
+        fprintf(f, "Model dir   %s (%s, device key %s%s%s)\n", str_or(m, "name", "?"),
+                platform_text(str_or(m, "platform", "?")), str_or(m, "device_key", "none"),
+                buf[0] ? ", targets " : "", buf);
+        render_size(f, cJSON_GetObjectItemCaseSensitive(m, "size"));
     }
     if (str_or(arch, "cuda_compute_capability", NULL) != NULL)
         fprintf(f, "GPU         compute capability %s: %s\n",
@@ -158,7 +264,7 @@ void cli_render_inspect(FILE *f, const cJSON *doc)
         cJSON_ArrayForEach(it, aoti)
         {
             if (cJSON_IsString(it))
-                fprintf(f, "  %s = %s\n", it->string, it->valuestring);
+                render_value(f, it->string, it->valuestring);
         }
     }
     cJSON_ArrayForEach(it, warn)

@@ -33,14 +33,9 @@ struct opt {
 static int parse_uint(const char *src, const char *value, unsigned long lo, unsigned long hi,
                       unsigned *out, struct pt2_error *err)
 {
-    char *end = NULL;
-    unsigned long v;
+    uint64_t v;
 
-    errno = 0;
-    if (value[0] < '0' || value[0] > '9')
-        goto bad;
-    v = strtoul(value, &end, 10);
-    if (errno == ERANGE || end == value || *end != '\0' || v < lo || v > hi)
+    if (pt2_num_u64(value, 10, &v) != PT2_OK || v < lo || v > hi)
         goto bad;
     *out = (unsigned)v;
     return PT2_OK;
@@ -51,14 +46,10 @@ bad:
 
 int pt2d_config_parse_size(const char *text, uint64_t *out, struct pt2_error *err)
 {
-    unsigned long long v, mult = 1;
-    char *end = NULL;
+    uint64_t v, mult = 1;
+    const char *end = NULL;
 
-    errno = 0;
-    if (text[0] < '0' || text[0] > '9')
-        goto bad;
-    v = strtoull(text, &end, 10);
-    if (errno == ERANGE || end == text)
+    if (pt2_num_u64_prefix(text, 10, &v, &end) != PT2_OK)
         goto bad;
     switch (*end) {
     case '\0':
@@ -91,7 +82,7 @@ int pt2d_config_parse_size(const char *text, uint64_t *out, struct pt2_error *er
         end += strlen(end);
     if (*end != '\0' || v == 0 || v > UINT64_MAX / mult)
         goto bad;
-    *out = (uint64_t)(v * mult);
+    *out = v * mult;
     return PT2_OK;
 bad:
     return pt2_error_set(err, PT2_ERR_INVALID,
@@ -164,10 +155,17 @@ static int set_cache(struct pt2d_config *cfg, const char *src, const char *v, st
     return parse_uint(src, v, 0, 100000, &cfg->cache_entries, err);
 }
 
-static int set_delay(struct pt2d_config *cfg, const char *src, const char *v, struct pt2_error *err)
+#ifdef PT2SCOPE_TEST_HOOKS
+/* Test builds only: the file gate (pt2d_gate.h); it need not exist yet. */
+static int set_test_gate(struct pt2d_config *cfg, const char *src, const char *v,
+                         struct pt2_error *err)
 {
-    return parse_uint(src, v, 0, 60000, &cfg->debug_job_delay_ms, err);
+    if (v[0] == '\0' || strlen(v) >= sizeof(cfg->test_gate_file))
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: '%s' is not a file name", src, v);
+    snprintf(cfg->test_gate_file, sizeof(cfg->test_gate_file), "%s", v);
+    return PT2_OK;
 }
+#endif
 
 static int set_max_upload(struct pt2d_config *cfg, const char *src, const char *v,
                           struct pt2_error *err)
@@ -385,8 +383,11 @@ static const struct opt opts[] = {
      "limit on each peer request, connection included (default 5)", set_peer_timeout, 0, 0},
     {"--peer-connect-timeout", "PT2SCOPE_PEER_CONNECT_TIMEOUT", "SECONDS",
      "limit on connecting to a peer (default 2)", set_peer_connect_timeout, 0, 0},
-    {"--debug-job-delay-ms", "PT2SCOPE_DEBUG_JOB_DELAY_MS", "MS",
-     "testing only: delay every job by MS milliseconds", set_delay, 0, 0},
+#ifdef PT2SCOPE_TEST_HOOKS
+    {"--test-gate", "PT2SCOPE_TEST_GATE", "FILE",
+     "test build only: every package job waits (up to 30 s) until FILE exists", set_test_gate, 0,
+     0},
+#endif
 };
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
 

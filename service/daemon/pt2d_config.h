@@ -24,6 +24,8 @@
 #define PT2D_MAX_PEERS 64
 #define PT2D_PEER_URL_MAX 256 /* "http://host:port", no trailing slash */
 
+struct pt2d_gate;
+
 enum pt2d_config_action { PT2D_RUN = 0, PT2D_SHOW_HELP, PT2D_SHOW_VERSION };
 
 struct pt2d_config {
@@ -41,7 +43,6 @@ struct pt2d_config {
     unsigned request_timeout;      /* seconds, 1..86400 */
     unsigned cache_entries;        /* 0 disables the cache */
     char port_file[PT2D_PATH_MAX]; /* "" = none */
-    unsigned debug_job_delay_ms;   /* test hook: workers sleep first */
     char libcuda[256];             /* CUDA driver to dlopen; "" = $PT2SCOPE_LIBCUDA at each
                                     probe, else libcuda.so.1 */
     char sysfs_root[256];          /* sysfs for AMD GPUs; "" = $PT2SCOPE_SYSFS_ROOT, else /sys */
@@ -52,6 +53,11 @@ struct pt2d_config {
     uint16_t peers_port;           /* port of the resolved peers; 0 = this daemon's port */
     unsigned peer_timeout;         /* seconds per peer request, 1..300 */
     unsigned peer_connect_timeout; /* seconds per peer connection, 1..300 */
+#ifdef PT2SCOPE_TEST_HOOKS
+    /* Test builds only (pt2d_gate.h): every package job waits at a gate first. */
+    char test_gate_file[PT2D_PATH_MAX]; /* --test-gate: open once this file exists; "" = none */
+    struct pt2d_gate *test_gate; /* in-process gate (borrowed, outlives the server); NULL = none */
+#endif
 };
 
 /* Defaults: 127.0.0.1:8080, workers = online CPUs (2..64), queue 64, spool $TMPDIR or /tmp,

@@ -4,32 +4,35 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <nettle/base16.h>
+#include <nettle/sha2.h>
+
 #include "pt2d_etag.h"
-#include "pt2d_sha256.h"
 #include "pt2scope.h"
 
 #define ETAG_STR2(x) #x
 #define ETAG_STR(x) ETAG_STR2(x)
+#define ETAG_BYTES 16 /* of the SHA-256: 32 hex digits */
 
 void pt2d_etag_make(const char *route, const char *content_key, const char *fingerprint, char *out,
                     size_t cap)
 {
     /* Built at compile time: this runs for every request that names a package. */
     static const char schema[] = "schema=" ETAG_STR(PT2SCOPE_SCHEMA_VERSION);
-    struct pt2d_sha256 sha;
-    uint8_t digest[PT2D_SHA256_LEN];
-    char hex[PT2D_SHA256_HEX_LEN];
-    size_t n;
+    struct sha256_ctx sha;
+    uint8_t digest[ETAG_BYTES];
+    char hex[BASE16_ENCODE_LENGTH(ETAG_BYTES) + 1];
+    size_t n = BASE16_ENCODE_LENGTH(ETAG_BYTES);
 
-    pt2d_sha256_init(&sha);
+    sha256_init(&sha);
     /* NUL separators keep ("ab","c") and ("a","bc") apart. */
-    pt2d_sha256_update(&sha, schema, sizeof(schema));
-    pt2d_sha256_update(&sha, route, strlen(route) + 1);
-    pt2d_sha256_update(&sha, content_key, strlen(content_key) + 1);
-    pt2d_sha256_update(&sha, fingerprint, strlen(fingerprint) + 1);
-    pt2d_sha256_final(&sha, digest);
-    pt2d_sha256_hex(digest, 16, hex);
-    n = strlen(hex);
+    sha256_update(&sha, sizeof(schema), (const uint8_t *)schema);
+    sha256_update(&sha, strlen(route) + 1, (const uint8_t *)route);
+    sha256_update(&sha, strlen(content_key) + 1, (const uint8_t *)content_key);
+    sha256_update(&sha, strlen(fingerprint) + 1, (const uint8_t *)fingerprint);
+    sha256_digest(&sha, ETAG_BYTES, digest); /* the first 16 bytes of the SHA-256 */
+    base16_encode_update(hex, ETAG_BYTES, digest);
+    hex[n] = '\0';
     if (cap < n + 3) { /* never with PT2D_ETAG_MAX: no ETag rather than a cut one */
         if (cap > 0)
             out[0] = '\0';

@@ -1,7 +1,6 @@
 /*
  * pt2d_intake.c - request bodies (see pt2d_intake.h).
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -89,17 +88,7 @@ static enum MHD_Result on_post_field(void *cls, enum MHD_ValueKind kind, const c
 
 static int parse_length(const char *text, uint64_t *out)
 {
-    char *end = NULL;
-    unsigned long long v;
-
-    if (text[0] < '0' || text[0] > '9')
-        return -1;
-    errno = 0;
-    v = strtoull(text, &end, 10);
-    if (errno == ERANGE || *end != '\0')
-        return -1;
-    *out = v;
-    return 0;
+    return pt2_num_u64(text, 10, out) == PT2_OK ? 0 : -1;
 }
 
 int pt2d_intake_begin(struct pt2d_intake *in, struct MHD_Connection *conn, int has_body_method,

@@ -28,7 +28,6 @@
 #include "pt2scope.h"
 #include "pt2d_buf.h"
 #include "pt2d_path.h"
-#include "pt2d_sha256.h"
 #include "pt2d_spool.h"
 
 #define PT2D_INTAKE_DISCARD_MAX (64ull << 20)
@@ -54,7 +53,7 @@ struct pt2d_intake {
     const char *field_name; /* extra multipart field kept in `field`, or NULL */
     struct pt2d_buf field;  /* its bytes */
     int field_parts;        /* parts named field_name seen */
-    uint8_t digest[PT2D_SHA256_LEN];
+    uint8_t digest[SHA256_DIGEST_SIZE];
     struct pt2_error err; /* first failure; code != PT2_OK once failed */
 };
 

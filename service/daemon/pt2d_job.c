@@ -5,13 +5,14 @@
  * not an error: it is a 200 with {"valid": false}. Only requests the
  * library rejects as malformed become problems.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <nettle/base16.h>
 
 #include "pt2d_node.h"
 #include "pt2d_etag.h"
@@ -30,12 +31,22 @@ static double job_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void job_sleep_ms(unsigned ms)
+/* Test builds: whether jobs wait at a gate (pt2d_gate.h); production builds have none. */
+static int job_gated(const struct pt2d_job *job)
 {
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+#ifdef PT2SCOPE_TEST_HOOKS
+    return job->env->gate != NULL;
+#else
+    return 0;
+#endif
+}
 
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
+static void job_wait_at_gate(const struct pt2d_job *job)
+{
+#ifdef PT2SCOPE_TEST_HOOKS
+    if (job->env->gate != NULL)
+        pt2d_gate_wait(job->env->gate);
+#endif
 }
 
 static int job_problem(struct pt2d_job *job, const struct pt2_error *err)
@@ -43,35 +54,14 @@ static int job_problem(struct pt2d_job *job, const struct pt2_error *err)
     return pt2d_reply_problem(job->reply, err->code, err->message, job->request_id);
 }
 
-/* {"valid": true} or {"valid": false, "errors": [message]}. */
+/* The library's answer: {"valid", "errors": [every violation], "warnings"}. */
 static int job_validate_doc(const pt2_package *pkg, const cJSON *inputs, cJSON **out,
                             struct pt2_error *err)
 {
-    cJSON *doc = NULL, *errors;
-    char *message = NULL;
-    int rc;
-
     if (inputs == NULL)
         return pt2_error_set(err, PT2_ERR_INVALID,
                              "inputs are required, e.g. {\"x\": [8, 3, 512, 512]}");
-    rc = pt2_package_validate(pkg, inputs, &message, err);
-    if (rc != PT2_OK)
-        return rc;
-    doc = cJSON_CreateObject();
-    if (doc == NULL || cJSON_AddBoolToObject(doc, "valid", message == NULL) == NULL)
-        goto nomem;
-    if (message != NULL) {
-        errors = cJSON_AddArrayToObject(doc, "errors");
-        if (errors == NULL || !cJSON_AddItemToArray(errors, cJSON_CreateString(message)))
-            goto nomem;
-    }
-    free(message);
-    *out = doc;
-    return PT2_OK;
-nomem:
-    free(message);
-    cJSON_Delete(doc);
-    return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory rendering the response");
+    return pt2_package_validate(pkg, inputs, out, err);
 }
 
 /*
@@ -300,7 +290,7 @@ static int job_run(struct pt2d_job *job, int cached_only)
     struct pt2d_pkgref *ref = NULL;
     struct job_input in;
     struct pt2d_buf fp;
-    char key[PT2D_CACHE_KEY_MAX], hex[PT2D_SHA256_HEX_LEN];
+    char key[PT2D_CACHE_KEY_MAX], hex[BASE16_ENCODE_LENGTH(SHA256_DIGEST_SIZE) + 1];
     const char *name;
     cJSON *doc = NULL;
     char *body;
@@ -308,13 +298,12 @@ static int job_run(struct pt2d_job *job, int cached_only)
     int fd, rc, answered = 1;
 
     if (cached_only && (job->upload_fd >= 0 || job->route == PT2D_ROUTE_COMPATIBILITY ||
-                        job->nocache || job->env->cache == NULL || job->env->delay_ms > 0))
+                        job->nocache || job->env->cache == NULL || job_gated(job)))
         return 0;
     memset(&in, 0, sizeof(in));
     in.opts = job->opts;
     pt2d_buf_init(&fp, FINGERPRINT_MAX);
-    if (job->env->delay_ms > 0)
-        job_sleep_ms(job->env->delay_ms);
+    job_wait_at_gate(job);
     if (job->route == PT2D_ROUTE_COMPATIBILITY && (rc = job_compat_input(job, &in, &err)) != PT2_OK)
         goto fail;
 
@@ -325,7 +314,8 @@ static int job_run(struct pt2d_job *job, int cached_only)
         }
         fd = job->upload_fd;
         name = job->upload_name != NULL ? job->upload_name : "upload.pt2";
-        pt2d_sha256_hex(job->upload_digest, PT2D_SHA256_LEN, hex);
+        base16_encode_update(hex, SHA256_DIGEST_SIZE, job->upload_digest);
+        hex[BASE16_ENCODE_LENGTH(SHA256_DIGEST_SIZE)] = '\0';
         snprintf(key, sizeof(key), "u:%s|%s", hex, name);
     } else {
         if (!in.opts->has_path) {

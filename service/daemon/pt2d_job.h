@@ -14,6 +14,11 @@
  * /v1/compatibility parses its (up to 16 MiB) body here, on the worker,
  * not on the HTTP thread, and has no ETag.
  *
+ * In test builds (-DPT2SCOPE_TEST_HOOKS) a job first waits at the env's gate
+ * (pt2d_gate.h), and a gated job never takes the HTTP-thread shortcut
+ * (pt2d_job_run_cached), so tests can hold a worker busy exactly as long as
+ * they need.
+ *
  * Ownership: every pointer in struct pt2d_job is borrowed for the run; the
  * reply is caller-owned and filled in.
  */
@@ -23,13 +28,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <nettle/sha2.h>
+
 #include "pt2d_cache.h"
+#ifdef PT2SCOPE_TEST_HOOKS
+#include "pt2d_gate.h"
+#endif
 #include "pt2d_metrics.h"
 #include "pt2d_node.h"
 #include "pt2d_options.h"
 #include "pt2d_reply.h"
 #include "pt2d_router.h"
-#include "pt2d_sha256.h"
 
 /* Shared, read-only context of all jobs of a server. */
 struct pt2d_job_env {
@@ -38,8 +47,10 @@ struct pt2d_job_env {
     size_t n_roots;
     struct pt2d_cache *cache;     /* may be NULL: no caching */
     struct pt2d_metrics *metrics; /* may be NULL */
-    unsigned delay_ms;            /* test hook: sleep before working */
     struct pt2d_node *node;       /* this node's devices for /v1/inspect; may be NULL */
+#ifdef PT2SCOPE_TEST_HOOKS
+    struct pt2d_gate *gate; /* test builds only: every job waits here first; NULL = none */
+#endif
 };
 
 struct pt2d_job {
@@ -47,7 +58,7 @@ struct pt2d_job {
     enum pt2d_route route; /* INSPECT, ARCH, METADATA or VALIDATE */
     const struct pt2d_options *opts;
     int upload_fd; /* spooled upload, or -1 to use opts->path */
-    uint8_t upload_digest[PT2D_SHA256_LEN];
+    uint8_t upload_digest[SHA256_DIGEST_SIZE];
     const char *upload_name;   /* display name of an upload (NULL: "upload.pt2") */
     const char *if_none_match; /* request header or NULL */
     int nocache;               /* skip cache lookup and insertion */

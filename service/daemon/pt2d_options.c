@@ -5,7 +5,6 @@
  * +-2^53 (cJSON's valueint saturates at INT_MAX); -1 is allowed so clients
  * can mirror the Open Inference Protocol's dynamic-dimension notation.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,21 +187,23 @@ static int add_input_spec(struct pt2d_options *o, const char *spec, struct pt2_e
     if (dims == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
     for (p = eq + 1; *p != '\0';) {
-        char *end = NULL;
-        long long v;
+        int neg = *p == '-';
+        const char *end = NULL;
+        uint64_t mag;
+        int64_t v;
 
         if (cJSON_GetArraySize(dims) >= PT2D_MAX_DIMS) {
             rc = pt2_error_set(err, PT2_ERR_INVALID, "input '%s' has more than %d dimensions", name,
                                PT2D_MAX_DIMS);
             goto cleanup;
         }
-        errno = 0;
-        v = strtoll(p, &end, 10);
-        if (end == p || errno == ERANGE || (*end != ',' && *end != '\0')) {
+        if (pt2_num_u64_prefix(p + neg, 10, &mag, &end) != PT2_OK ||
+            mag > (uint64_t)INT64_MAX + (uint64_t)neg || (*end != ',' && *end != '\0')) {
             rc = pt2_error_set(err, PT2_ERR_INVALID, "input '%s': bad dimension list '%.64s'", name,
                                eq + 1);
             goto cleanup;
         }
+        v = neg ? (int64_t)(0 - mag) : (int64_t)mag;
         if (!cJSON_AddItemToArray(dims, cJSON_CreateNumber((double)v))) {
             rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
             goto cleanup;

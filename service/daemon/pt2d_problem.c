@@ -1,9 +1,6 @@
 /*
- * pt2d_problem.c - status code -> problem type table and the document.
- *
- * 422 is used for packages the server understood the request for but could
- * not inspect (the upload or file is not a valid .pt2): the request itself
- * was well formed, the artifact was not.
+ * pt2d_problem.c - problem answers (see pt2d_problem.h): the library's
+ * problem table as HTTP answers, and the document with the request id.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -15,34 +12,8 @@
 #include "pt2scope.h"
 #include "pt2d_problem.h"
 
-/* HTTP status and title per code; the slug is filled from the library. */
-static const struct {
-    int code;
-    unsigned status;
-    const char *title;
-} http_of[] = {
-    {PT2_ERR_NOT_ZIP, 422, "The file is not a zip archive"},
-    {PT2_ERR_TRUNCATED, 422, "The archive is truncated or corrupt"},
-    {PT2_ERR_ENTRY, 422, "The archive is truncated or corrupt"},
-    {PT2_ERR_FORMAT, 422, "The archive is truncated or corrupt"},
-    {PT2_ERR_NOT_PT2, 422, "The archive is not a PyTorch .pt2 package"},
-    {PT2_ERR_METADATA, 422, "A metadata document in the package is invalid"},
-    {PT2_ERR_UNSUPPORTED, 422, "The package uses a format pt2scope does not support"},
-    {PT2_ERR_TOO_LARGE, 413, "The request or package exceeds a size limit"},
-    {PT2_ERR_INVALID, 400, "The request is malformed"},
-    {PT2_ERR_NOT_FOUND, 404, "Not found"},
-    {PT2_ERR_NO_ROUTE, 404, "Not found"},
-    {PT2_ERR_DOCS_NOT_BUILT, 404, "This pt2scoped was built without the API reference"},
-    {PT2_ERR_OUTSIDE_ROOT, 403, "The path is outside every model root"},
-    {PT2_ERR_OVERLOADED, 503, "The server is overloaded; retry later"},
-    {PT2_ERR_METHOD, 405, "Method not allowed on this resource"},
-    {PT2_ERR_MEDIA_TYPE, 415, "Unsupported request Content-Type"},
-    {PT2_ERR_IO, 500, "The package could not be read"},
-    {PT2_ERR_NOMEM, 500, "Internal server error"},
-    {PT2_ERR_INTERNAL, 500, "Internal server error"},
-};
-
-#define NTYPES (sizeof(http_of) / sizeof(http_of[0]))
+/* One row per library status, filled once from the library's problem table. */
+#define NTYPES ((size_t)(PT2_OK - PT2_ERR_LAST))
 static struct pt2d_problem_type problem_types[NTYPES];
 static pthread_once_t types_once = PTHREAD_ONCE_INIT;
 
@@ -51,50 +22,34 @@ static void types_init(void)
     size_t i;
 
     for (i = 0; i < NTYPES; i++) {
-        problem_types[i].code = http_of[i].code;
-        problem_types[i].status = http_of[i].status;
-        problem_types[i].slug = pt2_status_slug(http_of[i].code);
-        problem_types[i].title = http_of[i].title;
+        int code = PT2_ERR_LAST + (int)i;
+        problem_types[i].code = code;
+        problem_types[i].status = pt2_problem_status(code);
+        problem_types[i].slug = pt2_status_slug(code);
+        problem_types[i].title = pt2_problem_title(code);
     }
 }
 
 const struct pt2d_problem_type *pt2d_problem_lookup(int code)
 {
-    size_t i, internal = 0;
-
     pthread_once(&types_once, types_init);
-    for (i = 0; i < NTYPES; i++) {
-        if (problem_types[i].code == code)
-            return &problem_types[i];
-        if (problem_types[i].code == PT2_ERR_INTERNAL)
-            internal = i;
-    }
-    return &problem_types[internal];
+    if (code < PT2_ERR_LAST || code >= PT2_OK)
+        code = PT2_ERR_INTERNAL;
+    return &problem_types[code - PT2_ERR_LAST];
 }
 
 char *pt2d_problem_json(int code, const char *detail, const char *request_id, size_t *len_out)
 {
-    const struct pt2d_problem_type *t = pt2d_problem_lookup(code);
-    char type[128], instance[192];
-    cJSON *doc = cJSON_CreateObject();
+    char instance[192] = "";
+    cJSON *doc;
     char *text = NULL, *out = NULL;
     size_t n = 0;
 
+    if (request_id != NULL && request_id[0] != '\0')
+        snprintf(instance, sizeof(instance), "urn:request:%s", request_id);
+    doc = pt2_problem_json(code, detail, instance);
     if (doc == NULL)
         goto cleanup;
-    snprintf(type, sizeof(type), "%s%s", PT2D_PROBLEM_BASE, t->slug);
-    if (cJSON_AddStringToObject(doc, "type", type) == NULL ||
-        cJSON_AddStringToObject(doc, "title", t->title) == NULL ||
-        cJSON_AddNumberToObject(doc, "status", t->status) == NULL)
-        goto cleanup;
-    if (detail != NULL && detail[0] != '\0' &&
-        cJSON_AddStringToObject(doc, "detail", detail) == NULL)
-        goto cleanup;
-    if (request_id != NULL && request_id[0] != '\0') {
-        snprintf(instance, sizeof(instance), "urn:request:%s", request_id);
-        if (cJSON_AddStringToObject(doc, "instance", instance) == NULL)
-            goto cleanup;
-    }
     text = cJSON_PrintUnformatted(doc);
     if (text == NULL)
         goto cleanup;

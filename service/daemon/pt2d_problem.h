@@ -2,10 +2,10 @@
  * pt2d_problem.h - the one table from status codes to HTTP problems.
  *
  * Design: every error the daemon answers is an RFC 9457 problem document
- * whose `type` is PT2D_PROBLEM_BASE + pt2_status_slug(code): the library's
- * slug table is the one source of problem types. This table adds only what
- * is HTTP: the status code and the title of each type. Client mistakes map
- * to 4xx; only allocation failures and internal errors are 500.
+ * built by the library (pt2_problem_json: slug, title and status in one
+ * table there, shared with the CLI's --json errors). This module only adds
+ * what belongs to an HTTP answer: the request id as `instance`, the
+ * trailing newline, UTF-8 scrubbing of echoed request bytes.
  */
 #ifndef PT2D_PROBLEM_H
 #define PT2D_PROBLEM_H
@@ -14,7 +14,7 @@
 
 #include "pt2scope.h"
 
-#define PT2D_PROBLEM_BASE "https://pt2scope.dev/problems/"
+#define PT2D_PROBLEM_BASE PT2_PROBLEM_BASE
 #define PT2D_PROBLEM_CTYPE "application/problem+json"
 
 struct pt2d_problem_type {

@@ -3,7 +3,11 @@
  *
  * The file name starts with the wall-clock time so a directory listing reads
  * in the order responses were sent; mkostemps() supplies the uniqueness.
+ * Without PT2SCOPE_TEST_HOOKS this file compiles to nothing (and make does
+ * not link it into pt2scoped): the production daemon carries no recorder.
  */
+#ifdef PT2SCOPE_TEST_HOOKS
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -315,3 +319,5 @@ int pt2d_record_response(const struct pt2d_recorder *r, struct MHD_Connection *c
     cJSON_Delete(q.query);
     return rc;
 }
+
+#endif /* PT2SCOPE_TEST_HOOKS */

@@ -14,6 +14,11 @@
  * A failure is returned to the caller, never fatal: recording must not change
  * what the client gets.
  *
+ * Compiled only with -DPT2SCOPE_TEST_HOOKS, into
+ * $(BUILD)/pt2scoped-test and the HTTP suites, never into $(BUILD)/pt2scoped
+ * (tests/shell/hooks.sh checks), so PT2SCOPE_RECORD_DIR means nothing to the
+ * production daemon.
+ *
  * Ownership: struct pt2d_recorder is caller-owned (embedded in the server);
  * everything else is borrowed for the call.
  */

@@ -46,7 +46,10 @@
 #include "pt2d_pool.h"
 #include "pt2d_probe.h"
 #include "pt2d_problem.h"
+#ifdef PT2SCOPE_TEST_HOOKS
+#include "pt2d_gate.h"
 #include "pt2d_record.h"
+#endif
 #include "pt2d_reply.h"
 #include "pt2d_reqid.h"
 #include "pt2d_router.h"
@@ -86,9 +89,13 @@ struct pt2d_server {
     pthread_mutex_t lock;      /* guards inflight */
     pthread_cond_t idle;
     unsigned long inflight;
-    struct pt2d_recorder recorder; /* contract-test hook, off unless PT2SCOPE_RECORD_DIR */
-    struct pt2d_node *node;        /* this node's GPUs and CPU */
+    struct pt2d_node *node; /* this node's GPUs and CPU */
     struct pt2d_cluster_cfg cluster;
+#ifdef PT2SCOPE_TEST_HOOKS
+    struct pt2d_recorder recorder; /* contract tests: off unless PT2SCOPE_RECORD_DIR */
+    struct pt2d_gate file_gate;    /* --test-gate FILE (pt2d_gate.h) */
+    int has_file_gate;
+#endif
 };
 
 struct request {
@@ -134,9 +141,13 @@ static void add_cors(struct request *rq, struct MHD_Response *resp)
         MHD_add_response_header(resp, "Vary", "Origin");
 }
 
-/* Hand a response to the recorder (a no-op unless recording is on). */
+/*
+ * Test builds: hand a response to the recorder (a no-op unless recording is
+ * on). Production builds carry no recorder (pt2d_record.h).
+ */
 static void record(struct request *rq, struct MHD_Response *resp, const char *body, size_t len)
 {
+#ifdef PT2SCOPE_TEST_HOOKS
     struct pt2_error err = {0};
     const struct pt2d_buf *json = rq->intake.kind == PT2D_BODY_JSON ? &rq->intake.json : NULL;
 
@@ -145,6 +156,7 @@ static void record(struct request *rq, struct MHD_Response *resp, const char *bo
                              json != NULL ? pt2d_buf_str(json) : NULL, json != NULL ? json->len : 0,
                              &err) != PT2_OK)
         pt2d_log_event(rq->srv->log, "warn", "%s", err.message);
+#endif
 }
 
 /* Queue rq->reply; only ever called from inside the access handler. */
@@ -671,6 +683,26 @@ static unsigned http_threads(void)
     return n < 1 ? 1u : n > (long)HTTP_THREADS_MAX ? HTTP_THREADS_MAX : (unsigned)n;
 }
 
+/*
+ * Test builds: the recorder (PT2SCOPE_RECORD_DIR) and the job gate, the
+ * test's own or --test-gate FILE's. Production builds have neither.
+ */
+static int server_test_hooks(struct pt2d_server *s, struct pt2_error *err)
+{
+#ifdef PT2SCOPE_TEST_HOOKS
+    int rc = pt2d_recorder_init(&s->recorder, err);
+
+    if (rc == PT2_OK && s->cfg.test_gate_file[0] != '\0') {
+        rc = pt2d_gate_init_file(&s->file_gate, s->cfg.test_gate_file, err);
+        s->has_file_gate = rc == PT2_OK;
+    }
+    s->env.gate = s->has_file_gate ? &s->file_gate : s->cfg.test_gate;
+    return rc;
+#else
+    return PT2_OK;
+#endif
+}
+
 int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, FILE *log,
                       struct pt2_error *err)
 {
@@ -704,7 +736,7 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     rc = rc ? rc : pt2d_cache_create(&s->cache, s->cfg.cache_entries, err);
     rc = rc ? rc : pt2d_pool_create(&s->pool, s->cfg.workers, s->cfg.queue, err);
     rc = rc ? rc : pt2d_pool_create(&s->cluster_pool, CLUSTER_WORKERS, CLUSTER_QUEUE, err);
-    rc = rc ? rc : pt2d_recorder_init(&s->recorder, err);
+    rc = rc ? rc : server_test_hooks(s, err);
     rc = rc ? rc : pt2d_listen_open(s->cfg.host, s->cfg.port, &s->listener, err);
     /* Probe the GPUs once now, not per request (GET /v1/node?refresh=1 probes again). */
     {
@@ -725,7 +757,6 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     s->env.n_roots = s->cfg.n_roots;
     s->env.cache = s->cache;
     s->env.metrics = s->metrics;
-    s->env.delay_ms = s->cfg.debug_job_delay_ms;
     if (s->listener.family == AF_INET6)
         flags |= MHD_USE_IPv6;
     /* The logger goes first so MHD reports option problems through it. */
@@ -809,6 +840,10 @@ void pt2d_server_free(struct pt2d_server *s)
     pt2d_cache_free(s->cache);
     pt2d_metrics_free(s->metrics);
     pt2d_path_roots_close(s->root_fds, s->cfg.n_roots);
+#ifdef PT2SCOPE_TEST_HOOKS
+    if (s->has_file_gate)
+        pt2d_gate_destroy(&s->file_gate);
+#endif
     pthread_cond_destroy(&s->idle);
     pthread_mutex_destroy(&s->lock);
     free(s);

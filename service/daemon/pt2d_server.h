@@ -11,6 +11,10 @@
  * ever queued from inside the handler; MHD bug #7757). Draining quiesces
  * the listen socket, fails /readyz and waits for in-flight requests.
  *
+ * Test builds (-DPT2SCOPE_TEST_HOOKS: pt2scoped-test and the HTTP suites)
+ * add the response recorder (pt2d_record.h) and the job gate (pt2d_gate.h);
+ * the production pt2scoped has neither.
+ *
  * Ownership: pt2d_server_start() copies the config and returns a server
  * freed with pt2d_server_free() (which drains first if needed). The log
  * stream is borrowed and must outlive the server.

@@ -15,7 +15,7 @@ struct pt2d_spool {
     uint64_t size;
     uint64_t cap;
     int finished;
-    struct pt2d_sha256 sha;
+    struct sha256_ctx sha;
 };
 
 static int spool_create_fd(const char *dir, struct pt2_error *err)
@@ -62,7 +62,7 @@ int pt2d_spool_open(struct pt2d_spool **out, const char *dir, uint64_t cap, stru
     }
     s->fd = fd;
     s->cap = cap;
-    pt2d_sha256_init(&s->sha);
+    sha256_init(&s->sha);
     *out = s;
     return PT2_OK;
 }
@@ -89,15 +89,15 @@ int pt2d_spool_write(struct pt2d_spool *s, const void *data, size_t len, struct 
         p += n;
         left -= (size_t)n;
     }
-    pt2d_sha256_update(&s->sha, data, len);
+    sha256_update(&s->sha, len, data);
     s->size += len;
     return PT2_OK;
 }
 
-void pt2d_spool_finish(struct pt2d_spool *s, uint8_t digest[PT2D_SHA256_LEN])
+void pt2d_spool_finish(struct pt2d_spool *s, uint8_t digest[SHA256_DIGEST_SIZE])
 {
     s->finished = 1;
-    pt2d_sha256_final(&s->sha, digest);
+    sha256_digest(&s->sha, SHA256_DIGEST_SIZE, digest);
 }
 
 int pt2d_spool_fd(const struct pt2d_spool *s)

@@ -6,7 +6,9 @@
  * or mkstemp + immediate unlink where the filesystem lacks it), so a crash
  * or a client disconnect can never leave a file behind: closing the
  * descriptor is the whole cleanup. The SHA-256 of the body is computed on
- * the way through (it keys the result cache and the ETag).
+ * the way through (it keys the result cache and the ETag), by nettle, which
+ * libmicrohttpd links already (and which picks the x86 SHA instructions when
+ * the CPU has them).
  *
  * Ownership: pt2d_spool_open() returns an object freed with
  * pt2d_spool_free() (closes the descriptor). pt2d_spool_fd() is borrowed.
@@ -17,8 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <nettle/sha2.h>
+
 #include "pt2scope.h"
-#include "pt2d_sha256.h"
 
 struct pt2d_spool;
 
@@ -29,7 +32,7 @@ int pt2d_spool_open(struct pt2d_spool **out, const char *dir, uint64_t cap, stru
 int pt2d_spool_write(struct pt2d_spool *s, const void *data, size_t len, struct pt2_error *err);
 
 /* Finish hashing: the digest of everything written. Further writes are refused. */
-void pt2d_spool_finish(struct pt2d_spool *s, uint8_t digest[PT2D_SHA256_LEN]);
+void pt2d_spool_finish(struct pt2d_spool *s, uint8_t digest[SHA256_DIGEST_SIZE]);
 
 int pt2d_spool_fd(const struct pt2d_spool *s);
 uint64_t pt2d_spool_size(const struct pt2d_spool *s);

@@ -44,28 +44,29 @@ extern "C" {
  */
 enum pt2_status {
     PT2_OK = 0,
-    PT2_ERR_NOMEM = -1,          /* allocation failed ("internal") */
-    PT2_ERR_IO = -2,             /* the file could not be opened or read ("unreadable") */
-    PT2_ERR_NOT_ZIP = -3,        /* not a zip archive at all ("not-a-zip") */
-    PT2_ERR_TRUNCATED = -4,      /* a zip, but truncated or corrupt ("truncated") */
-    PT2_ERR_NOT_PT2 = -5,        /* a valid zip that is not a .pt2 package ("not-a-pt2") */
-    PT2_ERR_ENTRY = -6,          /* an entry inside the archive is unreadable ("truncated") */
-    PT2_ERR_METADATA = -7,       /* a metadata document is malformed ("metadata-invalid") */
-    PT2_ERR_TOO_LARGE = -8,      /* a hard cap was exceeded ("too-large") */
-    PT2_ERR_INVALID = -9,        /* bad argument or request ("bad-request") */
-    PT2_ERR_NOT_FOUND = -10,     /* a named thing does not exist ("not-found") */
-    PT2_ERR_FORMAT = -11,        /* a binary is not in a recognised format ("truncated") */
-    PT2_ERR_UNSUPPORTED = -12,   /* recognised but not supported ("unsupported") */
-    PT2_ERR_INTERNAL = -13,      /* a bug or an unexpected library failure ("internal") */
-    PT2_ERR_OUTSIDE_ROOT = -14,  /* a path leaves every allowed root ("outside-root") */
-    PT2_ERR_OVERLOADED = -15,    /* no capacity now; retry later ("overloaded") */
-    PT2_ERR_METHOD = -16,        /* the operation does not apply here ("method-not-allowed") */
-    PT2_ERR_MEDIA_TYPE = -17,    /* input of a type not accepted ("unsupported-media-type") */
-    PT2_ERR_NO_ROUTE = -18,      /* no such operation at all ("not-found") */
-    PT2_ERR_DOCS_NOT_BUILT = -19 /* a document this build left out ("docs-not-built") */
+    PT2_ERR_NOMEM = -1,           /* allocation failed ("internal") */
+    PT2_ERR_IO = -2,              /* the file could not be opened or read ("unreadable") */
+    PT2_ERR_NOT_ZIP = -3,         /* not a zip archive at all ("not-a-zip") */
+    PT2_ERR_TRUNCATED = -4,       /* a zip, but truncated or corrupt ("truncated") */
+    PT2_ERR_NOT_PT2 = -5,         /* a valid zip that is not a .pt2 package ("not-a-pt2") */
+    PT2_ERR_ENTRY = -6,           /* an entry inside the archive is unreadable ("truncated") */
+    PT2_ERR_METADATA = -7,        /* a metadata document is malformed ("metadata-invalid") */
+    PT2_ERR_TOO_LARGE = -8,       /* a hard cap was exceeded ("too-large") */
+    PT2_ERR_INVALID = -9,         /* bad argument or request ("bad-request") */
+    PT2_ERR_NOT_FOUND = -10,      /* a named thing does not exist ("not-found") */
+    PT2_ERR_FORMAT = -11,         /* a binary is not in a recognised format ("truncated") */
+    PT2_ERR_UNSUPPORTED = -12,    /* recognised but not supported ("unsupported") */
+    PT2_ERR_INTERNAL = -13,       /* a bug or an unexpected library failure ("internal") */
+    PT2_ERR_OUTSIDE_ROOT = -14,   /* a path leaves every allowed root ("outside-root") */
+    PT2_ERR_OVERLOADED = -15,     /* no capacity now; retry later ("overloaded") */
+    PT2_ERR_METHOD = -16,         /* the operation does not apply here ("method-not-allowed") */
+    PT2_ERR_MEDIA_TYPE = -17,     /* input of a type not accepted ("unsupported-media-type") */
+    PT2_ERR_NO_ROUTE = -18,       /* no such operation at all ("not-found") */
+    PT2_ERR_DOCS_NOT_BUILT = -19, /* a document this build left out ("docs-not-built") */
+    PT2_ERR_TORCH_SAVE = -20 /* a torch.save checkpoint, not a .pt2 ("torch-save-checkpoint") */
 };
 /* The lowest status code: every code from PT2_ERR_LAST to PT2_OK has a slug. */
-#define PT2_ERR_LAST PT2_ERR_DOCS_NOT_BUILT
+#define PT2_ERR_LAST PT2_ERR_TORCH_SAVE
 
 #define PT2_ERROR_MSG_MAX 512
 
@@ -88,6 +89,21 @@ int pt2_error_copy(struct pt2_error *dst, const struct pt2_error *src);
 /* Stable slug for a status code, e.g. "not-a-zip"; "internal" for unknown codes; never NULL. */
 const char *pt2_status_slug(int code);
 
+/* ---- Problem documents --------------------------------------------------- */
+
+/*
+ * Every failure as an RFC 9457 problem document, the same for the daemon's
+ * answers and the CLI's --json errors: {"type": PT2_PROBLEM_BASE + slug,
+ * "title" (one per type), "status" (the HTTP status the API answers with:
+ * 4xx for a client's mistake or an unusable package, 5xx only for our own
+ * failures), "detail" (omitted when NULL/""), "instance" (omitted when
+ * NULL/"")}. NULL when out of memory; the caller deletes the document.
+ */
+#define PT2_PROBLEM_BASE "https://pt2scope.dev/problems/"
+cJSON *pt2_problem_json(int code, const char *detail, const char *instance);
+unsigned pt2_problem_status(int code);
+const char *pt2_problem_title(int code);
+
 /* ---- Numbers and text --------------------------------------------------- */
 
 /*
@@ -97,6 +113,12 @@ const char *pt2_status_slug(int code);
  */
 int pt2_num_u64(const char *s, int base, uint64_t *out);
 int pt2_num_u64n(const char *s, size_t len, int base, uint64_t *out);
+/*
+ * The number at the start of `s`, for text that goes on after it: one or
+ * more digits (no blanks, no sign), no overflow; *end is set past the last
+ * digit. On failure *out and *end are untouched.
+ */
+int pt2_num_u64_prefix(const char *s, int base, uint64_t *out, const char **end);
 /* Decimal with an optional leading '-'. */
 int pt2_num_i64(const char *s, int64_t *out);
 /* Decimal within [min, max]. */
@@ -156,11 +178,16 @@ int pt2_package_metadata_json(const pt2_package *pkg, unsigned flags, cJSON **ou
 
 /*
  * Validate proposed input shapes: `inputs` is a JSON object {name: [d0, d1, ...]}.
- * Returns PT2_OK when the check ran; *message_out is then NULL (valid) or a
- * malloc'd message naming input, axis, expected and got (caller frees).
- * PT2_ERR_INVALID when `inputs` is not of that form.
+ * Checks against the specs the package records (model_metadata.json, else
+ * the exported program, else the AOTI wrapper): names, rank, fixed sizes,
+ * dynamic bounds (inclusive) and one size per shared symbol across inputs.
+ * On PT2_OK *out is the answer {"valid": bool, "errors": ["..."] (every
+ * violation, in order), "warnings": ["..."] (e.g. shapes not recorded, so
+ * only names were checked)}; the caller deletes it. PT2_ERR_INVALID when
+ * `inputs` is not of that form, PT2_ERR_NOT_FOUND when the package records
+ * no inputs at all.
  */
-int pt2_package_validate(const pt2_package *pkg, const cJSON *inputs, char **message_out,
+int pt2_package_validate(const pt2_package *pkg, const cJSON *inputs, cJSON **out,
                          struct pt2_error *err);
 
 /* ---- Compatibility ------------------------------------------------------ */

@@ -4,7 +4,7 @@
  * Design: ROCm's own libraries are not a dependency; the amdgpu kernel
  * driver publishes every agent it manages under
  * <sysfs>/class/kfd/kfd/topology/nodes/<n>/properties as "key value" lines
- * (FORMATS.md, "AMD GPUs of a node"). CPU agents have simd_count 0 and
+ * (FORMATS.md §13). CPU agents have simd_count 0 and
  * gfx_target_version 0; a GPU's gfx_target_version is
  * major * 10000 + minor * 100 + stepping (90010 = gfx90a, 90402 = gfx942,
  * 110000 = gfx1100), minor and stepping written in hex in the gfx name.

@@ -1,5 +1,6 @@
 /*
- * pt2_compat.c - GPU and CPU verdicts, target and driver-version parsing.
+ * pt2_compat.c - GPU and CPU verdicts: the rules (what users name is parsed
+ * in pt2_target.c).
  *
  * The verdict functions never allocate: target lists for messages are
  * collected into a small fixed array (PT2_COMPAT_NAMES_MAX distinct names;
@@ -8,12 +9,12 @@
  * error message (a bad target, a bad device key) is cut short and stripped
  * of control characters so a message stays one line.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pt2_compat.h"
+#include "pt2_target.h"
 #include "pt2_sbuf.h"
 #include "pt2_desc.h"
 #include "pt2_isa.h"
@@ -23,10 +24,6 @@
 #define PT2_COMPAT_NAMES_MAX 24 /* distinct targets named in one reason */
 #define PT2_COMPAT_NODE_FEATURES_MAX 4096
 #define PT2_COMPAT_ECHO_MAX 48 /* bytes of user text echoed in messages */
-
-#define TARGET_HINT                                                                                \
-    "use a compute capability (9.0), an SM (sm_90a), a GPU name (H100) or an AMD gfx target "      \
-    "(gfx90a)"
 
 /* ---- text helpers ---------------------------------------------------------- */
 
@@ -48,260 +45,11 @@ static int streq_nocase(const char *a, const char *b)
     return *a == *b;
 }
 
-/* Printable, bounded copy of user text for messages. */
-static void echo(char *dst, size_t cap, const char *s)
-{
-    size_t i = 0;
-
-    for (; s != NULL && *s != '\0' && i + 1 < cap && i < PT2_COMPAT_ECHO_MAX; s++)
-        dst[i++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
-    dst[i] = '\0';
-}
-
-/* Copy s without leading/trailing blanks into dst; 0 if it does not fit. */
-static int trim_copy(char *dst, size_t cap, const char *s)
-{
-    size_t n;
-
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-        s++;
-    n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-        n--;
-    if (n >= cap)
-        return 0;
-    memcpy(dst, s, n);
-    dst[n] = '\0';
-    return 1;
-}
-
-/* Decimal digits only, no sign; -1 if not a number in [0, max]. */
-static long parse_uint(const char *s, const char **end, long max)
-{
-    char *e;
-    long v;
-
-    if (!is_digit(*s))
-        return -1;
-    errno = 0;
-    v = strtol(s, &e, 10);
-    if (errno == ERANGE || v < 0 || v > max)
-        return -1;
-    *end = e;
-    return v;
-}
-
 /* 12040 -> "12.4". */
 static const char *cuda_text(int v, char *buf, size_t len)
 {
     snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
     return buf;
-}
-
-/* ---- public: names and parsing ------------------------------------------------ */
-
-const char *pt2_verdict_name(int verdict)
-{
-    switch (verdict) {
-    case PT2_COMPATIBLE:
-        return "compatible";
-    case PT2_COMPATIBLE_PTX_JIT:
-        return "compatible-ptx-jit";
-    case PT2_INCOMPATIBLE:
-        return "incompatible";
-    default:
-        return "unknown";
-    }
-}
-
-int pt2_verdict_from_name(const char *name)
-{
-    int v;
-
-    for (v = PT2_COMPATIBLE; name != NULL && v <= PT2_INCOMPATIBLE; v++)
-        if (strcmp(name, pt2_verdict_name(v)) == 0)
-            return v;
-    return -1;
-}
-
-int pt2_driver_version_parse(const char *text, int *out, struct pt2_error *err)
-{
-    char t[32], shown[PT2_COMPAT_ECHO_MAX + 1];
-    const char *p;
-    long major, minor = 0, v;
-
-    if (out != NULL)
-        *out = 0;
-    if (text == NULL || out == NULL)
-        return pt2_error_set(err, PT2_ERR_INVALID, "no CUDA driver version given");
-    echo(shown, sizeof(shown), text);
-    if (!trim_copy(t, sizeof(t), text) || (v = parse_uint(t, &p, 99999)) < 0)
-        goto bad;
-    if (*p == '.') {
-        /* "12.4" or "12.4.1" (the patch level does not matter). */
-        major = v;
-        if ((minor = parse_uint(p + 1, &p, 99)) < 0)
-            goto bad;
-        if (*p == '.' && parse_uint(p + 1, &p, 9999) < 0)
-            goto bad;
-        if (*p != '\0' || major < 1 || major > 99)
-            goto bad;
-        *out = (int)(major * 1000 + minor * 10);
-        return PT2_OK;
-    }
-    if (*p != '\0')
-        goto bad;
-    if (v >= 1 && v <= 99) {
-        *out = (int)(v * 1000);
-        return PT2_OK;
-    }
-    if (v >= 1000) {
-        *out = (int)v;
-        return PT2_OK;
-    }
-bad:
-    return pt2_error_set(err, PT2_ERR_INVALID,
-                         "invalid CUDA driver version '%s': use a CUDA version (12.4) or the "
-                         "cuDriverGetVersion() form (12040)",
-                         shown);
-}
-
-/* "9.0" -> 9, 0. */
-static int parse_cc_dotted(const char *t, int *major, int *minor)
-{
-    const char *p;
-    long ma = parse_uint(t, &p, 99), mi;
-
-    if (ma < 1 || *p != '.' || !is_digit(p[1]) || p[2] != '\0')
-        return 0;
-    mi = p[1] - '0';
-    *major = (int)ma;
-    *minor = (int)mi;
-    return 1;
-}
-
-/* "90", "sm_90a", "SM90", "compute_120f" -> 9, 0 / 12, 0. */
-static int parse_sm(const char *t, int *major, int *minor)
-{
-    static const char *const prefixes[] = {"sm_", "sm", "compute_", "compute"};
-    const char *p = t;
-    size_t i, n;
-    int v;
-
-    for (i = 0; i < NELEM(prefixes); i++) {
-        n = strlen(prefixes[i]);
-        if (strlen(t) > n && strncmp(t, prefixes[i], n) == 0 && is_digit(t[n])) {
-            p = t + n;
-            break;
-        }
-    }
-    if (!is_digit(p[0]) || !is_digit(p[1]))
-        return 0;
-    n = is_digit(p[2]) ? 3 : 2;
-    if (is_digit(p[n]))
-        return 0;
-    if (p[n] != '\0' && !((p[n] == 'a' || p[n] == 'f') && p[n + 1] == '\0'))
-        return 0;
-    /* Two or three digits checked above: no overflow possible. */
-    v = (p[0] - '0') * 10 + (p[1] - '0');
-    if (n == 3)
-        v = v * 10 + (p[2] - '0');
-    if (v < 10)
-        return 0;
-    *major = v / 10;
-    *minor = v % 10;
-    return 1;
-}
-
-/* "gfx90a", "gfx90a:xnack-", "gfx942:sramecc+:xnack-" (already lower-case). */
-static int parse_gfx(const char *t)
-{
-    const char *p, *f;
-    size_t n;
-
-    if (strncmp(t, "gfx", 3) != 0 || !is_digit(t[3]))
-        return 0;
-    for (p = t + 3; *p != '\0' && *p != ':'; p++)
-        if (!is_digit(*p) && !(*p >= 'a' && *p <= 'z') && *p != '-')
-            return 0;
-    while (*p == ':') {
-        f = p + 1;
-        n = strcspn(f, ":");
-        if (!((n == 6 && strncmp(f, "xnack", 5) == 0) || (n == 8 && strncmp(f, "sramecc", 7) == 0)))
-            return 0;
-        if (f[n - 1] != '+' && f[n - 1] != '-')
-            return 0;
-        p = f + n;
-    }
-    return 1;
-}
-
-int pt2_target_parse(const char *text, struct pt2_device *out, struct pt2_error *err)
-{
-    char t[128], low[128], shown[PT2_COMPAT_ECHO_MAX + 1];
-    struct pt2_gpu_match m;
-    size_t n;
-    int major, minor;
-
-    if (out == NULL || text == NULL)
-        return pt2_error_set(err, PT2_ERR_INVALID, "no target given");
-    memset(out, 0, sizeof(*out));
-    echo(shown, sizeof(shown), text);
-    if (!trim_copy(t, sizeof(t), text))
-        return pt2_error_set(err, PT2_ERR_INVALID, "target '%s...' is too long (at most %zu bytes)",
-                             shown, sizeof(t) - 1);
-    if (t[0] == '\0')
-        return pt2_error_set(err, PT2_ERR_INVALID, "empty target: %s", TARGET_HINT);
-    for (n = 0; t[n] != '\0'; n++)
-        low[n] = lower(t[n]);
-    low[n] = '\0';
-
-    if (parse_cc_dotted(low, &major, &minor) || parse_sm(low, &major, &minor)) {
-        out->cc_major = major;
-        out->cc_minor = minor;
-        snprintf(out->name, sizeof(out->name), "compute capability %d.%d", major, minor);
-        return PT2_OK;
-    }
-    if (parse_gfx(low)) {
-        if (n >= sizeof(out->gfx))
-            return pt2_error_set(err, PT2_ERR_INVALID, "AMD target '%s' is too long", shown);
-        memcpy(out->gfx, low, n + 1);
-        snprintf(out->name, sizeof(out->name), "AMD %s", out->gfx);
-        return PT2_OK;
-    }
-    if (pt2_desc_gpu_lookup(t, &m) == PT2_OK) {
-        if (m.vendor == PT2_VENDOR_AMD) {
-            snprintf(out->gfx, sizeof(out->gfx), "%s", m.gfx);
-            snprintf(out->name, sizeof(out->name), "AMD %s (%s)", m.product, m.gfx);
-        } else {
-            out->cc_major = m.cc_major;
-            out->cc_minor = m.cc_minor;
-            /* "NVIDIA A100": reasons add "is 8.0" themselves. */
-            snprintf(out->name, sizeof(out->name), "NVIDIA %s", m.product);
-        }
-        return PT2_OK;
-    }
-    return pt2_error_set(err, PT2_ERR_INVALID, "unknown target '%s': %s", shown, TARGET_HINT);
-}
-
-cJSON *pt2_compat_device_json(const struct pt2_device *dev)
-{
-    cJSON *d = cJSON_CreateObject();
-    char cc[32] = "";
-
-    if (d == NULL)
-        return NULL;
-    if (dev->cc_major > 0)
-        snprintf(cc, sizeof(cc), "%d.%d", dev->cc_major, dev->cc_minor);
-    if (cJSON_AddStringToObject(d, "name", dev->name) == NULL ||
-        !pt2_json_add_str_or_null(d, "compute_capability", cc) ||
-        !pt2_json_add_str_or_null(d, "gfx", dev->gfx) ||
-        !pt2_json_add_num_or_null(d, "driver_cuda_version", dev->driver_cuda_version,
-                                  dev->driver_cuda_version > 0)) {
-        cJSON_Delete(d);
-        return NULL;
-    }
-    return d;
 }
 
 /* ---- driver requirements ------------------------------------------------------ */
@@ -334,7 +82,7 @@ int pt2_compat_ptx_min_driver(unsigned ptx_major, unsigned ptx_minor)
     return (int)((ptx_major + 4) * 1000 + ptx_minor * 10);
 }
 
-/* Driver a GPU needs at all (docs §7e); 0 = no floor worth checking. */
+/* Driver a GPU needs at all (FORMATS.md §10); 0 = no floor worth checking. */
 static int device_min_driver(int major, int minor)
 {
     int cc = major * 10 + minor;
@@ -648,25 +396,24 @@ static int amd_verdict(const struct pt2_kernel_list *ks, const char *devgfx, con
 /* AOTI_COMPUTE_CAPABILITY ("90", "gfx90a") as a stand-in kernel; 0 if not understood. */
 static int meta_kernel(const char *meta_cc, struct pt2_kernel *k)
 {
-    char t[32];
-    const char *p;
-    long v;
-
+    char t[96]; /* fits "amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-" */
+    uint64_t v;
     memset(k, 0, sizeof(*k));
-    if (meta_cc == NULL || !trim_copy(t, sizeof(t), meta_cc) || t[0] == '\0')
+    if (meta_cc == NULL || !pt2_sbuf_trim(t, sizeof(t), meta_cc) || t[0] == '\0')
         return 0;
-    if ((v = parse_uint(t, &p, 999)) >= 10 && *p == '\0') {
+    if (pt2_num_u64(t, 10, &v) == PT2_OK && v >= 10 && v <= 999) {
         k->kind = PT2_KERNEL_SASS;
         k->sm = (unsigned)v;
         k->has_code = -1;
         return 1;
     }
-    if (parse_gfx(t)) {
+    if (pt2_target_is_gfx(pt2_target_amd_tail(t))) {
+        const char *g = pt2_target_amd_tail(t);
         k->kind = PT2_KERNEL_HSACO;
-        snprintf(k->target_id, sizeof(k->target_id), "%s", t);
-        snprintf(k->gfx, sizeof(k->gfx), "%.*s", (int)strcspn(t, ":"), t);
-        k->xnack = amd_dev_feature(t, "xnack");
-        k->sramecc = amd_dev_feature(t, "sramecc");
+        snprintf(k->target_id, sizeof(k->target_id), "%.63s", g);
+        snprintf(k->gfx, sizeof(k->gfx), "%.*s", (int)strcspn(g, ":"), g);
+        k->xnack = amd_dev_feature(g, "xnack");
+        k->sramecc = amd_dev_feature(g, "sramecc");
         if (k->xnack == 0)
             k->xnack = PT2_AMD_ANY;
         if (k->sramecc == 0)
@@ -770,7 +517,7 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
         }
         /* A CUDA package whose kernels were not found: trust its metadata. */
         if (!meta_kernel(meta_cc, &synth)) {
-            echo(meta, sizeof(meta), meta_cc);
+            pt2_sbuf_echo(meta, sizeof(meta), meta_cc, PT2_COMPAT_ECHO_MAX);
             if (meta_cc == NULL || meta[0] == '\0')
                 pt2_sbuf_add(&b,
                              "no GPU kernels found and no AOTI_COMPUTE_CAPABILITY in the metadata "

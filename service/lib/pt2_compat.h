@@ -1,14 +1,14 @@
 /*
  * pt2_compat.h - does a package run on this GPU / this CPU?
  *
- * Design: the rules of docs/cuda-elf-facts.md §7 applied to the typed facts
+ * Design: the rules of FORMATS.md §10 applied to the typed facts
  * of pt2_model.h, in one place, so the CLI, the daemon's /v1/inspect,
  * per-node checks and the tests all agree. A verdict is one of
  * PT2_COMPATIBLE (a cubin / host binary runs as is), PT2_COMPATIBLE_PTX_JIT
  * (only PTX matches: the driver will JIT-compile it at first load) and
  * PT2_INCOMPATIBLE, with one sentence that names the package's targets and
- * the device. The public pt2_target_parse(), pt2_driver_version_parse() and
- * pt2_verdict_name() of pt2scope.h live in pt2_compat.c as well.
+ * the device. Parsing what users name (targets, driver versions) is
+ * pt2_target's.
  *
  * NVIDIA rules, device CC M.m, kernel SM s (SM 101 and CC 10.1, Thor's
  * numbering before CUDA 13, are treated as 110 / 11.0):
@@ -74,13 +74,6 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
 int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *isa,
                    const char *node_machine, const char *const *node_features, size_t nfeatures,
                    struct pt2_verdict_result *out, struct pt2_error *err);
-
-/*
- * The JSON form of a device in a compatibility entry:
- * {"name", "compute_capability": "9.0" | null, "gfx": "gfx90a" | null,
- *  "driver_cuda_version": 12040 | null}; NULL when out of memory.
- */
-cJSON *pt2_compat_device_json(const struct pt2_device *dev);
 
 /* Minimum CUDA driver version (12040 form) for PTX ISA major.minor; 0 if unknown. */
 int pt2_compat_ptx_min_driver(unsigned ptx_major, unsigned ptx_minor);

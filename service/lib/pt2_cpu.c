@@ -246,20 +246,18 @@ static const struct {
     {0x41, 0xd8e, "Neoverse-N3"}, {0x4e, 0x004, "Carmel"},      {0xc0, 0xac3, "AmpereOne"},
 };
 
-/* "0x41" into *out; -1 if not a hex number. */
+/* "0x41" (or "41") into *out; -1 if not a hex number up to 0xffff. */
 static int span_hex(struct span s, unsigned *out)
 {
-    char buf[16];
-    char *end = NULL;
-    unsigned long v;
+    uint64_t v;
 
-    if (s.n == 0 || s.n >= sizeof(buf))
+    if (s.n >= 16)
         return -1;
-    memcpy(buf, s.p, s.n);
-    buf[s.n] = '\0';
-    errno = 0;
-    v = strtoul(buf, &end, 16);
-    if (errno == ERANGE || end == buf || *end != '\0' || v > 0xffff)
+    if (s.n > 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X')) {
+        s.p += 2;
+        s.n -= 2;
+    }
+    if (pt2_num_u64n(s.p, s.n, 16, &v) != PT2_OK || v > 0xffff)
         return -1;
     *out = (unsigned)v;
     return 0;

@@ -87,9 +87,8 @@ int pt2_cubin_parse_arch_option(const char *opts, unsigned *sm, char *variant)
     const char *p = opts;
 
     while ((p = strstr(p, "-arch")) != NULL) {
-        const char *q = p + 5;
-        unsigned long v;
-        char *end;
+        const char *q = p + 5, *end;
+        uint64_t v;
 
         /* Accept "-arch sm_90a", "-arch=sm_90a" and "--gpu-name"-less forms. */
         if (p != opts && p[-1] != ' ' && p[-1] != '-') {
@@ -103,11 +102,10 @@ int pt2_cubin_parse_arch_option(const char *opts, unsigned *sm, char *variant)
             continue;
         }
         q += 3;
-        if (*q < '0' || *q > '9') {
-            p = q;
+        if (pt2_num_u64_prefix(q, 10, &v, &end) != PT2_OK) {
+            p = q; /* no digits, or too many for any sm */
             continue;
         }
-        v = strtoul(q, &end, 10);
         if (v == 0 || v > 999) {
             p = end;
             continue;

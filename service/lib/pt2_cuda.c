@@ -10,8 +10,6 @@
  */
 #include <ctype.h>
 #include <dlfcn.h>
-#include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -485,52 +483,6 @@ int pt2_cuda_to_json(const struct pt2_node_gpus *g, cJSON **out, struct pt2_erro
 nomem:
     cJSON_Delete(o);
     return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building the GPU document");
-}
-
-/* ---- selection ------------------------------------------------------------ */
-
-/* A non-negative decimal ordinal without sign, spaces or junk; -1 if not one. */
-static long parse_ordinal(const char *s)
-{
-    char *end = NULL;
-    long v;
-
-    if (!isdigit((unsigned char)s[0]))
-        return -1;
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno == ERANGE || end == s || *end != '\0' || v < 0 || v > INT_MAX)
-        return -1;
-    return v;
-}
-
-int pt2_cuda_select(const struct pt2_node_gpus *g, const char *device, const struct pt2_gpu **out,
-                    struct pt2_error *err)
-{
-    long idx;
-
-    if (out != NULL)
-        *out = NULL;
-    if (g == NULL || out == NULL)
-        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_cuda_select: missing argument");
-    if (device == NULL || device[0] == '\0' || strcmp(device, "cuda") == 0)
-        idx = 0;
-    else if (strncmp(device, "cuda:", 5) == 0)
-        idx = parse_ordinal(device + 5);
-    else
-        idx = parse_ordinal(device);
-    if (idx < 0)
-        return pt2_error_set(err, PT2_ERR_INVALID,
-                             "invalid device '%.64s': expected cuda, cuda:N or N", device);
-    if (g->n == 0 && g->reason[0] != '\0')
-        return pt2_error_set(err, PT2_ERR_NOT_FOUND, "device cuda:%ld not found: %s", idx,
-                             g->reason);
-    if ((size_t)idx >= g->n || idx >= PT2_GPUS_MAX)
-        return pt2_error_set(err, PT2_ERR_NOT_FOUND,
-                             "device cuda:%ld not found: %zu CUDA device%s visible", idx, g->n,
-                             g->n == 1 ? "" : "s");
-    *out = &g->gpus[idx];
-    return PT2_OK;
 }
 
 void pt2_cuda_device(const struct pt2_node_gpus *g, const struct pt2_gpu *gpu,

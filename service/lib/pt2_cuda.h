@@ -25,8 +25,7 @@
  * no lock or global state is needed here.
  *
  * Ownership: struct pt2_node_gpus is a plain caller-owned value (about
- * 25 KiB; allocate it rather than putting many on a thread's stack). The
- * pointers returned by pt2_cuda_select() borrow from it.
+ * 25 KiB; allocate it rather than putting many on a thread's stack).
  */
 #ifndef PT2_CUDA_H
 #define PT2_CUDA_H
@@ -77,15 +76,6 @@ int pt2_cuda_probe(const char *libpath, struct pt2_node_gpus *out, struct pt2_er
  *            "sm_count": 132, "total_memory": 85899345920, "total_memory_mib": 81920}]}
  */
 int pt2_cuda_to_json(const struct pt2_node_gpus *g, cJSON **out, struct pt2_error *err);
-
-/*
- * Select a device like torch: "cuda" / NULL / "" = current device (index 0 of
- * the visible ones), "cuda:N", "N". PT2_ERR_INVALID for anything else
- * ("cpu", "cuda:x"), PT2_ERR_NOT_FOUND when the ordinal is not visible.
- * *out borrows from `g`.
- */
-int pt2_cuda_select(const struct pt2_node_gpus *g, const char *device, const struct pt2_gpu **out,
-                    struct pt2_error *err);
 
 /* Fill a pt2_device from a probed GPU: "NVIDIA H100 80GB HBM3 (cuda:0)", its CC and the
  * driver version. A NULL `gpu` gives a zeroed device (no NVIDIA GPU). */

@@ -544,55 +544,6 @@ int pt2_elf_symiter_name(struct pt2_elf_symiter *it, const struct pt2_elf_sym *s
     return PT2_OK;
 }
 
-int pt2_elf_find_symbol(struct pt2_elf *elf, const char *name, struct pt2_elf_sym *sym, int *found,
-                        struct pt2_error *err)
-{
-    static const uint32_t order[2] = {PT2_ELF_SHT_SYMTAB, PT2_ELF_SHT_DYNSYM};
-    struct pt2_elf_symiter *it;
-    size_t t, i;
-    int rc = PT2_OK;
-
-    *found = 0;
-    rc = pt2_elf_load_sections(elf, err);
-    if (rc != PT2_OK)
-        return rc;
-    it = malloc(sizeof(*it)); /* ~5 KiB: keep it off small worker stacks */
-    if (it == NULL)
-        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
-    for (t = 0; t < 2 && !*found; t++) {
-        for (i = 0; i < elf->shnum && !*found; i++) {
-            struct pt2_elf_sym s;
-            int more;
-
-            if (elf->sec[i].type != order[t])
-                continue;
-            rc = pt2_elf_symiter_init(it, elf, &elf->sec[i], 0, 0, err);
-            if (rc != PT2_OK)
-                goto cleanup;
-            while ((more = pt2_elf_symiter_next(it, &s, err)) == 1) {
-                const char *nm;
-
-                rc = pt2_elf_symiter_name(it, &s, &nm, err);
-                if (rc != PT2_OK)
-                    goto cleanup;
-                if (strcmp(nm, name) == 0) {
-                    *sym = s;
-                    *found = 1;
-                    break;
-                }
-            }
-            if (more < 0) {
-                rc = more;
-                goto cleanup;
-            }
-        }
-    }
-    rc = PT2_OK;
-cleanup:
-    free(it);
-    return rc;
-}
-
 /* ---- host identification ----------------------------------------------- */
 
 const char *pt2_elf_machine_name(unsigned machine, int bits, int big_endian, char *buf, size_t len)

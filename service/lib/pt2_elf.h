@@ -200,13 +200,6 @@ int pt2_elf_symiter_next(struct pt2_elf_symiter *it, struct pt2_elf_sym *sym,
 int pt2_elf_symiter_name(struct pt2_elf_symiter *it, const struct pt2_elf_sym *sym,
                          const char **name, struct pt2_error *err);
 
-/*
- * Look `name` up in .symtab, then .dynsym (linear, bounded by the iterator).
- * *found is 0 when absent.
- */
-int pt2_elf_find_symbol(struct pt2_elf *elf, const char *name, struct pt2_elf_sym *sym, int *found,
-                        struct pt2_error *err);
-
 /* "x86_64", "aarch64", "ppc64le", ... or "em_<n>" into buf. Returns buf. */
 const char *pt2_elf_machine_name(unsigned machine, int bits, int big_endian, char *buf, size_t len);
 

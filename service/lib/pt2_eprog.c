@@ -7,7 +7,6 @@
  * is a sympy expression is made readable by pt2_sympy; a bare symbol gets
  * its range, a constant becomes a fixed size, anything else stays dynamic.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,27 +21,38 @@
 static const struct {
     int code;
     const char *name;
+    unsigned size; /* bytes per element; 0 = unknown */
 } scalar_types[] = {
-    {0, "unknown"},
-    {1, "uint8"},
-    {2, "int8"},
-    {3, "int16"},
-    {4, "int32"},
-    {5, "int64"},
-    {6, "float16"},
-    {7, "float32"},
-    {8, "float64"},
-    {9, "complex32"},
-    {10, "complex64"},
-    {11, "complex128"},
-    {12, "bool"},
-    {13, "bfloat16"},
-    {28, "uint16"},
-    {29, "float8_e4m3fn"},
-    {30, "float8_e5m2"},
-    {31, "float8_e4m3fnuz"},
-    {32, "float8_e5m2fnuz"},
+    {0, "unknown", 0},
+    {1, "uint8", 1},
+    {2, "int8", 1},
+    {3, "int16", 2},
+    {4, "int32", 4},
+    {5, "int64", 8},
+    {6, "float16", 2},
+    {7, "float32", 4},
+    {8, "float64", 8},
+    {9, "complex32", 4},
+    {10, "complex64", 8},
+    {11, "complex128", 16},
+    {12, "bool", 1},
+    {13, "bfloat16", 2},
+    {28, "uint16", 2},
+    {29, "float8_e4m3fn", 1},
+    {30, "float8_e5m2", 1},
+    {31, "float8_e4m3fnuz", 1},
+    {32, "float8_e5m2fnuz", 1},
 };
+
+static unsigned dtype_size(int64_t code)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(scalar_types) / sizeof(scalar_types[0]); i++)
+        if (scalar_types[i].code == code)
+            return scalar_types[i].size;
+    return 0;
+}
 
 const char *pt2_eprog_dtype_name(int64_t code, char *buf, size_t len)
 {
@@ -217,7 +227,7 @@ static int parse_symint(struct ctx *c, const cJSON *s, const char *tname, int ax
 {
     const char *kind = NULL, *expr = NULL;
     const cJSON *v = union_pick(s, &kind), *es;
-    char *end;
+    uint64_t u;
     int64_t i;
 
     d->symbol[0] = '\0';
@@ -251,10 +261,8 @@ static int parse_symint(struct ctx *c, const cJSON *s, const char *tname, int ax
     d->size = -1;
     switch (pt2_sympy_readable(expr, d->symbol, sizeof(d->symbol))) {
     case PT2_SYMPY_INTEGER:
-        errno = 0;
-        i = strtoll(d->symbol, &end, 10);
-        if (errno == 0 && *end == '\0' && i >= 0) {
-            d->size = i;
+        if (pt2_num_u64(d->symbol, 10, &u) == PT2_OK && u <= (uint64_t)INT64_MAX) {
+            d->size = (int64_t)u;
             d->symbol[0] = '\0';
         }
         return PT2_OK;
@@ -365,8 +373,97 @@ static int collect(struct ctx *c, const cJSON *sig, const char *list_key, const 
     return PT2_OK;
 }
 
+/* The dtype row of `c` for `dtype` (""= unknown), added on first sight; NULL when full. */
+static struct pt2_dtype_stat *dtype_row(struct pt2_constants *c, const char *dtype)
+{
+    size_t i;
+
+    for (i = 0; i < c->ndtypes; i++)
+        if (strcmp(c->dtypes[i].dtype, dtype) == 0)
+            return &c->dtypes[i];
+    if (c->ndtypes == PT2_CONST_DTYPES_MAX)
+        return NULL;
+    snprintf(c->dtypes[c->ndtypes].dtype, sizeof(c->dtypes[0].dtype), "%s", dtype);
+    return &c->dtypes[c->ndtypes++];
+}
+
+/*
+ * The model's size from its parameters, buffers and tensor constants: each
+ * tensor_values entry gives dtype and sizes; a symbolic size leaves the
+ * tensor's elements and bytes unknown (missing_shape), an unknown dtype its
+ * bytes (missing_size). Malformed entries are counted, never fatal: the
+ * signature's user inputs decide whether the document is valid.
+ */
+static void constants(struct ctx *c, const cJSON *sig, struct pt2_constants *out)
+{
+    static const char *const kinds[] = {"parameter", "buffer", "tensor_constant"};
+    const cJSON *spec, *v, *name, *meta, *sz;
+    const char *kind = NULL;
+    size_t k;
+
+    memset(out, 0, sizeof(*out));
+    out->declared = -1;
+    cJSON_ArrayForEach(spec, member(sig, "input_specs"))
+    {
+        uint64_t elements = 1;
+        int shaped = 1, sized;
+        int64_t code = 0, d;
+        struct pt2_dtype_stat *row;
+        struct kv *slot;
+        char dtype[32] = "";
+
+        v = union_pick(spec, &kind);
+        for (k = 0; v != NULL && k < 3 && strcmp(kind, kinds[k]) != 0; k++)
+            ;
+        if (v == NULL || k == 3)
+            continue;
+        name = member(member(v, "arg"), "name");
+        slot = cJSON_IsString(name) ? kv_find(&c->tensor_values, name->valuestring) : NULL;
+        meta = slot != NULL ? slot->item : NULL;
+        out->count++;
+        out->parameters += k == 0;
+        out->buffers += k == 1;
+        out->tensor_constants += k == 2;
+        if (pt2_tensor_json_int(member(meta, "dtype"), &code))
+            pt2_eprog_dtype_name(code, dtype, sizeof(dtype));
+        cJSON_ArrayForEach(sz, member(meta, "sizes"))
+        {
+            const char *sk = NULL;
+            const cJSON *sv = union_pick(sz, &sk);
+            if (sv == NULL || strcmp(sk, "as_int") != 0 || !pt2_tensor_json_int(sv, &d) || d < 0 ||
+                (d > 0 && elements > UINT64_MAX / (uint64_t)d)) {
+                shaped = 0;
+                break;
+            }
+            elements *= (uint64_t)d;
+        }
+        if (!cJSON_IsArray(member(meta, "sizes")))
+            shaped = 0;
+        sized = shaped && dtype_size(code) > 0 && elements <= UINT64_MAX / 16;
+        row = dtype_row(out, dtype);
+        out->missing_shape += !shaped;
+        out->missing_size += !sized;
+        if (shaped)
+            out->elements += elements;
+        if (sized)
+            out->bytes += elements * dtype_size(code);
+        if (row != NULL) {
+            row->count++;
+            row->elements += shaped ? elements : 0;
+            row->bytes += sized ? elements * dtype_size(code) : 0;
+        }
+    }
+}
+
 int pt2_eprog_parse(const char *buf, size_t len, const char *entry, struct pt2_tensor_list *inputs,
                     struct pt2_tensor_list *outputs, struct pt2_error *err)
+{
+    return pt2_eprog_parse_full(buf, len, entry, inputs, outputs, NULL, err);
+}
+
+int pt2_eprog_parse_full(const char *buf, size_t len, const char *entry,
+                         struct pt2_tensor_list *inputs, struct pt2_tensor_list *outputs,
+                         struct pt2_constants *consts, struct pt2_error *err)
 {
     struct pt2_tensor_list in = {0}, outl = {0};
     const cJSON *gm, *sig, *graph, *rc_obj, *tv;
@@ -415,6 +512,8 @@ int pt2_eprog_parse(const char *buf, size_t len, const char *entry, struct pt2_t
     rc = collect(&c, sig, "input_specs", "user_input", "user input", &in);
     if (rc == PT2_OK)
         rc = collect(&c, sig, "output_specs", "user_output", "user output", &outl);
+    if (rc == PT2_OK && consts != NULL)
+        constants(&c, sig, consts);
     if (rc == PT2_OK) {
         *inputs = in;
         *outputs = outl;

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "pt2_error.h"
+#include "pt2_model.h"
 #include "pt2_tensor.h"
 
 /*
@@ -36,6 +37,12 @@
  */
 int pt2_eprog_parse(const char *buf, size_t len, const char *entry, struct pt2_tensor_list *inputs,
                     struct pt2_tensor_list *outputs, struct pt2_error *err) PT2_WARN_UNUSED;
+
+/* The same, and the model's size from its parameters, buffers and tensor
+ * constants into *consts (when not NULL; filled only on success). */
+int pt2_eprog_parse_full(const char *buf, size_t len, const char *entry,
+                         struct pt2_tensor_list *inputs, struct pt2_tensor_list *outputs,
+                         struct pt2_constants *consts, struct pt2_error *err) PT2_WARN_UNUSED;
 
 /* Canonical torch dtype name of an export-schema ScalarType code (7 ->
  * "float32", 0 -> "unknown", unassigned codes -> "unknown(<n>)"). Returns buf. */

@@ -78,6 +78,8 @@ const char *pt2_status_slug(int code)
         return "unsupported-media-type";
     case PT2_ERR_DOCS_NOT_BUILT:
         return "docs-not-built";
+    case PT2_ERR_TORCH_SAVE:
+        return "torch-save-checkpoint";
     case PT2_ERR_NOMEM:
     case PT2_ERR_INTERNAL:
     default:

@@ -37,11 +37,17 @@
 #include "pt2_meta.h"
 #include "pt2_model.h"
 #include "pt2_tensor.h"
+#include "pt2_sbuf.h"
+#include "pt2_wrapper.h"
 #include "pt2_zip.h"
 #include "pt2_zip_layout.h"
 
 #define JSON_CAP_DEFAULT (1024u * 1024u) /* one small JSON entry */
-#define CPP_TAIL_MAX (64u * 1024u)       /* end of the wrapper .cpp: the compile command */
+/* An exported program is the whole graph: a higher, still hard, cap (parsed, never kept). */
+#define EPROG_CAP (8u * 1024u * 1024u)
+#define WRAPPER_CHUNK (64u * 1024u) /* bytes handed to the wrapper scanner at a time */
+#define LEGACY_EPROG "serialized_exported_program.json"
+#define CPP_TAIL_MAX (64u * 1024u) /* end of the wrapper .cpp: the compile command */
 #define WARNINGS_MAX 64u
 #define EPROGS_MAX 16u
 /*
@@ -64,12 +70,18 @@ struct pkg_model {
     char cpp_entry[PT2_PATH_MAX]; /* wrapper .cpp (for the compile command) */
     struct pt2_cpu_isa isa;
     size_t files;
+    /* From the wrapper .cpp (pt2_wrapper): the I/O torch itself records. */
+    int wrapper_found;
+    struct pt2_tensor_list inputs, outputs;
+    int has_constants;
+    struct pt2_constants constants;
 };
 
 struct pkg_eprog {
     char name[PT2_NAME_MAX];
     char entry[PT2_PATH_MAX];
     struct pt2_tensor_list inputs, outputs;
+    struct pt2_constants constants;
 };
 
 struct pt2_package {
@@ -271,8 +283,9 @@ static int retain_tensors(struct pt2_package *pkg, const char *rel, size_t n)
         pkg->retained_tensors += n;
         return 1;
     }
-    snprintf(msg, sizeof(msg), "%s: skipped, the package declares more than %u tensors in total",
-             rel, RETAINED_TENSORS_MAX);
+    snprintf(msg, sizeof(msg),
+             "%.300s: skipped, the package declares more than %u tensors in total", rel,
+             RETAINED_TENSORS_MAX);
     add_warning(pkg, msg);
     return 0;
 }
@@ -334,6 +347,8 @@ static int load_eprog(struct pt2_package *pkg, pt2_zip *z, size_t i, const char 
         add_warning(pkg, msg);
         return PT2_OK;
     }
+    if (cap < EPROG_CAP)
+        cap = EPROG_CAP;
     if (pt2_zip_entry_size(z, i) > cap) {
         snprintf(msg, sizeof(msg),
                  "%s: %llu bytes, over the %zu-byte cap; exported-program I/O not read", rel,
@@ -341,11 +356,15 @@ static int load_eprog(struct pt2_package *pkg, pt2_zip *z, size_t i, const char 
         add_warning(pkg, msg);
         return PT2_OK;
     }
-    snprintf(ep.name, sizeof(ep.name), "%.*s", (int)(strlen(b) - 5), b);
+    /* torch.export.save (<= 2.4) has one program at the root: the model. */
+    if (strcmp(rel, LEGACY_EPROG) == 0)
+        snprintf(ep.name, sizeof(ep.name), "model");
+    else
+        snprintf(ep.name, sizeof(ep.name), "%.*s", (int)(strlen(b) - 5), b);
     snprintf(ep.entry, sizeof(ep.entry), "%s", rel);
     rc = pt2_zip_read_small(z, i, cap, &buf, &len, &local);
     if (rc == PT2_OK)
-        rc = pt2_eprog_parse(buf, len, rel, &ep.inputs, &ep.outputs, &local);
+        rc = pt2_eprog_parse_full(buf, len, rel, &ep.inputs, &ep.outputs, &ep.constants, &local);
     if (rc != PT2_OK) {
         if (is_fatal(rc))
             pt2_error_copy(err, &local);
@@ -410,12 +429,103 @@ cleanup:
     return rc;
 }
 
-/* The wrapper .cpp: prefer "*.wrapper.cpp"; else the last .cpp (torch's loader rule). */
+/* The wrapper .cpp: prefer "*.wrapper.cpp"; else the last .cpp (torch's loader rule);
+ * never a "*.kernel.cpp" (torch >= 2.7 keeps the kernels apart). */
 static void note_cpp(struct pkg_model *m, const char *rel)
 {
-    if (has_suffix(m->cpp_entry, ".wrapper.cpp") && !has_suffix(rel, ".wrapper.cpp"))
+    if (!pt2_wrapper_is_wrapper_name(rel) ||
+        (has_suffix(m->cpp_entry, ".wrapper.cpp") && !has_suffix(rel, ".wrapper.cpp")))
         return;
     snprintf(m->cpp_entry, sizeof(m->cpp_entry), "%s", rel);
+}
+
+/*
+ * The wrapper .cpp streamed through pt2_wrapper in WRAPPER_CHUNK pieces: the
+ * scanner keeps one line at a time and says when nothing later can matter,
+ * so a several-MB wrapper is neither held whole nor (usually) read to its
+ * end. A wrapper that cannot be read is a warning; only allocation failures
+ * and the package-wide inflate budget stop the inspection.
+ */
+static int load_wrapper(struct pt2_package *pkg, struct pkg_model *m, pt2_zip *z,
+                        struct pt2_error *err)
+{
+    struct pt2_wrapper_info info;
+    struct pt2_error local = {0};
+    pt2_wrapper_scan *scan = NULL;
+    pt2_zip_entry *e = NULL;
+    struct pt2_rd *rd;
+    char *chunk = NULL;
+    uint64_t off = 0;
+    size_t idx, i;
+    int rc;
+
+    memset(&info, 0, sizeof(info));
+    if (m->cpp_entry[0] == '\0' || pt2_zip_find(z, m->cpp_entry, &idx) != PT2_OK)
+        return PT2_OK;
+    chunk = malloc(WRAPPER_CHUNK);
+    if (chunk == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    rc = pt2_wrapper_scan_new(&scan, m->name, 0, &local);
+    if (rc == PT2_OK)
+        rc = pt2_zip_entry_open(z, idx, &e, &local);
+    if (rc == PT2_OK) {
+        /* One byte past the cap, so the scanner can say the wrapper was cut. */
+        uint64_t limit = PT2_WRAPPER_BYTES_MAX + 1u;
+
+        rd = pt2_zip_entry_rd(e);
+        if (rd->size < limit)
+            limit = rd->size;
+        pt2_rd_set_budget(rd, limit);
+        while (rc == PT2_OK && off < limit &&
+               (pt2_wrapper_scan_wants_more(scan) || off == PT2_WRAPPER_BYTES_MAX)) {
+            size_t got = 0,
+                   want = limit - off < WRAPPER_CHUNK ? (size_t)(limit - off) : WRAPPER_CHUNK;
+            rc = pt2_rd_read_some(rd, off, chunk, want, &got, &local);
+            if (rc == PT2_OK && got == 0)
+                break;
+            if (rc == PT2_OK)
+                rc = pt2_wrapper_scan_feed(scan, chunk, got, &local);
+            off += got;
+        }
+    }
+    if (rc == PT2_OK)
+        rc = pt2_wrapper_scan_finish(scan, &info, &local);
+    if (rc != PT2_OK) {
+        if (is_fatal(rc)) {
+            pt2_error_copy(err, &local);
+        } else {
+            char msg[PT2_ERROR_MSG_MAX];
+            snprintf(msg, sizeof(msg),
+                     "%.200s: the wrapper could not be read, so inputs and outputs are "
+                     "unknown: %.220s",
+                     m->cpp_entry, local.message);
+            add_warning(pkg, msg);
+            rc = PT2_OK;
+        }
+        goto cleanup;
+    }
+    for (i = 0; i < info.nwarnings; i++)
+        add_warning(pkg, info.warnings[i]);
+    if (!info.found)
+        goto cleanup;
+    m->wrapper_found = 1;
+    m->has_constants = info.constants.count > 0 || info.constants.declared >= 0;
+    m->constants = info.constants;
+    if (!retain_tensors(pkg, m->cpp_entry, info.inputs.n + info.outputs.n))
+        goto cleanup;
+    /* The wrapper binds each size symbol once: other unnamed dims are not the same size. */
+    for (i = 0; i < info.inputs.n; i++)
+        info.inputs.v[i].independent_dims = 1;
+    m->inputs = info.inputs;
+    m->outputs = info.outputs;
+    memset(&info.inputs, 0, sizeof(info.inputs));
+    memset(&info.outputs, 0, sizeof(info.outputs));
+cleanup:
+    pt2_wrapper_info_free(&info);
+    pt2_wrapper_scan_free(scan);
+    pt2_zip_entry_free(e);
+    free(chunk);
+    return rc;
 }
 
 /*
@@ -465,13 +575,17 @@ static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_erro
                 note_cpp(m, rel);
             else if (is_binary_entry(rel))
                 rc = scan_binary(pkg, z, i, rel, err);
-        } else if (strncmp(rel, "models/", 7) == 0 && has_suffix(rel, ".json") &&
-                   strchr(rel + 7, '/') == NULL) {
+        } else if ((strncmp(rel, "models/", 7) == 0 && has_suffix(rel, ".json") &&
+                    strchr(rel + 7, '/') == NULL) ||
+                   strcmp(rel, LEGACY_EPROG) == 0) {
             rc = load_eprog(pkg, z, i, rel, cap, err);
         }
     }
-    for (size_t i = 0; i < pkg->nmodels && rc == PT2_OK; i++)
+    for (size_t i = 0; i < pkg->nmodels && rc == PT2_OK; i++) {
         rc = load_isa(pkg, &pkg->models[i], z, err);
+        if (rc == PT2_OK)
+            rc = load_wrapper(pkg, &pkg->models[i], z, err);
+    }
     if (rc == PT2_OK)
         settle_meta_errors(pkg);
     return rc;
@@ -538,8 +652,11 @@ void pt2_package_free(pt2_package *pkg)
 {
     if (pkg == NULL)
         return;
-    for (size_t i = 0; i < pkg->nmodels; i++)
+    for (size_t i = 0; i < pkg->nmodels; i++) {
         cJSON_Delete(pkg->models[i].aoti);
+        pt2_tensor_list_free(&pkg->models[i].inputs);
+        pt2_tensor_list_free(&pkg->models[i].outputs);
+    }
     free(pkg->models);
     for (size_t i = 0; i < pkg->neprogs; i++) {
         pt2_tensor_list_free(&pkg->eprogs[i].inputs);
@@ -675,38 +792,153 @@ static const char *model_meta_str(const pt2_package *pkg, size_t model, const ch
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* Tensor specs the package declares for its inputs: user metadata first, else
- * the first exported program. NULL when the package declares none. */
+/* The exported program that describes model `name`, or NULL. */
+static const struct pkg_eprog *eprog_of(const pt2_package *pkg, const char *name)
+{
+    for (size_t i = 0; i < pkg->neprogs; i++)
+        if (strcmp(pkg->eprogs[i].name, name) == 0)
+            return &pkg->eprogs[i];
+    return NULL;
+}
+
+const char *pt2_package_model_specs(const pt2_package *pkg, size_t i,
+                                    const struct pt2_tensor_list **inputs,
+                                    const struct pt2_tensor_list **outputs)
+{
+    const struct pkg_model *m = &pkg->models[i];
+    const struct pkg_eprog *ep = eprog_of(pkg, m->name);
+
+    if (ep != NULL) {
+        *inputs = &ep->inputs;
+        *outputs = &ep->outputs;
+        return ep->entry;
+    }
+    *inputs = &m->inputs;
+    *outputs = &m->outputs;
+    return m->wrapper_found ? m->cpp_entry : NULL;
+}
+
+const struct pt2_constants *pt2_package_model_constants(const pt2_package *pkg, size_t i,
+                                                        const char **entry)
+{
+    const struct pkg_model *m = &pkg->models[i];
+    const struct pkg_eprog *ep = eprog_of(pkg, m->name);
+
+    if (m->has_constants) {
+        *entry = m->cpp_entry;
+        return &m->constants;
+    }
+    if (ep != NULL) {
+        *entry = ep->entry;
+        return &ep->constants;
+    }
+    *entry = NULL;
+    return NULL;
+}
+
+const struct pt2_constants *pt2_package_eprog_constants(const pt2_package *pkg, size_t i)
+{
+    return &pkg->eprogs[i].constants;
+}
+
+const char *pt2_package_kind(const pt2_package *pkg)
+{
+    if (pkg->nmodels > 0 && pkg->neprogs > 0)
+        return "aoti+exported-program";
+    if (pkg->nmodels > 0)
+        return "aoti";
+    if (pkg->neprogs > 0)
+        return "exported-program";
+    return NULL;
+}
+
+/*
+ * Tensor specs the package declares for its inputs, by precedence: a user
+ * model_metadata.json, then an exported program, then the first model's AOTI
+ * wrapper. *entry (may be NULL) names where they came from. NULL when the
+ * package records none.
+ */
+static const struct pt2_tensor_list *specs(const pt2_package *pkg, int outputs, const char **entry)
+{
+    const char *e = NULL;
+    const struct pt2_tensor_list *l = NULL;
+
+    if (pkg->has_user && pkg->user.inputs.n + pkg->user.outputs.n > 0) {
+        l = outputs ? &pkg->user.outputs : &pkg->user.inputs;
+        e = pkg->user_entry;
+    } else if (pkg->neprogs > 0) {
+        l = outputs ? &pkg->eprogs[0].outputs : &pkg->eprogs[0].inputs;
+        e = pkg->eprogs[0].entry;
+    } else {
+        for (size_t i = 0; i < pkg->nmodels && l == NULL; i++) {
+            if (pkg->models[i].wrapper_found) {
+                l = outputs ? &pkg->models[i].outputs : &pkg->models[i].inputs;
+                e = pkg->models[i].cpp_entry;
+            }
+        }
+    }
+    if (l == NULL && pkg->has_user) {
+        l = outputs ? &pkg->user.outputs : &pkg->user.inputs;
+        e = pkg->user_entry;
+    }
+    if (entry != NULL)
+        *entry = e;
+    return l;
+}
+
 const struct pt2_tensor_list *pt2_package_inputs(const pt2_package *pkg)
 {
-    if (pkg->has_user && pkg->user.inputs.n > 0)
-        return &pkg->user.inputs;
-    if (pkg->neprogs > 0)
-        return &pkg->eprogs[0].inputs;
-    if (pkg->has_user)
-        return &pkg->user.inputs;
-    return NULL;
+    return specs(pkg, 0, NULL);
 }
 
 const struct pt2_tensor_list *pt2_package_outputs(const pt2_package *pkg)
 {
-    if (pkg->has_user && pkg->user.outputs.n > 0)
-        return &pkg->user.outputs;
-    if (pkg->neprogs > 0)
-        return &pkg->eprogs[0].outputs;
-    if (pkg->has_user)
-        return &pkg->user.outputs;
-    return NULL;
+    return specs(pkg, 1, NULL);
+}
+
+const char *pt2_package_specs_source(const pt2_package *pkg)
+{
+    const char *e = NULL;
+
+    specs(pkg, 0, &e);
+    return e;
 }
 
 /* ---- validation --------------------------------------------------------- */
 
-int pt2_package_validate(const pt2_package *pkg, const cJSON *inputs, char **message_out,
+/* The warning for inputs whose shapes the package does not record (only names checked). */
+static void unrecorded_note(const struct pt2_tensor_list *l, char *buf, size_t len)
+{
+    struct pt2_sbuf b;
+    size_t i, n = 0;
+
+    for (i = 0; i < l->n; i++)
+        n += l->v[i].ndim < 0;
+    buf[0] = '\0';
+    if (n == 0)
+        return;
+    pt2_sbuf_init(&b, buf, len);
+    if (n == l->n) {
+        pt2_sbuf_add(&b, "the package records input names but not their shapes: only the names "
+                         "were checked");
+        return;
+    }
+    pt2_sbuf_add(&b, "the package does not record the shape of ");
+    for (i = 0, n = 0; i < l->n; i++)
+        if (l->v[i].ndim < 0)
+            pt2_sbuf_add(&b, "%s'%s'", n++ > 0 ? ", " : "", l->v[i].name);
+    pt2_sbuf_add(&b, ": only %s checked", n == 1 ? "its name was" : "their names were");
+}
+
+int pt2_package_validate(const pt2_package *pkg, const cJSON *inputs, cJSON **out,
                          struct pt2_error *err)
 {
     const struct pt2_tensor_list *expected;
+    cJSON *doc = NULL, *errors, *warnings;
+    char note[PT2_ERROR_MSG_MAX];
+    int rc;
 
-    *message_out = NULL;
+    *out = NULL;
     if (pkg->meta_err.code != PT2_OK)
         return pt2_error_copy(err, &pkg->meta_err);
     if (!cJSON_IsObject(inputs))
@@ -715,9 +947,37 @@ int pt2_package_validate(const pt2_package *pkg, const cJSON *inputs, char **mes
     expected = pt2_package_inputs(pkg);
     if (expected == NULL)
         return pt2_error_set(err, PT2_ERR_NOT_FOUND,
-                             "the package declares no input specs (no model_metadata.json and "
-                             "no exported program)");
-    return pt2_tensor_validate(expected, inputs, message_out, err);
+                             "the package records no inputs (no model_metadata.json, no "
+                             "exported program and no AOTI wrapper with input names)");
+    doc = cJSON_CreateObject();
+    errors = cJSON_CreateArray();
+    warnings = cJSON_CreateArray();
+    if (doc == NULL || errors == NULL || warnings == NULL) {
+        cJSON_Delete(errors);
+        cJSON_Delete(warnings);
+        rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+        goto cleanup;
+    }
+    rc = pt2_tensor_validate(expected, inputs, errors, err);
+    unrecorded_note(expected, note, sizeof(note));
+    if (note[0] != '\0')
+        cJSON_AddItemToArray(warnings, cJSON_CreateString(note));
+    if (rc == PT2_OK &&
+        (cJSON_AddBoolToObject(doc, "valid", cJSON_GetArraySize(errors) == 0) == NULL ||
+         !cJSON_AddItemToObject(doc, "errors", errors) ||
+         !cJSON_AddItemToObject(doc, "warnings", warnings)))
+        rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    else if (rc != PT2_OK) {
+        cJSON_Delete(errors);
+        cJSON_Delete(warnings);
+    }
+cleanup:
+    if (rc != PT2_OK) {
+        cJSON_Delete(doc);
+        return rc;
+    }
+    *out = doc;
+    return PT2_OK;
 }
 
 /* ---- compatibility ------------------------------------------------------ */

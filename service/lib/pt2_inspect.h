@@ -34,9 +34,24 @@ size_t pt2_package_eprog_count(const pt2_package *pkg);
 const char *pt2_package_eprog(const pt2_package *pkg, size_t i, const char **entry,
                               const struct pt2_tensor_list **inputs,
                               const struct pt2_tensor_list **outputs);
-/* Declared input/output specs (user metadata, else first exported program). */
+/* Declared input/output specs, by precedence: user model_metadata.json, an
+ * exported program, the first model's AOTI wrapper; NULL when none. */
 const struct pt2_tensor_list *pt2_package_inputs(const pt2_package *pkg);
 const struct pt2_tensor_list *pt2_package_outputs(const pt2_package *pkg);
+/* The entry those specs came from, or NULL. */
+const char *pt2_package_specs_source(const pt2_package *pkg);
+/* Specs of model i: its exported program (same name), else its wrapper's. Returns the
+ * source entry, or NULL when neither records them (the lists are then empty). */
+const char *pt2_package_model_specs(const pt2_package *pkg, size_t i,
+                                    const struct pt2_tensor_list **inputs,
+                                    const struct pt2_tensor_list **outputs);
+/* Model i's size: the wrapper's constants, else its exported program's parameters and
+ * buffers; NULL (and *entry NULL) when neither records them. */
+const struct pt2_constants *pt2_package_model_constants(const pt2_package *pkg, size_t i,
+                                                        const char **entry);
+const struct pt2_constants *pt2_package_eprog_constants(const pt2_package *pkg, size_t i);
+/* "aoti", "exported-program", "aoti+exported-program", or NULL. */
+const char *pt2_package_kind(const pt2_package *pkg);
 
 /* The deferred metadata error, or NULL when all metadata parsed. */
 const struct pt2_error *pt2_package_meta_error(const pt2_package *pkg);

@@ -6,7 +6,6 @@
  * notes only in a sanitised, truncated form. Structure errors stop the
  * parse; value errors only make a label count as absent.
  */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,17 +52,9 @@ static int printable(const char *s)
 /* A decimal label value in [lo, hi]: digits only, no sign or blanks. */
 static int parse_int(const char *s, long lo, long hi, long *out)
 {
-    char *end = NULL;
-    long v;
-
     if (s[0] < '0' || s[0] > '9' || strlen(s) > 10)
         return -1;
-    errno = 0;
-    v = strtol(s, &end, 10);
-    if (errno == ERANGE || *end != '\0' || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
+    return pt2_num_long(s, lo, hi, out) == PT2_OK ? 0 : -1;
 }
 
 /* The label's string value, NULL when absent; a non-string value is noted. */

@@ -124,6 +124,39 @@ int pt2_host_list_push(struct pt2_host_list *l, const struct pt2_host *h,
                        struct pt2_error *err) PT2_WARN_UNUSED;
 void pt2_host_list_free(struct pt2_host_list *l);
 
+/* ---- Model size ------------------------------------------------------- */
+
+#define PT2_CONST_DTYPES_MAX 48 /* distinct dtypes in the breakdown, unknown included */
+
+/* One dtype of the constants breakdown. */
+struct pt2_dtype_stat {
+    char dtype[32];    /* canonical torch name ("float32"); "" = not recorded or unknown code */
+    uint64_t count;    /* constants of this dtype */
+    uint64_t bytes;    /* sum of their bytes */
+    uint64_t elements; /* sum of their shape products (constants with a shape) */
+};
+
+/*
+ * A model's constants (weights, buffers, folded constants): from the AOTI
+ * wrapper's constants_info_ (bytes as its data_size records them) or from an
+ * exported program's parameters, buffers and tensor constants (bytes =
+ * elements x dtype size).
+ */
+struct pt2_constants {
+    int64_t declared;       /* the count the wrapper's base constructor gives; -1 = not seen */
+    uint64_t count;         /* distinct constants described */
+    uint64_t bytes;         /* total storage bytes */
+    uint64_t elements;      /* sum of shape products */
+    uint64_t missing_size;  /* constants whose size is not recorded */
+    uint64_t missing_shape; /* constants whose shape is not recorded */
+    uint64_t parameters;    /* by kind, where the source records it */
+    uint64_t buffers;
+    uint64_t tensor_constants;
+    uint64_t folded; /* folded constants (the wrapper's FoldedConstant / from_folded) */
+    size_t ndtypes;  /* in first-seen order; dtype "" collects the unknown */
+    struct pt2_dtype_stat dtypes[PT2_CONST_DTYPES_MAX];
+};
+
 /* ---- CPU ISA ------------------------------------------------------------ */
 
 #define PT2_ISA_FLAGS_MAX 32

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pt2_compat.h"
+#include "pt2_target.h"
 #include "pt2_node.h"
 #include "pt2_sbuf.h"
 
@@ -281,7 +282,7 @@ int pt2_node_device(const pt2_node *node, const char *device, struct pt2_device 
 cJSON *pt2_node_gpu_json(const struct pt2_node *node, int vendor, size_t index,
                          const struct pt2_device *dev)
 {
-    cJSON *d = pt2_compat_device_json(dev);
+    cJSON *d = pt2_target_device_json(dev);
     int ok;
 
     if (d == NULL)

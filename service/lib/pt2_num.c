@@ -55,6 +55,20 @@ int pt2_num_u64(const char *s, int base, uint64_t *out)
     return pt2_num_u64n(s, len, base, out);
 }
 
+int pt2_num_u64_prefix(const char *s, int base, uint64_t *out, const char **end)
+{
+    size_t len = 0;
+
+    if (s == NULL || end == NULL)
+        return PT2_ERR_INVALID;
+    while (digit(s[len], base) >= 0)
+        len++;
+    if (pt2_num_u64n(s, len, base, out) != PT2_OK)
+        return PT2_ERR_INVALID;
+    *end = s + len;
+    return PT2_OK;
+}
+
 int pt2_num_i64(const char *s, int64_t *out)
 {
     uint64_t v;

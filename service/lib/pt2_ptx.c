@@ -3,8 +3,8 @@
  *
  * The parser walks lines, skipping blank lines and `//` comments; the first
  * directive must be `.version`, and `.target` must follow before any other
- * directive except `.version` itself. Numbers are parsed with strtoul and
- * range-checked; anything unexpected means "not PTX" rather than an error.
+ * directive except `.version` itself. Numbers are parsed with pt2_num_u64_prefix
+ * and range-checked; anything unexpected means "not PTX" rather than an error.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,20 +21,16 @@ static int parse_version(const char *s, const char *e, unsigned *major, unsigned
 {
     char buf[16];
     size_t n = (size_t)(e - s);
-    unsigned long ma, mi;
-    char *end;
+    uint64_t ma, mi;
+    const char *end;
 
     if (n == 0 || n >= sizeof(buf))
         return 0;
     memcpy(buf, s, n);
     buf[n] = '\0';
-    if (buf[0] < '0' || buf[0] > '9')
+    if (pt2_num_u64_prefix(buf, 10, &ma, &end) != PT2_OK || *end != '.' || ma > 99)
         return 0;
-    ma = strtoul(buf, &end, 10);
-    if (*end != '.' || end[1] < '0' || end[1] > '9' || ma > 99)
-        return 0;
-    mi = strtoul(end + 1, &end, 10);
-    if (mi > 99)
+    if (pt2_num_u64_prefix(end + 1, 10, &mi, &end) != PT2_OK || mi > 99)
         return 0;
     while (is_blank(*end))
         end++;
@@ -50,17 +46,15 @@ static int parse_target(const char *s, const char *e, unsigned *sm, char *varian
 {
     char buf[128];
     size_t n = (size_t)(e - s);
-    unsigned long v;
-    char *end, *p;
+    uint64_t v;
+    const char *end, *p;
 
     if (n == 0 || n >= sizeof(buf))
         return 0;
     memcpy(buf, s, n);
     buf[n] = '\0';
-    if (strncmp(buf, "sm_", 3) != 0 || buf[3] < '0' || buf[3] > '9')
-        return 0;
-    v = strtoul(buf + 3, &end, 10);
-    if (v == 0 || v > 999)
+    if (strncmp(buf, "sm_", 3) != 0 || pt2_num_u64_prefix(buf + 3, 10, &v, &end) != PT2_OK ||
+        v == 0 || v > 999)
         return 0;
     *sm = (unsigned)v;
     *variant = (*end == 'a' || *end == 'f') ? *end : 0;
@@ -72,7 +66,7 @@ static int parse_target(const char *s, const char *e, unsigned *sm, char *varian
     /* Remaining comma-separated target options ("texmode_independent", "debug"). */
     p = end;
     while (*p != '\0') {
-        char *q;
+        const char *q;
 
         while (*p == ',' || is_blank(*p))
             p++;

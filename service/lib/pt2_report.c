@@ -18,6 +18,7 @@
 #include "pt2_error.h"
 #include "pt2_inspect.h"
 #include "pt2_isa.h"
+#include "pt2_verdicts.h"
 
 struct jb {
     int failed;
@@ -340,24 +341,20 @@ static void add_targets(struct jb *b, cJSON *arr, const struct pt2_kernel_list *
 /* "90" / "100" / "8.6" from AOTI_COMPUTE_CAPABILITY into major/minor. */
 static int meta_cc(const char *v, int *major, int *minor)
 {
-    char *end;
-    long n;
+    const char *end;
+    uint64_t mj, mn, n;
 
-    if (v == NULL || v[0] < '0' || v[0] > '9')
+    if (v == NULL)
         return 0;
     if (strchr(v, '.') != NULL) {
-        long mj = strtol(v, &end, 10), mn;
-        if (*end != '.')
-            return 0;
-        mn = strtol(end + 1, &end, 10);
-        if (*end != '\0' || mj < 1 || mj > 99 || mn < 0 || mn > 9)
+        if (pt2_num_u64_prefix(v, 10, &mj, &end) != PT2_OK || *end != '.' ||
+            pt2_num_u64(end + 1, 10, &mn) != PT2_OK || mj < 1 || mj > 99 || mn > 9)
             return 0;
         *major = (int)mj;
         *minor = (int)mn;
         return 1;
     }
-    n = strtol(v, &end, 10);
-    if (*end != '\0' || n < 10 || n > 999)
+    if (pt2_num_u64(v, 10, &n) != PT2_OK || n < 10 || n > 999)
         return 0;
     *major = (int)(n / 10);
     *minor = (int)(n % 10);
@@ -446,6 +443,46 @@ static void tensors(struct jb *b, cJSON *o, const char *key, const struct pt2_te
     jadd(b, o, key, arr);
 }
 
+/* A model's size (struct pt2_constants) with the entry it came from; null when unknown. */
+static cJSON *size_json(struct jb *b, const struct pt2_constants *c, const char *entry)
+{
+    cJSON *o, *arr;
+    size_t i;
+
+    if (c == NULL)
+        return cJSON_CreateNull();
+    o = cJSON_CreateObject();
+    if (o == NULL) {
+        b->failed = 1;
+        return NULL;
+    }
+    jstr(b, o, "source", entry, 1);
+    jnum(b, o, "constants", (double)c->count);
+    if (c->declared >= 0)
+        jnum(b, o, "declared", (double)c->declared);
+    else
+        jadd(b, o, "declared", cJSON_CreateNull());
+    jnum(b, o, "bytes", (double)c->bytes);
+    jnum(b, o, "elements", (double)c->elements);
+    jnum(b, o, "parameters", (double)c->parameters);
+    jnum(b, o, "buffers", (double)c->buffers);
+    jnum(b, o, "tensor_constants", (double)c->tensor_constants);
+    jnum(b, o, "folded", (double)c->folded);
+    jnum(b, o, "missing_size", (double)c->missing_size);
+    jnum(b, o, "missing_shape", (double)c->missing_shape);
+    arr = jadd(b, o, "by_dtype", cJSON_CreateArray());
+    for (i = 0; arr != NULL && i < c->ndtypes; i++) {
+        cJSON *d = jadd(b, arr, NULL, cJSON_CreateObject());
+        if (d == NULL)
+            break;
+        jstr(b, d, "dtype", c->dtypes[i].dtype, 1);
+        jnum(b, d, "count", (double)c->dtypes[i].count);
+        jnum(b, d, "bytes", (double)c->dtypes[i].bytes);
+        jnum(b, d, "elements", (double)c->dtypes[i].elements);
+    }
+    return o;
+}
+
 static int build_metadata(const pt2_package *pkg, unsigned flags, cJSON **out,
                           struct pt2_error *err)
 {
@@ -464,15 +501,8 @@ static int build_metadata(const pt2_package *pkg, unsigned flags, cJSON **out,
     tensors(&b, o, "inputs", pt2_package_inputs(pkg), flags);
     tensors(&b, o, "outputs", pt2_package_outputs(pkg), flags);
     jdup(&b, o, "raw", u != NULL ? u->raw : NULL);
-    if (u != NULL)
-        jstr(&b, o, "source", uentry, 0);
-    else if (nep > 0) {
-        const char *entry = NULL;
-        pt2_package_eprog(pkg, 0, &entry, NULL, NULL);
-        jstr(&b, o, "source", entry, 0);
-    } else {
-        jstr(&b, o, "source", NULL, 0);
-    }
+    /* The entry the specs came from: model_metadata.json, a program, or a wrapper. */
+    jstr(&b, o, "source", pt2_package_specs_source(pkg), 0);
     jdup(&b, o, "aoti",
          pt2_package_model_count(pkg) > 0 ? pt2_package_model_aoti(pkg, 0, NULL) : NULL);
     eps = jadd(&b, o, "exported_programs", cJSON_CreateArray());
@@ -487,11 +517,26 @@ static int build_metadata(const pt2_package *pkg, unsigned flags, cJSON **out,
         jstr(&b, ep, "source", entry, 0);
         tensors(&b, ep, "inputs", in, flags);
         tensors(&b, ep, "outputs", outs, flags);
+        jadd(&b, ep, "size", size_json(&b, pt2_package_eprog_constants(pkg, i), entry));
     }
     return finish(&b, o, out, err);
 }
 
 /* ---- package and models ------------------------------------------------------ */
+
+/* The container generation; a legacy torch.export.save archive says so by name. */
+static const char *layout_name(const pt2_package *pkg, const struct pt2_zip_layout *l)
+{
+    const char *entry = NULL;
+
+    if (l->generation == 2)
+        return "torch>=2.8";
+    if (pt2_package_model_count(pkg) == 0 && pt2_package_eprog_count(pkg) > 0 &&
+        pt2_package_eprog(pkg, 0, &entry, NULL, NULL) != NULL &&
+        strcmp(entry, "serialized_exported_program.json") == 0)
+        return "torch.export.save";
+    return "torch<=2.7";
+}
 
 static cJSON *package_json(struct jb *b, const pt2_package *pkg)
 {
@@ -503,6 +548,7 @@ static cJSON *package_json(struct jb *b, const pt2_package *pkg)
         return NULL;
     }
     jstr(b, o, "name", pt2_package_name(pkg), 0);
+    jstr(b, o, "kind", pt2_package_kind(pkg), 0);
     jnum(b, o, "size", (double)l->file_size);
     jstr(b, o, "archive_format", l->archive_format, 1);
     jstr(b, o, "archive_version", l->archive_version, 1);
@@ -510,13 +556,13 @@ static cJSON *package_json(struct jb *b, const pt2_package *pkg)
     jstr(b, o, "version", l->legacy_version, 1);
     jstr(b, o, "byteorder", l->byteorder, 1);
     jstr(b, o, "prefix", l->prefix, 1);
-    jstr(b, o, "layout", l->generation == 2 ? "torch>=2.8" : "torch<=2.7", 0);
+    jstr(b, o, "layout", layout_name(pkg, l), 0);
     jbool(b, o, "zip64", l->zip64);
     jnum(b, o, "entries", (double)l->entries);
     return o;
 }
 
-static cJSON *models_json(struct jb *b, const pt2_package *pkg)
+static cJSON *models_json(struct jb *b, const pt2_package *pkg, unsigned flags)
 {
     cJSON *arr = cJSON_CreateArray();
     const struct pt2_kernel_list *ks = pt2_package_kernels(pkg);
@@ -540,6 +586,7 @@ static cJSON *models_json(struct jb *b, const pt2_package *pkg)
         jstr(b, o, "directory", dir, 0);
         jnum(b, o, "files", (double)pt2_package_model_files(pkg, m));
         jstr(b, o, "device_key", pt2_package_device_key(pkg, m), 0);
+        jstr(b, o, "platform", pt2_verdicts_platform(pkg, m), 0);
         jstr(b, o, "aoti_metadata_source", entry, 1);
         jdup(b, o, "aoti_metadata", aoti);
         targets = jadd(b, o, "targets", cJSON_CreateArray());
@@ -549,6 +596,16 @@ static cJSON *models_json(struct jb *b, const pt2_package *pkg)
         add_targets(b, targets, ks, dir, TARGETS_ANY);
         jnum(b, o, "kernels", (double)nk);
         jadd(b, o, "cpu_isa", isa_json(b, pt2_package_model_isa(pkg, m)));
+        {
+            const struct pt2_tensor_list *in = NULL, *outs = NULL;
+            const char *src = pt2_package_model_specs(pkg, m, &in, &outs), *cs = NULL;
+            const struct pt2_constants *c = pt2_package_model_constants(pkg, m, &cs);
+
+            jstr(b, o, "specs_source", src, 0);
+            tensors(b, o, "inputs", in, flags);
+            tensors(b, o, "outputs", outs, flags);
+            jadd(b, o, "size", size_json(b, c, cs));
+        }
     }
     return arr;
 }
@@ -588,7 +645,7 @@ int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, str
     jadd(&b, doc, "arch", arch);
     jadd(&b, doc, "metadata", meta);
     jadd(&b, doc, "package", package_json(&b, pkg));
-    jadd(&b, doc, "models", models_json(&b, pkg));
+    jadd(&b, doc, "models", models_json(&b, pkg, flags));
     warn = jadd(&b, doc, "warnings", cJSON_CreateArray());
     for (size_t i = 0; warn != NULL && i < pt2_package_warning_count(pkg); i++)
         jadd(&b, warn, NULL, cJSON_CreateString(pt2_package_warning(pkg, i)));

@@ -3,6 +3,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pt2_sbuf.h"
 
@@ -30,4 +31,30 @@ void pt2_sbuf_add(struct pt2_sbuf *b, const char *fmt, ...)
     b->len += (size_t)n;
     if (b->len > b->cap - 1)
         b->len = b->cap - 1;
+}
+
+void pt2_sbuf_echo(char *dst, size_t cap, const char *s, size_t max)
+{
+    size_t i = 0;
+
+    for (; s != NULL && *s != '\0' && i + 1 < cap && i < max; s++)
+        dst[i++] = (*s >= 0x20 && *s < 0x7f) ? *s : '?';
+    if (cap > 0)
+        dst[i] = '\0';
+}
+
+int pt2_sbuf_trim(char *dst, size_t cap, const char *s)
+{
+    size_t n;
+
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        n--;
+    if (n >= cap)
+        return 0;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+    return 1;
 }

@@ -23,4 +23,11 @@ void pt2_sbuf_init(struct pt2_sbuf *b, char *buf, size_t cap);
 /* Append printf-style text, truncating at the buffer's end. */
 void pt2_sbuf_add(struct pt2_sbuf *b, const char *fmt, ...) PT2_PRINTF(2, 3);
 
+/* A printable copy of user text for messages: at most `max` bytes, control and non-ASCII
+ * bytes as '?', always NUL-terminated (cap > 0). */
+void pt2_sbuf_echo(char *dst, size_t cap, const char *s, size_t max);
+
+/* `s` without leading and trailing blanks into dst: 1, or 0 when it does not fit. */
+int pt2_sbuf_trim(char *dst, size_t cap, const char *s);
+
 #endif

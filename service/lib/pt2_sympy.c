@@ -10,7 +10,6 @@
  * a minus sign, FloorDiv always in parentheses as torch prints it.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,18 +77,15 @@ static int parse_expr(struct xparse *p, int depth);
 static int parse_int(struct xparse *p)
 {
     const char *start = p->s + p->i;
-    char *end;
-    long long v;
+    int neg = start[0] == '-';
+    const char *end;
+    uint64_t mag;
     int id;
 
-    if (!isdigit((unsigned char)start[start[0] == '-']))
-        return -1;
-    errno = 0;
-    v = strtoll(start, &end, 10);
-    if (errno == ERANGE || v > PT2_JSON_INT_MAX || v < -PT2_JSON_INT_MAX ||
+    if (pt2_num_u64_prefix(start + neg, 10, &mag, &end) != PT2_OK || mag > PT2_JSON_INT_MAX ||
         (id = new_node(p, N_INT)) < 0)
         return -1;
-    p->nodes[id].value = v;
+    p->nodes[id].value = neg ? -(long long)mag : (long long)mag;
     p->i += (size_t)(end - start);
     return id;
 }

@@ -429,16 +429,24 @@ struct vstate {
     struct smap names;    /* expected input name -> index */
     struct smap proposed; /* proposed input name -> shape array */
     struct smap symbols;  /* dynamic symbol -> first size seen */
-    char msg[MSG_MAX];    /* the verdict, when there is one */
+    cJSON *errors;        /* the caller's array: one line per violation */
+    size_t nerrors;       /* violations found, including those past the cap */
+    int nomem;
 };
 
+/* One violation; past PT2_VALIDATE_ERRORS_MAX they are only counted. */
 static void PT2_PRINTF(2, 3) verdict(struct vstate *st, const char *fmt, ...)
 {
+    char msg[MSG_MAX];
     va_list ap;
 
+    if (st->nerrors++ >= PT2_VALIDATE_ERRORS_MAX)
+        return;
     va_start(ap, fmt);
-    vsnprintf(st->msg, sizeof(st->msg), fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    if (!cJSON_AddItemToArray(st->errors, cJSON_CreateString(msg)))
+        st->nomem = 1;
 }
 
 /* Malformed proposals are the caller's error, not a verdict. */
@@ -503,8 +511,8 @@ static int symbol_comparable(const char *sym)
     return !(n >= 3 && strcmp(sym + n - 3, "...") == 0);
 }
 
-/* Rank, fixed sizes, ranges and shared symbols of one input. 1 = verdict set. */
-static int check_input(struct vstate *st, size_t ti, const cJSON *shape)
+/* Rank, then every fixed size, range and shared symbol of one input, each violation said. */
+static void check_input(struct vstate *st, size_t ti, const cJSON *shape)
 {
     const struct pt2_tensor *t = &st->expected->v[ti];
     char desc[PT2_DIMS_MAX * (PT2_SYMBOL_MAX + 2) + 8];
@@ -513,16 +521,19 @@ static int check_input(struct vstate *st, size_t ti, const cJSON *shape)
     int64_t got;
 
     if (t->ndim < 0)
-        return 0;
+        return;
     if (n != t->ndim) {
         verdict(st, "input '%s': expected %d dimension%s %s, got %d", t->name, t->ndim,
                 t->ndim == 1 ? "" : "s", pt2_tensor_shape_description(t, desc, sizeof(desc)), n);
-        return 1;
+        return;
     }
     cJSON_ArrayForEach(d, shape)
     {
         const struct pt2_dim *dim = &t->dims[axis];
-        const char *sym = dim->symbol[0] ? dim->symbol : PT2_TENSOR_IMPLICIT_SYMBOL;
+        /* Unnamed dims share the implicit symbol, unless the source says they are unrelated. */
+        const char *sym = dim->symbol[0]        ? dim->symbol
+                          : t->independent_dims ? NULL
+                                                : PT2_TENSOR_IMPLICIT_SYMBOL;
         struct smap_slot *s;
 
         /* Form already checked by check_proposed_form(). */
@@ -532,9 +543,10 @@ static int check_input(struct vstate *st, size_t ti, const cJSON *shape)
             if (got != dim->size) {
                 verdict(st, "input '%s' axis %d: expected %lld, got %lld", t->name, axis,
                         (long long)dim->size, (long long)got);
-                return 1;
             }
         } else if ((dim->min >= 0 && got < dim->min) || (dim->max >= 0 && got > dim->max)) {
+            if (sym == NULL)
+                sym = "?";
             if (dim->min >= 0 && dim->max >= 0)
                 verdict(
                     st, "input '%s' axis %d: dynamic dim '%s' must be in [%lld, %lld], got %lld",
@@ -545,8 +557,7 @@ static int check_input(struct vstate *st, size_t ti, const cJSON *shape)
             else
                 verdict(st, "input '%s' axis %d: dynamic dim '%s' must be <= %lld, got %lld",
                         t->name, axis, sym, (long long)dim->max, (long long)got);
-            return 1;
-        } else if (symbol_comparable(sym)) {
+        } else if (sym != NULL && symbol_comparable(sym)) {
             s = smap_slot(&st->symbols, sym);
             if (s->key == NULL) {
                 s->key = sym;
@@ -557,25 +568,24 @@ static int check_input(struct vstate *st, size_t ti, const cJSON *shape)
                         "input '%s' axis %d: dynamic dim '%s' is %lld in input '%s' but %lld here",
                         t->name, axis, sym, (long long)s->size, st->expected->v[s->idx].name,
                         (long long)got);
-                return 1;
             }
         }
         axis++;
     }
-    return 0;
 }
 
 int pt2_tensor_validate(const struct pt2_tensor_list *expected, const cJSON *proposed,
-                        char **message_out, struct pt2_error *err)
+                        cJSON *errors, struct pt2_error *err)
 {
     static const struct pt2_tensor_list no_inputs = {0};
     struct vstate *st = NULL;
     char list[NAMES_LIST_MAX + 16];
     const cJSON *in;
     size_t i, nproposed = 0, ndyn = 0;
-    int rc, found = 0;
+    int rc;
 
-    *message_out = NULL;
+    if (!cJSON_IsArray(errors))
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_tensor_validate: no errors array");
     if (expected == NULL)
         expected = &no_inputs;
     rc = check_proposed_form(proposed, &nproposed, err);
@@ -586,6 +596,7 @@ int pt2_tensor_validate(const struct pt2_tensor_list *expected, const cJSON *pro
     if (st == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
     st->expected = expected;
+    st->errors = errors;
     for (i = 0; i < expected->n; i++)
         if (expected->v[i].ndim > 0)
             ndyn += (size_t)expected->v[i].ndim;
@@ -613,32 +624,24 @@ int pt2_tensor_validate(const struct pt2_tensor_list *expected, const cJSON *pro
         s->key = in->string;
         s->shape = in;
     }
+    /* Every violation, in a fixed order: unknown names, missing names, then shapes. */
     cJSON_ArrayForEach(in, proposed)
     {
-        if (smap_slot(&st->names, in->string)->key == NULL) {
+        if (smap_slot(&st->names, in->string)->key == NULL)
             verdict(st, "unknown input '%s' (expected: %s)", in->string,
                     expected_names(expected, list, sizeof(list)));
-            found = 1;
-            goto done;
-        }
     }
     for (i = 0; i < expected->n; i++) {
-        if (smap_slot(&st->proposed, expected->v[i].name)->key == NULL) {
+        const struct smap_slot *s = smap_slot(&st->proposed, expected->v[i].name);
+        if (s->key == NULL)
             verdict(st, "missing input '%s'", expected->v[i].name);
-            found = 1;
-            goto done;
-        }
+        else
+            check_input(st, i, s->shape);
     }
-    for (i = 0; i < expected->n && !found; i++)
-        found = check_input(st, i, smap_slot(&st->proposed, expected->v[i].name)->shape);
-
-done:
-    rc = PT2_OK;
-    if (found) {
-        *message_out = strdup(st->msg);
-        if (*message_out == NULL)
-            rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
-    }
+    if (st->nerrors > PT2_VALIDATE_ERRORS_MAX &&
+        !cJSON_AddItemToArray(errors, cJSON_CreateString("... and more violations")))
+        st->nomem = 1;
+    rc = st->nomem ? pt2_error_set(err, PT2_ERR_NOMEM, "out of memory") : PT2_OK;
 cleanup:
     if (st != NULL) {
         free(st->names.slots);

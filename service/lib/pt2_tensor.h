@@ -44,6 +44,8 @@ struct pt2_tensor {
     char dtype[32];        /* canonical torch name ("float32", "bfloat16"); "" = unknown */
     char description[256]; /* "" = none */
     int ndim;              /* -1 = unknown rank */
+    int independent_dims;  /* 1: unnamed dynamic dims are unrelated (the wrapper does not
+                              record which inputs share a size); 0: they share "batch" */
     struct pt2_dim dims[PT2_DIMS_MAX];
 };
 
@@ -99,18 +101,20 @@ int pt2_tensor_to_json(const struct pt2_tensor *t, unsigned flags, cJSON **out,
 int pt2_tensor_list_to_json(const struct pt2_tensor_list *l, unsigned flags, cJSON **out,
                             struct pt2_error *err) PT2_WARN_UNUSED;
 
+/* Violations reported by one validation at most (one more line says there are more). */
+#define PT2_VALIDATE_ERRORS_MAX 64
+
 /*
  * Check proposed input shapes against `expected`. `proposed` must be a JSON
  * object {name: [d0, d1, ...]} with integer dims >= 0; anything else is
- * PT2_ERR_INVALID. Otherwise returns PT2_OK with *message_out NULL when the
- * shapes are acceptable, or one malloc'd line (caller frees) naming the
- * input, axis, expected and got. Rules, in the order checked: no unknown or
- * repeated names, no missing input, then per input in `expected` order the
- * rank, fixed sizes, dynamic ranges and agreement of shared symbols.
+ * PT2_ERR_INVALID. Otherwise returns PT2_OK and appends to the JSON array
+ * `errors` one line per violation, every one (empty = acceptable): unknown
+ * names, missing names, then per input in `expected` order the rank, each
+ * fixed size, each dynamic range and the agreement of shared symbols.
  * Inputs of unknown rank accept any shape; a NULL `expected` means none.
  */
 int pt2_tensor_validate(const struct pt2_tensor_list *expected, const cJSON *proposed,
-                        char **message_out, struct pt2_error *err) PT2_WARN_UNUSED;
+                        cJSON *errors, struct pt2_error *err) PT2_WARN_UNUSED;
 
 /* 1 and *out set when `item` is a JSON number that is an integer of
  * magnitude <= 2^53, else 0 (cJSON's valueint saturates; never use it). */

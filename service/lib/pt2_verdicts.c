@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pt2_compat.h"
+#include "pt2_target.h"
 #include "pt2_inspect.h"
 #include "pt2_node.h"
 #include "pt2_sbuf.h"
@@ -115,6 +116,38 @@ unsigned pt2_verdicts_need(const pt2_package *pkg, char *what, size_t len)
     if ((need & PT2_NEED_OTHER) && !(need & (PT2_NEED_NVIDIA | PT2_NEED_AMD)))
         pt2_sbuf_add(&b, "an %s device", key);
     return need;
+}
+
+const char *pt2_verdicts_platform(const pt2_package *pkg, size_t model)
+{
+    const struct pt2_kernel_list *ks = pt2_package_kernels(pkg);
+    const char *name = pt2_package_model_name(pkg, model);
+    const char *dk = pt2_package_device_key(pkg, model);
+    const char *cc =
+        pt2_json_str(pt2_package_model_aoti(pkg, model, NULL), "AOTI_COMPUTE_CAPABILITY");
+    char dir[PT2_PATH_MAX];
+    size_t i;
+
+    snprintf(dir, sizeof(dir), "data/aotinductor/%s/", name);
+    /* The kernels decide: ROCm builds of torch use the device key "cuda". */
+    for (i = 0; ks != NULL && i < ks->n; i++) {
+        if (strncmp(ks->v[i].source, dir, strlen(dir)) != 0)
+            continue;
+        switch (ks->v[i].kind) {
+        case PT2_KERNEL_HSACO:
+            return "rocm";
+        case PT2_KERNEL_SASS:
+        case PT2_KERNEL_PTX:
+            return "cuda";
+        default:
+            return "xpu";
+        }
+    }
+    if (dk == NULL || dk[0] == '\0')
+        return "cpu";
+    if (strcmp(dk, "cuda") == 0 && cc != NULL && strncmp(cc, "gfx", 3) == 0)
+        return "rocm";
+    return dk;
 }
 
 /* ---- the node rule --------------------------------------------------------------- */
@@ -259,7 +292,7 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
     rc = pt2_package_check_device(pkg, dev, &r, err);
     if (rc != PT2_OK)
         return rc;
-    rc = add_entry(v, "target", label, pt2_compat_device_json(dev), &r, err);
+    rc = add_entry(v, "target", label, pt2_target_device_json(dev), &r, err);
     if (rc != PT2_OK)
         return rc;
     /* The first of the worst targets speaks for all of them. */

@@ -28,6 +28,13 @@ enum pt2_need {
  * reason: "an NVIDIA GPU (sm_90a)", "an AMD GPU (gfx90a)", "an xpu device". */
 unsigned pt2_verdicts_need(const pt2_package *pkg, char *what, size_t len);
 
+/*
+ * What model `model` runs on: "cuda", "rocm" (AMD code objects, even under
+ * the device key "cuda" ROCm builds of torch write), "xpu", "cpu", or the
+ * device key as recorded. Borrowed from the package or static.
+ */
+const char *pt2_verdicts_platform(const pt2_package *pkg, size_t model);
+
 /* One GPU of a node, already checked. */
 struct pt2_gpu_check {
     int vendor;                  /* enum pt2_gpu_vendor */

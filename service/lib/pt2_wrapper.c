@@ -2,7 +2,7 @@
  * pt2_wrapper.c - push scanner over the AOTInductor wrapper C++ source.
  *
  * The wrapper is generated code, so the facts sit on lines of a few fixed
- * shapes (see pt2_wrapper.h and shared/docs/aoti-wrapper-io.md). Each complete line
+ * shapes (see pt2_wrapper.h and FORMATS.md §5). Each complete line
  * is matched against those shapes with small hand-written matchers (no regex
  * engine, no backtracking): O(line length) per line, so O(bytes) overall.
  * Facts are stored by input/output index in capped tables while scanning;
@@ -17,7 +17,6 @@
  * otherwise the rank stays unknown and a warning says so.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +92,7 @@ static const struct {
 #define N_DTYPES ((int)(sizeof(c10_dtypes) / sizeof(c10_dtypes[0])))
 #define DTYPE_UNKNOWN N_DTYPES /* bucket of the constants breakdown */
 
-_Static_assert(sizeof(c10_dtypes) / sizeof(c10_dtypes[0]) + 1 <= PT2_WRAPPER_DTYPES_MAX,
+_Static_assert(sizeof(c10_dtypes) / sizeof(c10_dtypes[0]) + 1 <= PT2_CONST_DTYPES_MAX,
                "breakdown has room for every dtype and the unknown bucket");
 
 const char *pt2_wrapper_c10_dtype_name(int64_t code)
@@ -181,25 +180,23 @@ static int copy_ident(const char *p, size_t n, char *out, size_t len)
     return 1;
 }
 
-/* Decimal integer literal (optional '-', C suffixes L/LL/U ignored), strtoll
- * with full checks. 1 and *p advanced, or 0. */
+/* Decimal integer literal (optional '-', C suffixes L/LL/U ignored) that fits
+ * an int64_t. 1 and *p advanced, or 0. */
 static int parse_i64(const char **p, int64_t *out)
 {
     const char *s = skip_ws(*p);
-    char *end;
-    long long v;
+    int neg = s[0] == '-';
+    const char *end;
+    uint64_t mag;
 
-    if (!(isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1]))))
-        return 0;
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (errno != 0 || end == s)
+    if (pt2_num_u64_prefix(s + neg, 10, &mag, &end) != PT2_OK ||
+        mag > (uint64_t)INT64_MAX + (uint64_t)neg)
         return 0;
     while (*end == 'L' || *end == 'l' || *end == 'U' || *end == 'u')
         end++;
     if (is_ident_char(*end) || *end == '.')
         return 0;
-    *out = (int64_t)v;
+    *out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
     *p = end;
     return 1;
 }
@@ -1547,7 +1544,7 @@ static int push_slots(struct io_table *tb, struct pt2_tensor_list *l, struct pt2
     return PT2_OK;
 }
 
-static void fill_constants(const struct pt2_wrapper_scan *s, struct pt2_wrapper_constants *c)
+static void fill_constants(const struct pt2_wrapper_scan *s, struct pt2_constants *c)
 {
     const struct dstat *d;
     int i;
@@ -1563,7 +1560,7 @@ static void fill_constants(const struct pt2_wrapper_scan *s, struct pt2_wrapper_
     c->tensor_constants = s->ctensors;
     c->folded = s->cfolded;
     for (i = 0; i < s->ndorder; i++) {
-        struct pt2_wrapper_dtype_stat *o = &c->dtypes[c->ndtypes++];
+        struct pt2_dtype_stat *o = &c->dtypes[c->ndtypes++];
 
         d = &s->dstats[s->dorder[i]];
         if (s->dorder[i] != DTYPE_UNKNOWN)

@@ -39,12 +39,12 @@
 #include <stdint.h>
 
 #include "pt2_error.h"
+#include "pt2_model.h"
 #include "pt2_tensor.h"
 
 #define PT2_WRAPPER_BYTES_MAX (64u * 1024u * 1024u) /* hard cap on bytes consumed */
 #define PT2_WRAPPER_LINE_MAX 8192                   /* window: longer lines are skipped */
 #define PT2_WRAPPER_CONSTANTS_MAX (1u << 20)        /* constants counted per wrapper */
-#define PT2_WRAPPER_DTYPES_MAX 48 /* distinct dtypes in the breakdown, unknown included */
 #define PT2_WRAPPER_WARNINGS_MAX 16
 #define PT2_WRAPPER_WARNING_LEN 256
 
@@ -55,29 +55,7 @@ enum pt2_wrapper_checks {
     PT2_WRAPPER_CHECKS_FUNCTIONS = 2 /* one check_input_N function per input */
 };
 
-/* One dtype of the constants breakdown. */
-struct pt2_wrapper_dtype_stat {
-    char dtype[32];    /* canonical torch name ("float32"); "" = not recorded or unknown code */
-    uint64_t count;    /* constants of this dtype */
-    uint64_t bytes;    /* sum of their recorded data_size */
-    uint64_t elements; /* sum of their shape products (constants with a shape) */
-};
-
-/* Summary of constants_info_ (weights, buffers, folded constants). */
-struct pt2_wrapper_constants {
-    int64_t declared;       /* third AOTInductorModelBase argument; -1 = not seen */
-    uint64_t count;         /* distinct constants described */
-    uint64_t bytes;         /* sum of data_size (storage bytes, as recorded) */
-    uint64_t elements;      /* sum of shape products */
-    uint64_t missing_size;  /* constants without a data_size line */
-    uint64_t missing_shape; /* constants without a shape line */
-    uint64_t parameters;    /* by ConstantType, where the wrapper records it */
-    uint64_t buffers;
-    uint64_t tensor_constants;
-    uint64_t folded; /* FoldedConstant type or from_folded = true */
-    size_t ndtypes;  /* in first-seen order; dtype "" collects the unknown */
-    struct pt2_wrapper_dtype_stat dtypes[PT2_WRAPPER_DTYPES_MAX];
-};
+/* The constants summary is the model's size (struct pt2_constants, pt2_model.h). */
 
 struct pt2_wrapper_info {
     int found; /* 1 when the model constructor or an *_info_ line was seen */
@@ -90,7 +68,7 @@ struct pt2_wrapper_info {
     int checks;                     /* enum pt2_wrapper_checks */
     size_t checked_inputs;          /* inputs with a check block (dtype and/or shape) */
     int has_in_spec, has_out_spec;  /* non-empty pytree in_spec_ / out_spec_ strings */
-    struct pt2_wrapper_constants constants;
+    struct pt2_constants constants;
     uint64_t bytes_scanned; /* bytes accepted by feed (at most the cap) */
     int cut;                /* 1 when bytes past the cap were dropped */
     size_t nwarnings;       /* what the wrapper did not record, one sentence each */

@@ -195,9 +195,19 @@ int pt2_zip_layout(pt2_zip *z, struct pt2_zip_layout *out, struct pt2_error *err
                                  out->archive_format);
         return PT2_OK;
     }
-    if (!layout_has_pt2_content(z))
+    if (!layout_has_pt2_content(z)) {
+        size_t idx;
+        /* torch.save zips: one top folder (the prefix) with data.pkl and version. */
+        if (pt2_zip_find(z, "data.pkl", &idx) == PT2_OK &&
+            (pt2_zip_find(z, "version", &idx) == PT2_OK ||
+             pt2_zip_find(z, ".format_version", &idx) == PT2_OK))
+            return pt2_error_set(err, PT2_ERR_TORCH_SAVE,
+                                 "a torch.save checkpoint (%sdata.pkl), not a .pt2 package; load "
+                                 "it with torch.load",
+                                 out->prefix);
         return pt2_error_set(err, PT2_ERR_NOT_PT2,
                              "no archive_format entry and no data/aotinductor/ or models/ "
                              "folder");
+    }
     return PT2_OK;
 }

@@ -53,8 +53,10 @@ struct pt2_zip_layout {
 /*
  * Fill *out and decide whether this is a .pt2: archive_format == "pt2", or no
  * archive_format but data/aotinductor/, models/<m>.json or the legacy
- * serialized_exported_program.json. Otherwise PT2_ERR_NOT_PT2 (with *out
- * filled). Reads only the few small marker entries.
+ * serialized_exported_program.json. A torch.save checkpoint (one top folder
+ * holding data.pkl and version or .format_version) is PT2_ERR_TORCH_SAVE;
+ * anything else PT2_ERR_NOT_PT2 (with *out filled). Reads only the few small
+ * marker entries.
  */
 int pt2_zip_layout(pt2_zip *z, struct pt2_zip_layout *out, struct pt2_error *err) PT2_WARN_UNUSED;
 

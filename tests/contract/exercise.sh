@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Drive one request per declared (operation, status) pair the suites do not
-# reach on their own, against real pt2scoped processes, checking each status.
+# reach on their own, against real daemon processes, checking each status.
 # Run by run.sh with PT2SCOPE_RECORD_DIR set, so every response is recorded
-# and then validated against openapi/openapi.yaml. (500s are left out: only an
-# allocation failure produces them.)
+# and then validated against openapi/openapi.yaml. The daemons are the test
+# build, pt2scoped-test: only it records, and its job gate (--test-gate FILE)
+# keeps the 503 case's workers busy until this script creates FILE. (500s are
+# left out: only an allocation failure produces them.)
 # Usage: tests/contract/exercise.sh BUILD_DIR   (from the repository root)
 set -u
 BUILD=${1:-build}
-D=$BUILD/pt2scoped
+D=$BUILD/pt2scoped-test
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pt2scope-exercise.XXXXXX") || exit 1
 pids=()
 cleanup() {
@@ -136,18 +138,26 @@ start cluster --peer "$U" --peer http://127.0.0.1:9 --peer-timeout 2 --libcuda /
 expect 200 "$URL_cluster/v1/cluster/compatibility?path=$PKG&target=H100&driver=13.0"
 expect 200 "$URL_cluster/v1/cluster/compatibility?path=$PKG&device=cuda:7"
 
-# 503: one worker, one queue slot, slow jobs; two requests fill both (seen
-# in /metrics), the rest are refused at once.
-start slow --workers 1 --queue 1 --debug-job-delay-ms 4000
+# 503: one worker, one queue slot, and jobs held at the gate until
+# $tmp/slow.gate exists; two requests fill both (seen in /metrics), the rest
+# are refused at once.
+start slow --workers 1 --queue 1 --test-gate "$tmp/slow.gate"
 S=$URL_slow
-curl -s -o /dev/null "$S/v1/arch?path=$PKG&nocache=1" &
+metric() { curl -s "$S/metrics" | sed -n "s/^$1 //p"; }
+# wait_metric NAME VALUE: poll /metrics (bounded, 30 s); the run fails if it never gets there
+wait_metric() {
+    local i
+    for i in $(seq 600); do [ "$(metric "$1")" = "$2" ] && return 0; sleep 0.05; done
+    echo "exercise: $1 never reached $2"; exit 1
+}
+curl -s -o /dev/null -w '%{http_code}' --max-time 60 "$S/v1/arch?path=$PKG&nocache=1" \
+    >"$tmp/busy1" &
 busy=($!)
-curl -s -o /dev/null "$S/v1/arch?path=cpu_x86_64.pt2&nocache=1" &
+wait_metric pt2scope_workers_busy 1
+curl -s -o /dev/null -w '%{http_code}' --max-time 60 \
+    "$S/v1/arch?path=cpu_x86_64.pt2&nocache=1" >"$tmp/busy2" &
 busy+=($!)
-for i in $(seq 100); do
-    curl -s "$S/metrics" | grep -q '^pt2scope_queue_depth 1$' && break
-    sleep 0.05
-done
+wait_metric pt2scope_queue_depth 1
 for ep in inspect arch metadata validate; do
     q=""; [ $ep = validate ] && q="&$IN"
     expect 503 "$S/v1/$ep?path=$PKG$q"
@@ -158,7 +168,13 @@ expect 503 -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\",\"nodes\":[]}" "$S/v1
 # The cluster fan-out has a pool of its own (a peer may be this daemon), so it
 # still answers while the job pool is full.
 expect 200 "$S/v1/cluster/compatibility?path=$PKG"
+[ "$(metric pt2scope_queue_depth)" = 1 ] || { echo "exercise: the gate let go too early"; exit 1; }
+: >"$tmp/slow.gate"
 wait "${busy[@]}"
+for b in busy1 busy2; do
+    if [ "$(cat "$tmp/$b")" = 200 ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL: the held request $b got $(cat "$tmp/$b"), want 200"; fi
+done
 
 echo "exercise: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -5,12 +5,20 @@
 #      wrong ones fail with the expected message;
 #   3. run the HTTP suites, the shell tests and exercise.sh (one request per
 #      declared status the suites leave out) with PT2SCOPE_RECORD_DIR set, so
-#      every daemon they start records each response it sends;
+#      every daemon they start records each response it sends. Only the test
+#      build records (the HTTP suites link it; the shell tests are pointed at
+#      $BUILD/pt2scoped-test through PT2SCOPE_DAEMON, and exercise.sh starts
+#      it): the production pt2scoped has no recorder;
 #   4. validate every recorded response against the spec and print coverage.
 # Usage: tests/contract/run.sh [BUILD_DIR]   (from the repository root)
 set -uo pipefail
 BUILD=${1:-build}
+TEST_DAEMON=$BUILD/pt2scoped-test
 export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true
+[ -x "$TEST_DAEMON" ] || {
+    echo "contract: $TEST_DAEMON is not built (make test-contract builds it)" >&2
+    exit 1
+}
 
 echo "== redocly lint openapi/openapi.yaml"
 # (The filter drops Redocly's boxed Node.js-version banner; pipefail keeps its status.)
@@ -37,7 +45,7 @@ done
 for s in tests/shell/*.sh; do
     [ -f "$s" ] || continue
     echo "== $s (recording)"
-    PT2SCOPE_RECORD_DIR=$rec PT2SCOPE_BUILD=$BUILD bash "$s" || fail=1
+    PT2SCOPE_RECORD_DIR=$rec PT2SCOPE_DAEMON=$TEST_DAEMON PT2SCOPE_BUILD=$BUILD bash "$s" || fail=1
 done
 echo "== tests/contract/exercise.sh (recording)"
 PT2SCOPE_RECORD_DIR=$rec bash tests/contract/exercise.sh "$BUILD" || fail=1

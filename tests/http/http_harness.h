@@ -5,6 +5,11 @@
  * The Makefile links only tests/http/test_*.c into the HTTP binaries, so the
  * helpers live in this header as static functions (TH_FN marks them unused-ok).
  * All traffic goes to 127.0.0.1. Every wait is bounded.
+ *
+ * The suites link the daemon's test build (-DPT2SCOPE_TEST_HOOKS): a test
+ * that needs a busy worker closes the server's job gate (th_gate) and opens
+ * it when it is done (th_gate_open), instead of slowing jobs with a sleep.
+ * Child daemons that need a hook are $(BUILD)/pt2scoped-test (th_daemon_bin).
  */
 #ifndef PT2D_HTTP_HARNESS_H
 #define PT2D_HTTP_HARNESS_H
@@ -20,7 +25,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef PT2SCOPE_TEST_HOOKS
+#error "the HTTP suites are built with -DPT2SCOPE_TEST_HOOKS (see the Makefile)"
+#endif
+
 #include "pt2d_config.h"
+#include "pt2d_gate.h"
 #include "pt2d_server.h"
 #include "testutil.h"
 
@@ -34,6 +44,9 @@ struct th_server {
     char spool[256]; /* private spool directory */
     char root2[256]; /* private second model root */
     FILE *log;       /* access log (tmpfile) */
+    /* While `gated` (th_gate), every package job waits at `gate`. */
+    struct pt2d_gate gate;
+    int gated;
 };
 
 struct th_resp {
@@ -104,6 +117,30 @@ TH_FN void th_config(struct th_server *t)
     snprintf(t->cfg.libcuda, sizeof(t->cfg.libcuda), "%s", TH_NO_DRIVER);
 }
 
+/* Before th_start: every package job waits at t->gate until th_gate_open (or th_stop). */
+TH_FN void th_gate(struct th_server *t)
+{
+    pt2d_gate_init(&t->gate);
+    t->gated = 1;
+    t->cfg.test_gate = &t->gate;
+}
+
+TH_FN void th_gate_open(struct th_server *t)
+{
+    if (t->gated)
+        pt2d_gate_open(&t->gate);
+}
+
+/*
+ * The daemon program a subprocess test starts: $PT2SCOPE_BUILD/pt2scoped, or
+ * with `hooks` $PT2SCOPE_BUILD/pt2scoped-test (--test-gate, recording).
+ */
+TH_FN const char *th_daemon_bin(char *out, size_t cap, int hooks)
+{
+    snprintf(out, cap, "%s/%s", tu_build_dir(), hooks ? "pt2scoped-test" : "pt2scoped");
+    return out;
+}
+
 TH_FN void th_start(struct th_server *t)
 {
     struct pt2_error err = {0};
@@ -138,8 +175,12 @@ TH_FN void th_rm_tree(const char *dir)
 
 TH_FN void th_stop(struct th_server *t)
 {
+    th_gate_open(t); /* the server waits for its jobs */
     pt2d_server_free(t->srv);
     t->srv = NULL;
+    if (t->gated)
+        pt2d_gate_destroy(&t->gate);
+    t->gated = 0;
     if (t->log != NULL)
         fclose(t->log);
     t->log = NULL;

@@ -423,7 +423,7 @@ static unsigned spawn_daemon(const char *node_name, const char *devices, const c
     int k;
 
     ck_assert_uint_lt(nkids, MAX_CHILDREN);
-    snprintf(bin, sizeof(bin), "%s/pt2scoped", tu_build_dir());
+    th_daemon_bin(bin, sizeof(bin), 1); /* records its answers during the contract stage */
     snprintf(lib, sizeof(lib), "%s/fakecuda/libcuda.so.1", tu_build_dir());
     if (!tu_exists(bin) || !tu_exists(lib))
         ck_abort_msg("run make %s %s first", bin, lib);

@@ -4,7 +4,12 @@
  * --port-file and the first log line, flags winning over variables, and
  * SIGTERM/SIGINT draining an in-flight request before exiting 0.
  *
- * Skips when the daemon binary ($PT2SCOPE_BUILD/pt2scoped) is not built.
+ * The production binary ($PT2SCOPE_BUILD/pt2scoped) is tested, except where
+ * a request must stay in flight: there the test build (pt2scoped-test)
+ * holds its job at a file gate (--test-gate) that the test creates once it
+ * has seen the drain begin, so no sleep decides the order.
+ *
+ * Skips when the daemon binaries are not built.
  */
 #include "http_harness.h"
 
@@ -23,7 +28,8 @@ struct child {
     char base[64];
 };
 
-static char daemon_bin[512];
+static char production_bin[512], test_bin[512];
+static const char *daemon_bin = production_bin; /* what child_spawn starts */
 
 /* Start pt2scoped with argv (NULL-terminated, without argv[0]) and envp. */
 static void child_spawn(struct child *c, const char *const *args, char *const envp[])
@@ -263,24 +269,54 @@ static void *bg_run(void *arg)
     return NULL;
 }
 
+/* Wait (bounded, ~10 s) until the child's stderr contains `text`. */
+static int child_logged(const struct child *c, const char *text)
+{
+    int i, found = 0;
+
+    for (i = 0; i < 2000 && !found; i++) {
+        char *err = (char *)tu_read_file(c->err_path, NULL);
+
+        found = err != NULL && strstr(err, text) != NULL;
+        free(err);
+        if (!found)
+            th_sleep_ms(5);
+    }
+    return found;
+}
+
 START_TEST(test_sigterm_drains_inflight_then_exits_0)
 {
     char *const env[] = {NULL};
-    const char *extra[] = {
-        "--workers", "1", "--model-root", "tests/fixtures", "--debug-job-delay-ms", "500", NULL};
+    char gate[64];
+    const char *extra[] = {"--test-gate",    gate, "--workers", "1", "--model-root",
+                           "tests/fixtures", NULL};
     struct child c;
     struct bg b = {0};
     char *err;
-    int i;
+    int i, fd;
 
+    snprintf(gate, sizeof(gate), "/tmp/pt2d-gate-%ld", (long)getpid());
+    unlink(gate);
+    daemon_bin = test_bin;
     child_serve(&c, extra, env);
+    daemon_bin = production_bin;
     b.base = c.base;
     ck_assert_int_eq(pthread_create(&b.tid, NULL, bg_run, &b), 0);
-    for (i = 0; i < 400 && scrape(c.base, "pt2scope_workers_busy") != 1; i++)
+    /* The job is held at the gate, so the worker stays busy until the file exists. */
+    for (i = 0; i < 2000 && scrape(c.base, "pt2scope_workers_busy") != 1; i++)
         th_sleep_ms(5);
-    ck_assert_int_lt(i, 400);
+    ck_assert_int_lt(i, 2000);
     kill(c.pid, SIGTERM);
+    ck_assert(child_logged(&c, "\"msg\":\"draining: no new connections, finishing requests in "
+                               "flight\""));
+    /* Draining, and still running: it waits for the request in flight. */
+    ck_assert_int_eq(waitpid(c.pid, NULL, WNOHANG), 0);
+    fd = open(gate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
     pthread_join(b.tid, NULL);
+    unlink(gate);
     ck_assert_int_eq(b.status, 200);
     ck_assert(b.body != NULL && strstr(b.body, "\"device_key\":\"cpu\"") != NULL);
     free(b.body);
@@ -312,9 +348,10 @@ static Suite *daemon_suite(void)
 
 int main(void)
 {
-    snprintf(daemon_bin, sizeof(daemon_bin), "%s/pt2scoped", tu_build_dir());
-    if (!tu_exists(daemon_bin)) {
-        tu_skip("http_daemon", "daemon binary not built");
+    th_daemon_bin(production_bin, sizeof(production_bin), 0);
+    th_daemon_bin(test_bin, sizeof(test_bin), 1);
+    if (!tu_exists(production_bin) || !tu_exists(test_bin)) {
+        tu_skip("http_daemon", "daemon binaries (pt2scoped, pt2scoped-test) not built");
         return 0;
     }
     return th_main("http_daemon", "cpu_x86_64.pt2", daemon_suite);

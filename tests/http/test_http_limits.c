@@ -1,8 +1,10 @@
 /*
  * test_http_limits.c - pt2scoped under pressure: upload caps (declared and
  * mid-stream), a full queue, clients that vanish mid-upload, model-root
- * escapes, and draining with a request in flight. The worker is slowed
- * deterministically with the debug job delay, never with guesses.
+ * escapes, and draining with a request in flight. The worker is held busy
+ * by the server's job gate (pt2d_gate.h), which each test opens once it has
+ * checked what it must while the job waits: no sleep decides the order, so
+ * the tests pass on a loaded machine too.
  */
 #include "http_harness.h"
 
@@ -29,7 +31,7 @@ static void setup_slow(void)
     th_config(&T);
     T.cfg.workers = 1;
     T.cfg.queue = 1;
-    T.cfg.debug_job_delay_ms = 400;
+    th_gate(&T);
     th_start(&T);
 }
 
@@ -122,12 +124,12 @@ static unsigned long long scrape(const char *series)
     return v;
 }
 
-/* Wait (bounded) until a gauge reaches `want`. */
+/* Wait (bounded: 2000 scrapes, at least 10 s) until a gauge reaches `want`. */
 static int wait_metric(const char *series, unsigned long long want)
 {
     int i;
 
-    for (i = 0; i < 400; i++) {
+    for (i = 0; i < 2000; i++) {
         if (scrape(series) == want)
             return 1;
         th_sleep_ms(5);
@@ -241,6 +243,8 @@ END_TEST
 
 /* ---- 503 --------------------------------------------------------------- */
 
+#define GATE_WAIT_MS 10000 /* bound on a job reaching the gate */
+
 struct bg_req {
     const char *base;
     const char *path;
@@ -271,33 +275,32 @@ static void *bg_run(void *arg)
 START_TEST(test_503_when_queue_full)
 {
     struct bg_req b[3];
-    int i, n200 = 0, n503 = 0;
+    int i;
 
     memset(b, 0, sizeof(b));
     for (i = 0; i < 3; i++) {
         b[i].base = T.base;
         b[i].path = "/v1/arch?path=cpu_x86_64.pt2";
     }
-    /* One request occupies the only worker... */
+    /* One request holds the only worker at the gate... */
     ck_assert_int_eq(pthread_create(&b[0].tid, NULL, bg_run, &b[0]), 0);
-    ck_assert(wait_metric("pt2scope_workers_busy", 1));
-    /* ...then two more race for the one queue slot: exactly one must lose. */
+    ck_assert(pt2d_gate_await_waiting(&T.gate, 1, GATE_WAIT_MS));
+    /* ...the next takes the one queue slot... */
     ck_assert_int_eq(pthread_create(&b[1].tid, NULL, bg_run, &b[1]), 0);
+    ck_assert(wait_metric("pt2scope_queue_depth", 1));
+    /* ...so the third is refused at once, while both are still held. */
     ck_assert_int_eq(pthread_create(&b[2].tid, NULL, bg_run, &b[2]), 0);
-    for (i = 0; i < 3; i++)
+    pthread_join(b[2].tid, NULL);
+    ck_assert_int_eq(b[2].status, 503);
+    ck_assert_str_eq(b[2].retry_after, "1");
+    ck_assert_str_eq(b[2].type, "overloaded");
+    ck_assert_uint_eq(pt2d_gate_waiting(&T.gate), 1);
+    ck_assert_uint_eq(scrape("pt2scope_queue_depth"), 1);
+    th_gate_open(&T);
+    for (i = 0; i < 2; i++)
         pthread_join(b[i].tid, NULL);
     ck_assert_int_eq(b[0].status, 200);
-    for (i = 0; i < 3; i++) {
-        if (b[i].status == 200)
-            n200++;
-        if (b[i].status == 503) {
-            n503++;
-            ck_assert_str_eq(b[i].retry_after, "1");
-            ck_assert_str_eq(b[i].type, "overloaded");
-        }
-    }
-    ck_assert_int_eq(n200, 2);
-    ck_assert_int_eq(n503, 1);
+    ck_assert_int_eq(b[1].status, 200);
     ck_assert_uint_eq(
         scrape("pt2scope_http_requests_total{route=\"/v1/arch\",method=\"GET\",status=\"503\"}"),
         1);
@@ -314,15 +317,18 @@ START_TEST(test_probes_not_queued)
     b.base = T.base;
     b.path = "/v1/arch?path=cpu_x86_64.pt2";
     ck_assert_int_eq(pthread_create(&b.tid, NULL, bg_run, &b), 0);
-    ck_assert(wait_metric("pt2scope_workers_busy", 1));
+    ck_assert(pt2d_gate_await_waiting(&T.gate, 1, GATE_WAIT_MS));
+    ck_assert_uint_eq(scrape("pt2scope_workers_busy"), 1);
     th_get(T.base, "/livez", &r);
     ck_assert_int_eq(r.status, 200);
     th_resp_free(&r);
     th_get(T.base, "/readyz", &r);
     ck_assert_int_eq(r.status, 200);
     th_resp_free(&r);
-    /* Still busy: the probes did not wait for the 400 ms job. */
+    /* Answered while the only worker is still held: the probes did not queue. */
+    ck_assert_uint_eq(pt2d_gate_waiting(&T.gate), 1);
     ck_assert_uint_eq(scrape("pt2scope_workers_busy"), 1);
+    th_gate_open(&T);
     pthread_join(b.tid, NULL);
     ck_assert_int_eq(b.status, 200);
 }
@@ -388,8 +394,9 @@ START_TEST(test_client_abort_while_queued)
     base_fds = th_fd_count();
     fd = connect_local(pt2d_server_port(T.srv));
     send_all(fd, req, strlen(req));
-    ck_assert(wait_metric("pt2scope_workers_busy", 1));
-    close(fd);
+    ck_assert(pt2d_gate_await_waiting(&T.gate, 1, GATE_WAIT_MS));
+    close(fd); /* gone while its job is held */
+    th_gate_open(&T);
     /* The job still finishes; the suspended connection is resumed and closed. */
     ck_assert(wait_metric("pt2scope_workers_busy", 0));
     ck_assert(wait_metric("pt2scope_inflight_requests", 1));
@@ -490,7 +497,7 @@ static void *drain_run(void *arg)
 {
     struct drain_arg *d = arg;
 
-    d->left = pt2d_server_drain(d->srv, 5000);
+    d->left = pt2d_server_drain(d->srv, 30000); /* the test opens the gate well before */
     return NULL;
 }
 
@@ -521,7 +528,7 @@ START_TEST(test_drain_finishes_inflight_and_fails_readyz)
     b.base = T.base;
     b.path = "/v1/arch?path=cpu_x86_64.pt2";
     ck_assert_int_eq(pthread_create(&b.tid, NULL, bg_run, &b), 0);
-    ck_assert(wait_metric("pt2scope_workers_busy", 1));
+    ck_assert(pt2d_gate_await_waiting(&T.gate, 1, GATE_WAIT_MS));
     ck_assert_int_eq(pthread_create(&dt, NULL, drain_run, &d), 0);
 
     /* The drain flag is set at once; poll the old connection (bounded: 5 s). */
@@ -559,6 +566,9 @@ START_TEST(test_drain_finishes_inflight_and_fails_readyz)
         th_sleep_ms(5);
     }
     ck_assert_int_lt(i, 1000);
+    /* All of that happened while the request was in flight; now let it finish. */
+    ck_assert_uint_eq(pt2d_gate_waiting(&T.gate), 1);
+    th_gate_open(&T);
     pthread_join(b.tid, NULL);
     ck_assert_int_eq(b.status, 200);
     pthread_join(dt, NULL);

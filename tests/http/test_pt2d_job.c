@@ -14,7 +14,6 @@
 #include "pt2d_etag.h"
 #include "pt2d_job.h"
 #include "pt2d_path.h"
-#include "pt2d_sha256.h"
 #include "testutil.h"
 
 static char root[4096];
@@ -33,7 +32,6 @@ static void setup(void)
     env.n_roots = 1;
     env.cache = cache;
     env.metrics = NULL;
-    env.delay_ms = 0;
     pt2d_options_init(&opts);
     pt2d_reply_init(&reply);
 }
@@ -195,6 +193,41 @@ START_TEST(test_upload_digest_keys_and_bypass)
 }
 END_TEST
 
+/* An upload is keyed "u:<SHA-256 of its bytes, lower-case hex>|<name>" (here the "abc" vector). */
+START_TEST(test_upload_key_is_hex_digest)
+{
+    static const uint8_t abc[32] = {0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea,
+                                    0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+                                    0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c,
+                                    0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad};
+    char p[256], want[PT2D_ETAG_MAX];
+    struct pt2d_buf fp;
+    struct pt2d_job job;
+    int fd = open(tu_fixture("cpu_x86_64.pt2", p, sizeof(p)), O_RDONLY);
+
+    ck_assert_int_ge(fd, 0);
+    pt2d_buf_init(&fp, 4096);
+    ck_assert_int_eq(pt2d_options_fingerprint(&opts, &fp), PT2_OK);
+    pt2d_etag_make(pt2d_router_label(PT2D_ROUTE_ARCH),
+                   "u:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad|model.pt2",
+                   pt2d_buf_str(&fp), want, sizeof(want));
+    pt2d_buf_free(&fp);
+    memset(&job, 0, sizeof(job));
+    job.env = &env;
+    job.route = PT2D_ROUTE_ARCH;
+    job.opts = &opts;
+    job.upload_fd = fd;
+    memcpy(job.upload_digest, abc, sizeof(abc));
+    job.upload_name = "model.pt2";
+    job.request_id = "rid";
+    job.reply = &reply;
+    pt2d_job_run(&job);
+    ck_assert_uint_eq(reply.status, 200);
+    ck_assert_str_eq(reply.etag, want);
+    close(fd);
+}
+END_TEST
+
 START_TEST(test_validate)
 {
     pt2d_options_add_query(&opts, "path", "cuda_sm90a_v8.pt2", NULL);
@@ -208,7 +241,7 @@ START_TEST(test_validate)
     pt2d_options_add_query(&opts, "input", "scale=1", NULL);
     run(PT2D_ROUTE_VALIDATE, -1, NULL, 0);
     ck_assert_uint_eq(reply.status, 200);
-    ck_assert_str_eq(body(), "{\"valid\":true}\n");
+    ck_assert_str_eq(body(), "{\"valid\":true,\"errors\":[],\"warnings\":[]}\n");
 }
 END_TEST
 
@@ -360,6 +393,7 @@ int main(void)
     tcase_add_test(tc, test_path_inspect_and_304);
     tcase_add_test(tc, test_file_key_fast_path_and_memo);
     tcase_add_test(tc, test_upload_digest_keys_and_bypass);
+    tcase_add_test(tc, test_upload_key_is_hex_digest);
     tcase_add_test(tc, test_validate);
     tcase_add_test(tc, test_problems);
     tcase_add_test(tc, test_compat_targets_in_document);

@@ -129,5 +129,22 @@ same "$(printf '%s' "$OUT" | grep -c "$(printf '\033')")" "0"
 same "$(echo "$OUT" | grep '^  k = ')" "  k = ?]0;pwned??[2J"
 rm -rf "$T"
 
+# I/O that only the AOTI wrapper records (../shared/docs/aoti-wrapper-io.md): every violation, one line each.
+expect 1 "$B" validate $F/cuda_check_functions_v8.pt2 --input arg0_1=1,10 --input arg1_1=3,99 --input arg2_1=4 --input arg3_1=8,6 --input arg4_1=8
+same "$OUT" "$(printf '%s\n' "input 'arg0_1' axis 0: dynamic dim 's0' must be in [2, 1024], got 1" "input 'arg3_1' axis 1: expected 7, got 6")"
+expect 0 "$B" validate $F/cuda_check_functions_v8.pt2 --input arg0_1=2,10 --input arg1_1=3,99 --input arg2_1=4 --input arg3_1=8,7 --input arg4_1=8
+same "$OUT" "valid"
+# A torch 2.4 wrapper records names only: valid, and a note says only names were checked.
+expect 0 "$B" validate $F/cpu_names_only_v7.pt2 --input arg3_1=8,32 --input arg4_1=1
+same "$OUT" "$(printf '%s\n' "valid" "note: the package records input names but not their shapes: only the names were checked")"
+expect 1 "$B" validate $F/cpu_names_only_v7.pt2 --input arg3_1=8,32
+same "$OUT" "$(printf '%s\n' "missing input 'arg4_1'" "note: the package records input names but not their shapes: only the names were checked")"
+# A torch.save checkpoint named .pt2 is said to be one, with its own problem type.
+expect 2 "$B" inspect $F/torch_save_checkpoint.pt2
+same "$ERR" "pt2scope: $F/torch_save_checkpoint.pt2: a torch.save checkpoint (archive/data.pkl), not a .pt2 package; load it with torch.load"
+expect 2 "$B" inspect $F/torch_save_checkpoint.pt2 --json
+same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["type"], d["status"])')" "https://pt2scope.dev/problems/torch-save-checkpoint 422"
+same "$(echo "$ERR" | wc -l)" "1"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -4,7 +4,8 @@
 # free loopback port: each must exit 0 and get a 2xx status.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-D=${PT2SCOPE_BUILD:-build}/pt2scoped
+# tests/contract/run.sh sets PT2SCOPE_DAEMON to pt2scoped-test, which records responses.
+D=${PT2SCOPE_DAEMON:-${PT2SCOPE_BUILD:-build}/pt2scoped}
 [ -x "$D" ] || { echo "FAIL: $D not built"; exit 1; }
 TMP=$(mktemp -d /tmp/pt2d-run-XXXXXX)
 PID=

@@ -8,7 +8,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${PT2SCOPE_BUILD:-build}
-CLI=$B/pt2scope D=$B/pt2scoped FAKE=$B/fakecuda/libcuda.so.1
+# tests/contract/run.sh sets PT2SCOPE_DAEMON to pt2scoped-test, which records responses.
+CLI=$B/pt2scope D=${PT2SCOPE_DAEMON:-$B/pt2scoped} FAKE=$B/fakecuda/libcuda.so.1
 TMP=$(mktemp -d /tmp/pt2scope-overall-XXXXXX)
 PIDS=()
 cleanup() {

@@ -4,7 +4,8 @@
 # The examples are extracted from the README so docs and test cannot drift.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-D=${PT2SCOPE_BUILD:-build}/pt2scoped
+# tests/contract/run.sh sets PT2SCOPE_DAEMON to pt2scoped-test, which records responses.
+D=${PT2SCOPE_DAEMON:-${PT2SCOPE_BUILD:-build}/pt2scoped}
 if [ ! -x "$D" ]; then echo "FAIL: $D not built"; exit 1; fi
 if [ ! -f tests/fixtures/cuda_sm90a_v8.pt2 ]; then
     echo "FAIL: tests/fixtures not generated"; exit 1

@@ -433,86 +433,6 @@ static void two_gpus(struct pt2_node_gpus *g)
     g->gpus[1].cc_major = 8;
 }
 
-START_TEST(test_select_like_torch)
-{
-    struct pt2_node_gpus g;
-    struct pt2_error err = {0};
-    const struct pt2_gpu *gpu = NULL;
-
-    two_gpus(&g);
-    ck_assert_int_eq(pt2_cuda_select(&g, "cuda", &gpu, &err), PT2_OK);
-    ck_assert_ptr_eq(gpu, &g.gpus[0]);
-    ck_assert_int_eq(pt2_cuda_select(&g, NULL, &gpu, &err), PT2_OK);
-    ck_assert_ptr_eq(gpu, &g.gpus[0]);
-    ck_assert_int_eq(pt2_cuda_select(&g, "", &gpu, &err), PT2_OK);
-    ck_assert_ptr_eq(gpu, &g.gpus[0]);
-    ck_assert_int_eq(pt2_cuda_select(&g, "cuda:1", &gpu, &err), PT2_OK);
-    ck_assert_ptr_eq(gpu, &g.gpus[1]);
-    ck_assert_int_eq(pt2_cuda_select(&g, "1", &gpu, &err), PT2_OK);
-    ck_assert_ptr_eq(gpu, &g.gpus[1]);
-    ck_assert_int_eq(pt2_cuda_select(&g, "cuda:0", &gpu, &err), PT2_OK);
-    ck_assert_ptr_eq(gpu, &g.gpus[0]);
-    ck_assert_int_eq(err.code, PT2_OK);
-}
-END_TEST
-
-START_TEST(test_select_missing_ordinal)
-{
-    struct pt2_node_gpus g;
-    struct pt2_error err = {0};
-    const struct pt2_gpu *gpu = &g.gpus[0];
-
-    two_gpus(&g);
-    ck_assert_int_eq(pt2_cuda_select(&g, "cuda:5", &gpu, &err), PT2_ERR_NOT_FOUND);
-    ck_assert_ptr_null(gpu);
-    ck_assert_str_eq(err.message, "device cuda:5 not found: 2 CUDA devices visible");
-
-    g.n = 1;
-    pt2_error_clear(&err);
-    ck_assert_int_eq(pt2_cuda_select(&g, "2", &gpu, &err), PT2_ERR_NOT_FOUND);
-    ck_assert_str_eq(err.message, "device cuda:2 not found: 1 CUDA device visible");
-
-    memset(&g, 0, sizeof(g));
-    snprintf(g.reason, sizeof(g.reason), "no CUDA devices visible (CUDA_ERROR_NO_DEVICE)");
-    pt2_error_clear(&err);
-    ck_assert_int_eq(pt2_cuda_select(&g, "cuda", &gpu, &err), PT2_ERR_NOT_FOUND);
-    ck_assert_str_eq(err.message,
-                     "device cuda:0 not found: no CUDA devices visible (CUDA_ERROR_NO_DEVICE)");
-}
-END_TEST
-
-START_TEST(test_select_rejects_non_cuda)
-{
-    static const char *const bad[] = {"cpu",
-                                      "cuda:",
-                                      "cuda:-1",
-                                      "cuda: 1",
-                                      "cuda:1x",
-                                      "-1",
-                                      "+1",
-                                      "0x1",
-                                      "CUDA",
-                                      "cuda:1:2",
-                                      "cuda:99999999999999999999"};
-    struct pt2_node_gpus g;
-    struct pt2_error err = {0};
-    const struct pt2_gpu *gpu;
-    char want[128];
-    size_t i;
-
-    two_gpus(&g);
-    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        pt2_error_clear(&err);
-        ck_assert_int_eq(pt2_cuda_select(&g, bad[i], &gpu, &err), PT2_ERR_INVALID);
-        snprintf(want, sizeof(want), "invalid device '%s': expected cuda, cuda:N or N", bad[i]);
-        ck_assert_str_eq(err.message, want);
-    }
-    pt2_error_clear(&err);
-    ck_assert_int_eq(pt2_cuda_select(NULL, "cuda", &gpu, &err), PT2_ERR_INVALID);
-    ck_assert_int_eq(pt2_cuda_select(&g, "cuda", NULL, &err), PT2_ERR_INVALID);
-}
-END_TEST
-
 START_TEST(test_device_from_gpu)
 {
     struct pt2_node_gpus g;
@@ -648,7 +568,7 @@ int main(void)
     TCase *probe = tcase_create("probe");
     TCase *visible = tcase_create("visible");
     TCase *failures = tcase_create("failures");
-    TCase *select = tcase_create("select");
+    TCase *device = tcase_create("device");
     TCase *json = tcase_create("json");
     const char *fork = getenv("CK_FORK");
 
@@ -689,10 +609,7 @@ int main(void)
     tcase_add_test(failures, test_not_a_driver);
     tcase_add_test(failures, test_bad_fake_configuration);
     tcase_add_test(failures, test_invalid_arguments);
-    tcase_add_test(select, test_select_like_torch);
-    tcase_add_test(select, test_select_missing_ordinal);
-    tcase_add_test(select, test_select_rejects_non_cuda);
-    tcase_add_test(select, test_device_from_gpu);
+    tcase_add_test(device, test_device_from_gpu);
     tcase_add_test(json, test_json_with_gpus);
     tcase_add_test(json, test_json_without_gpus);
     tcase_add_test(json, test_error_names);
@@ -700,7 +617,7 @@ int main(void)
     suite_add_tcase(s, probe);
     suite_add_tcase(s, visible);
     suite_add_tcase(s, failures);
-    suite_add_tcase(s, select);
+    suite_add_tcase(s, device);
     suite_add_tcase(s, json);
     return tu_run_suite(s);
 }

@@ -44,6 +44,51 @@ START_TEST(test_u64)
 }
 END_TEST
 
+START_TEST(test_prefix)
+{
+    static const char *bad[] = {"", " 1", "+1", "-1", ".5", "x1", "18446744073709551616,"};
+    static const char text[] = "12.34";
+    const char *end = text;
+    const char *e;
+    uint64_t v = 7;
+    size_t i;
+
+    ck_assert_int_eq(pt2_num_u64_prefix(text, 10, &v, &end), PT2_OK);
+    ck_assert_uint_eq(v, 12);
+    ck_assert_ptr_eq(end, text + 2);
+    ck_assert_int_eq(pt2_num_u64_prefix(end + 1, 10, &v, &end), PT2_OK);
+    ck_assert_uint_eq(v, 34);
+    ck_assert_ptr_eq(end, text + 5);
+    ck_assert_int_eq(pt2_num_u64_prefix("18446744073709551615x", 10, &v, &e), PT2_OK);
+    ck_assert(v == UINT64_MAX);
+    ck_assert_str_eq(e, "x");
+    ck_assert_int_eq(pt2_num_u64_prefix("0", 10, &v, &e), PT2_OK);
+    ck_assert_uint_eq(v, 0);
+    ck_assert_str_eq(e, "");
+    ck_assert_int_eq(pt2_num_u64_prefix("90a", 10, &v, &e), PT2_OK);
+    ck_assert_uint_eq(v, 90);
+    ck_assert_str_eq(e, "a");
+    ck_assert_int_eq(pt2_num_u64_prefix("d4fg", 16, &v, &e), PT2_OK);
+    ck_assert_uint_eq(v, 0xd4f);
+    ck_assert_str_eq(e, "g");
+    ck_assert_int_eq(pt2_num_u64_prefix("0x10", 16, &v, &e), PT2_OK); /* no "0x" handling */
+    ck_assert_uint_eq(v, 0);
+    ck_assert_str_eq(e, "x10");
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        v = 7;
+        end = text;
+        ck_assert_int_eq(pt2_num_u64_prefix(bad[i], 10, &v, &end), PT2_ERR_INVALID);
+        ck_assert_uint_eq(v, 7); /* untouched on failure */
+        ck_assert_ptr_eq(end, text);
+    }
+    ck_assert_int_eq(pt2_num_u64_prefix("12", 8, &v, &e), PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2_num_u64_prefix(NULL, 10, &v, &e), PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2_num_u64_prefix("1", 10, NULL, &e), PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2_num_u64_prefix("1", 10, &v, NULL), PT2_ERR_INVALID);
+    ck_assert_uint_eq(v, 7);
+}
+END_TEST
+
 START_TEST(test_signed)
 {
     int64_t v = 0;
@@ -70,6 +115,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_u64);
+    tcase_add_test(tc, test_prefix);
     tcase_add_test(tc, test_signed);
     suite_add_tcase(s, tc);
     return s;

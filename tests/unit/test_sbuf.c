@@ -47,6 +47,26 @@ START_TEST(test_zero_capacity)
 }
 END_TEST
 
+START_TEST(test_echo_and_trim)
+{
+    char b[16];
+
+    pt2_sbuf_echo(b, sizeof(b), "ab\x1b[2Jcd\xc3\xa9", 48);
+    ck_assert_str_eq(b, "ab?[2Jcd??");
+    pt2_sbuf_echo(b, sizeof(b), "0123456789abcdefghij", 48);
+    ck_assert_str_eq(b, "0123456789abcde"); /* the buffer's size */
+    pt2_sbuf_echo(b, sizeof(b), "0123456789", 4);
+    ck_assert_str_eq(b, "0123"); /* the echo cap */
+    pt2_sbuf_echo(b, sizeof(b), NULL, 4);
+    ck_assert_str_eq(b, "");
+    ck_assert_int_eq(pt2_sbuf_trim(b, sizeof(b), " \t 12.4 \r\n"), 1);
+    ck_assert_str_eq(b, "12.4");
+    ck_assert_int_eq(pt2_sbuf_trim(b, sizeof(b), "   "), 1);
+    ck_assert_str_eq(b, "");
+    ck_assert_int_eq(pt2_sbuf_trim(b, sizeof(b), " 0123456789abcdef "), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sbuf");
@@ -55,6 +75,7 @@ int main(void)
     tcase_add_test(tc, test_appends);
     tcase_add_test(tc, test_truncates_never_overflows);
     tcase_add_test(tc, test_zero_capacity);
+    tcase_add_test(tc, test_echo_and_trim);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

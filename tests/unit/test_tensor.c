@@ -76,25 +76,36 @@ static const char *view(const struct pt2_tensor *t, unsigned flags, char *buf, s
     return buf;
 }
 
-/* Run validation of `json` against `l`; returns the message or "OK" / "ERR <msg>". */
+/* Run validation of `json` against `l`; returns every violation joined by " | ",
+ * or "OK" / "ERR <msg>". */
 static const char *check(const struct pt2_tensor_list *l, const char *json, char *buf, size_t len)
 {
     struct pt2_error err = {0};
-    cJSON *p = cJSON_Parse(json);
-    char *msg = NULL;
+    cJSON *p = cJSON_Parse(json), *errors = cJSON_CreateArray();
+    const cJSON *e;
+    size_t pos = 0;
     int rc;
 
     ck_assert_ptr_nonnull(p);
-    rc = pt2_tensor_validate(l, p, &msg, &err);
+    rc = pt2_tensor_validate(l, p, errors, &err);
     cJSON_Delete(p);
+    buf[0] = '\0';
     if (rc != PT2_OK) {
-        ck_assert_ptr_null(msg);
+        ck_assert_int_eq(cJSON_GetArraySize(errors), 0);
         ck_assert_int_eq(rc, PT2_ERR_INVALID);
         snprintf(buf, len, "ERR %s", err.message);
+    } else if (cJSON_GetArraySize(errors) == 0) {
+        snprintf(buf, len, "OK");
     } else {
-        snprintf(buf, len, "%s", msg != NULL ? msg : "OK");
-        free(msg);
+        cJSON_ArrayForEach(e, errors)
+        {
+            int n = snprintf(buf + pos, len - pos, "%s%s", pos > 0 ? " | " : "", e->valuestring);
+            if (n < 0 || (size_t)n >= len - pos)
+                break;
+            pos += (size_t)n;
+        }
     }
+    cJSON_Delete(errors);
     return buf;
 }
 
@@ -393,7 +404,8 @@ START_TEST(test_validate_missing)
 
     ck_assert_str_eq(check(&l, "{\"image\":[8,3,512,512]}", buf, sizeof(buf)),
                      "missing input 'scale'");
-    ck_assert_str_eq(check(&l, "{}", buf, sizeof(buf)), "missing input 'image'");
+    ck_assert_str_eq(check(&l, "{}", buf, sizeof(buf)),
+                     "missing input 'image' | missing input 'scale'");
     pt2_tensor_list_free(&l);
 }
 END_TEST
@@ -408,7 +420,7 @@ START_TEST(test_validate_unknown)
         "unknown input 'foo' (expected: image, scale)");
     /* An unknown name is reported before a missing one (it is likely a typo). */
     ck_assert_str_eq(check(&l, "{\"imgae\":[8,3,512,512],\"scale\":[8]}", buf, sizeof(buf)),
-                     "unknown input 'imgae' (expected: image, scale)");
+                     "unknown input 'imgae' (expected: image, scale) | missing input 'image'");
     ck_assert_str_eq(check(&none, "{\"x\":[1]}", buf, sizeof(buf)),
                      "unknown input 'x' (expected: no inputs)");
     ck_assert_str_eq(check(&none, "{}", buf, sizeof(buf)), "OK");
@@ -431,7 +443,8 @@ START_TEST(test_validate_expected_list_is_cut)
     }
     m = check(&l, "{\"nope\":[1]}", buf, sizeof(buf));
     ck_assert_int_eq(strncmp(m, "unknown input 'nope' (expected: input_000, input_001, ", 54), 0);
-    ck_assert_str_eq(m + strlen(m) - 26, "input_034, input_035, ...)");
+    /* The first violation's list is cut; the missing inputs follow it. */
+    ck_assert(strstr(m, "input_034, input_035, ...) | missing input 'input_000' | ") != NULL);
     pt2_tensor_list_free(&l);
 }
 END_TEST
@@ -596,17 +609,22 @@ START_TEST(test_validate_many_proposed_names)
     /* A large proposal is linear work: 50k unknown names, one verdict. */
     struct pt2_tensor_list l = image_scale();
     struct pt2_error err = {0};
-    cJSON *p = cJSON_CreateObject();
-    char name[32], *msg = NULL;
+    cJSON *p = cJSON_CreateObject(), *errors = cJSON_CreateArray();
+    char name[32];
     int i;
 
     for (i = 0; i < 50000; i++) {
         snprintf(name, sizeof(name), "n%d", i);
         cJSON_AddItemToObject(p, name, cJSON_CreateIntArray((const int[]){1}, 1));
     }
-    ck_assert_int_eq(pt2_tensor_validate(&l, p, &msg, &err), PT2_OK);
-    ck_assert_str_eq(msg, "unknown input 'n0' (expected: image, scale)");
-    free(msg);
+    ck_assert_int_eq(pt2_tensor_validate(&l, p, errors, &err), PT2_OK);
+    /* Every violation up to the cap, then one line saying there are more. */
+    ck_assert_int_eq(cJSON_GetArraySize(errors), PT2_VALIDATE_ERRORS_MAX + 1);
+    ck_assert_str_eq(cJSON_GetArrayItem(errors, 0)->valuestring,
+                     "unknown input 'n0' (expected: image, scale)");
+    ck_assert_str_eq(cJSON_GetArrayItem(errors, PT2_VALIDATE_ERRORS_MAX)->valuestring,
+                     "... and more violations");
+    cJSON_Delete(errors);
     cJSON_Delete(p);
     pt2_tensor_list_free(&l);
 }

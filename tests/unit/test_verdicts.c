@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pt2_compat.h"
+#include "pt2_target.h"
 #include "pt2_desc.h"
 #include "pt2_verdicts.h"
 #include "testutil.h"
@@ -114,13 +115,13 @@ START_TEST(test_device_json)
     char *s;
     cJSON *j;
 
-    j = pt2_compat_device_json(&d);
+    j = pt2_target_device_json(&d);
     s = cJSON_PrintUnformatted(j);
     ck_assert_str_eq(s, "{\"name\":\"NVIDIA H100\",\"compute_capability\":\"9.0\",\"gfx\":null,"
                         "\"driver_cuda_version\":12040}");
     free(s);
     cJSON_Delete(j);
-    j = pt2_compat_device_json(&amd);
+    j = pt2_target_device_json(&amd);
     s = cJSON_PrintUnformatted(j);
     ck_assert_str_eq(s, "{\"name\":\"MI250\",\"compute_capability\":null,\"gfx\":\"gfx90a\","
                         "\"driver_cuda_version\":null}");

@@ -102,7 +102,7 @@ static const char *out_desc(const struct pt2_wrapper_info *w, size_t i, char *bu
     return desc(&w->outputs.v[i], buf, len);
 }
 
-static void check_dtype_stat(const struct pt2_wrapper_constants *c, size_t i, const char *dtype,
+static void check_dtype_stat(const struct pt2_constants *c, size_t i, const char *dtype,
                              uint64_t count, uint64_t bytes, uint64_t elements)
 {
     ck_assert_uint_lt(i, c->ndtypes);
@@ -117,7 +117,7 @@ static char *render(const struct pt2_wrapper_info *w)
 {
     size_t cap = 65536, used = 0, i;
     char *out = malloc(cap), line[4096], d[2048];
-    const struct pt2_wrapper_constants *c = &w->constants;
+    const struct pt2_constants *c = &w->constants;
 
     ck_assert_ptr_nonnull(out);
     out[0] = '\0';
