@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh - `make bench`: pt2scope's benchmarks (never part of `make test`).
 #
-#   1. inspection cost vs package size (library): bench_genpkg + bench_inspect
+#   1. inspection cost vs package size (library): bench_genpkg + bench_inspect;
+#      the wrapper .cpp scan on a stand-in, a real and an over-cap wrapper
 #   2. start-up time to /readyz and idle RSS: bench_startup
 #   3. the service under wrk at 1/16/256 connections: ceiling (bench_server),
 #      cached and uncached GET /v1/inspect, /livez
@@ -110,6 +111,14 @@ for w in 1M 1G 8G; do
     done
 done
 "$BIN/bench_inspect" "$RESULTS/inspect.json" 500 "${args[@]}"
+# The AOTI wrapper scan (inputs and outputs from the wrapper .cpp): a small
+# stand-in wrapper (the smallest package), a real 552 KB one where the shared
+# corpus is there, and the worst case, a wrapper over the 64 MiB scan cap.
+wargs=("stand-in" 0 tests/fixtures/cpu_inline_checks_v8.pt2)
+real=../shared/corpus/pt2/executorch__preprocess_2025-05-23.pt2
+[ -f "$real" ] && wargs+=("real-552KB" 0 "$real")
+wargs+=("over-cap-64MiB" 0 tests/fixtures/wrapper_over_cap.pt2)
+"$BIN/bench_inspect" "$RESULTS/wrapper.json" 500 "${wargs[@]}"
 # The typical package for the service runs: 8 GiB of weights, 10 entries, a 1 MB
 # CUDA wrapper .so with five fatbin images, one cubin.
 mv "$WORK/pkgs/w8G_e10.pt2" "$WORK/models/typical.pt2"

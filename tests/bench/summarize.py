@@ -150,6 +150,19 @@ def load(results, name):
         return json.load(f)
 
 
+def report_wrapper(ins, out, targets):
+    out.append("### 1b. The AOTI wrapper scan (inputs and outputs from the wrapper .cpp)\n")
+    out.append("The wrapper is streamed through a fixed window and the scan stops once the "
+               "constructor and the input checks are seen, or at the 64 MiB cap.\n")
+    out.append("| package | file size | bytes read | read calls | median | p90 |")
+    out.append("|---|---:|---:|---:|---:|---:|")
+    for p in ins["packages"]:
+        out.append("| %s | %s | %d (%s) | %d | %.0f µs | %.0f µs |" % (
+            p["label"], human(p["file_size"]), p["bytes_read"], human(p["bytes_read"]),
+            p["read_calls"], p["median_us"], p["p90_us"]))
+    out.append("")
+
+
 def report_inspect(ins, out, targets):
     pk = ins["packages"]
     out.append("### 1. Inspection cost vs package size (library)\n")
@@ -287,7 +300,7 @@ def cmd_report(results):
                        m["curl"].split(" (")[0],
                        m["pt2scope"].replace("pt2scope ", "", 1), m["commit"], ", uncommitted changes" if m["dirty"] else "",
                        m["date_utc"]))
-    for name, fn in (("inspect.json", report_inspect), ("http.json", report_http),
+    for name, fn in (("inspect.json", report_inspect), ("wrapper.json", report_wrapper), ("http.json", report_http),
                      ("upload.json", report_upload), ("startup.json", report_startup)):
         doc = load(results, name)
         if doc is not None:
