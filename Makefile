@@ -83,7 +83,8 @@ LIBA       := $(BUILD)/libpt2scope.a
 FAKECUDA   := $(BUILD)/fakecuda/libcuda.so.1 $(BUILD)/fakecuda/old/libcuda.so.1
 
 .PHONY: all deps build-deps run run-examples test test-unit test-san test-contract test-shell \
-        fixtures bench format format-check clean lint
+        test-browser \
+        test-fuzz fuzz fixtures bench format format-check clean lint
 PROGRAMS   := $(BUILD)/pt2scope
 TEST_DAEMON :=
 ifneq ($(wildcard service/daemon/main.c),)
@@ -139,7 +140,12 @@ $(BUILD)/pt2scoped-test: $(DMN_HOBJ) $(LIBA)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUP_OBJ) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDSAN) -o $@ $< $(SUP_OBJ) $(LIBA) $(CHK_LIBS) $(LIBS)
+	$(CC) $(LDSAN) $(LDWRAP) -o $@ $< $(SUP_OBJ) $(LIBA) $(CHK_LIBS) $(LIBS)
+
+# Allocation-failure injection: the library's allocations go through the test's
+# failing allocator (tests/unit/test_oom.c), so every out-of-memory path runs.
+LDWRAP =
+$(BUILD)/tests/test_oom: LDWRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
 
 $(HTTP_BIN): $(BUILD)/tests/%: $(BUILD)/obj-hooks/tests/http/%.o $(SUP_OBJ) $(DMN_HCORE) $(LIBA)
 	@mkdir -p $(dir $@)
@@ -163,7 +169,8 @@ run-examples:
 	@echo "       -H 'Content-Type: application/octet-stream' http://127.0.0.1:8080/v1/inspect"
 	@echo "  curl -s -H 'Content-Type: application/json' -d '{\"path\": \"cuda_sm90a_v8.pt2\", \"inputs\": {\"image\": [8, 3, 512, 512], \"scale\": [8]}}' http://127.0.0.1:8080/v1/validate"
 	@echo "  curl -s http://127.0.0.1:8080/v1/node"
-	@echo "  open http://127.0.0.1:8080/docs for the API reference"
+	@echo "  curl -s 'http://127.0.0.1:8080/v1/packages?target=B200'"
+	@echo "  open http://127.0.0.1:8080/ for the operator page, http://127.0.0.1:8080/docs for the API reference"
 
 # A taken port is one line naming the variable, not the daemon's bind error.
 run: deps
@@ -198,7 +205,7 @@ test-contract: all $(TEST_DAEMON) $(HTTP_BIN) $(FAKECUDA)
 
 test: deps
 	@MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/run.sh format-check lint test-unit test-shell \
-	  test-san test-contract
+	  test-san test-contract test-browser test-fuzz test-k8s
 
 fixtures:
 	python3 tests/fixtures/build.py --bins ../shared/corpus/bins --out tests/fixtures
@@ -281,4 +288,84 @@ $(DOCS_OBJ): service/daemon/pt2d_docs_assets.S $(OAPI_FILES)
 $(BUILD)/pt2scoped $(BUILD)/pt2scoped-test $(HTTP_BIN): $(DOCS_OBJ)
 test-contract: $(NPM_STAMP)
 
--include $(shell find $(BUILD)/obj $(BUILD)/obj-hooks -name '*.d' 2>/dev/null)
+# --- operator page -----------------------------------------------------------
+# The page at / (service/daemon/page/: plain HTML, CSS and JavaScript, no build
+# step) is linked into pt2scoped by service/daemon/pt2d_page_assets.S, in
+# every build, npm or not (pt2d_page.h).
+PAGE_FILES := $(wildcard service/daemon/page/*)
+PAGE_OBJ   := $(BUILD)/obj/service/daemon/pt2d_page_assets.o
+DMN_OBJ    += $(PAGE_OBJ)
+DMN_HOBJ   += $(PAGE_OBJ)
+DMN_HCORE  += $(PAGE_OBJ)
+
+# .incbin inputs are invisible to -MMD: they are listed here instead.
+$(PAGE_OBJ): service/daemon/pt2d_page_assets.S $(PAGE_FILES)
+	@mkdir -p $(dir $@)
+	$(CC) -c -Wa,--noexecstack -Wa,-Iservice/daemon/page -o $@ $<
+
+$(BUILD)/pt2scoped $(BUILD)/pt2scoped-test $(HTTP_BIN): $(PAGE_OBJ)
+
+# --- browser tests -------------------------------------------------------------
+# tests/browser/: Debian's chromium (make deps installs it) driven by
+# playwright-core, pinned in tests/browser/package-lock.json and installed
+# with `npm ci` (it never downloads a browser). The stage starts
+# build/pt2scoped over tests/fixtures, runs the page through each state and
+# leaves a screenshot of each under $(BUILD)/browser/.
+BROWSER_STAMP := tests/browser/node_modules/.pt2scope-npm-ci
+
+$(BROWSER_STAMP): tests/browser/package.json tests/browser/package-lock.json
+	cd tests/browser && npm ci --no-audit --no-fund
+	@touch $@
+
+test-browser: all $(FAKECUDA) $(BROWSER_STAMP)
+	@BUILD=$(BUILD) bash tests/browser/run.sh
+
+
+# --- fuzzing ---------------------------------------------------------------
+# libFuzzer harnesses in tests/fuzz/ (a whole package, single binaries, every
+# JSON entry point, text fields, the daemon's request parsing), built with
+# clang and ASan+UBSan from the library and the daemon modules they reach.
+# `make fuzz` runs each for FUZZ_SECONDS; `make test` runs each for 20 s as a
+# smoke, after replaying every saved crasher (tests/fuzz/regressions/).
+FUZZ_CC       ?= clang
+FUZZ_SECONDS  ?= 60
+FUZZ_SMOKE    ?= 20
+FUZZ_DIR      := $(BUILD)/fuzz
+FUZZ_NAMES    := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS     := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
+FUZZ_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_DMN      := pt2d_options pt2d_buf pt2d_path
+FUZZ_LIB_OBJ  := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_DMN_OBJ  := $(FUZZ_DMN:%=$(FUZZ_DIR)/obj/service/daemon/%.o)
+
+$(FUZZ_DIR)/obj/%.o: %.c | build-deps
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) -g -O1 \
+	  -fno-omit-frame-pointer $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -Iservice/include \
+	  -Iservice/lib -Iservice/daemon $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ) $(FUZZ_DMN_OBJ)
+	$(FUZZ_CC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+fuzz: $(FUZZ_BINS)
+	@FUZZ_DIR=$(FUZZ_DIR) bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
+test-fuzz: $(FUZZ_BINS)
+	@FUZZ_DIR=$(FUZZ_DIR) bash tests/fuzz/run.sh $(FUZZ_SMOKE) $(FUZZ_NAMES)
+
+# --- kubernetes manifests -----------------------------------------------------
+# docker/k8s against the Kubernetes API schemas (the npm package
+# kubernetes-models, pinned in tests/k8s/package-lock.json, installed with
+# `npm ci`), the Pod Security "restricted" profile and pt2scope's deployment
+# rules; offline once installed (tests/k8s/run.sh).
+.PHONY: test-k8s
+K8S_STAMP := tests/k8s/node_modules/.pt2scope-npm-ci
+
+$(K8S_STAMP): tests/k8s/package.json tests/k8s/package-lock.json
+	cd tests/k8s && npm ci --no-audit --no-fund
+	@touch $@
+
+test-k8s: $(K8S_STAMP)
+	@bash tests/k8s/run.sh
+
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-hooks $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)

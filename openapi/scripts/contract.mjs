@@ -14,7 +14,9 @@
 //
 // One rule lives here rather than in the spec, because OpenAPI cannot tie a
 // response schema to a query value: a 200 asked with ?view=oip carries only
-// OipTensorSpec tensor specs, any other only TensorSpec ones.
+// OipTensorSpec tensor specs and its metadata is the Open Inference
+// Protocol's model metadata response (OipModelMetadata), any other only
+// TensorSpec ones and the package's own metadata (PackageMetadata).
 //
 // CLI:  node contract.mjs [--spec openapi.yaml] [--quiet] RECORD_DIR
 //       exits 1 on any mismatch (or no records), printing a coverage table.
@@ -29,7 +31,7 @@ const SPEC_ID = 'https://pt2scope.dev/openapi.json';
 // Headers any response may carry, described once in the API description
 // (CORS, hop-by-hop) rather than per response.
 const SHARED_HEADERS = /^(?:access-control-[a-z-]+|vary|connection|date|content-length)$/i;
-const TENSORS = '#/components/schemas/TensorSpecList';
+const TENSORS = ['#/components/schemas/TensorSpecList', '#/components/schemas/MetadataView'];
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /* ---- spec loading ------------------------------------------------------ */
@@ -147,8 +149,15 @@ export class Contract {
         throw `${op}: status ${status} is not declared (only ${rule.status})`;
       return { op, status, pointer: `#/x-pt2scope-implicit/${name}/response`, implicitRule: name };
     };
+    const item = hit ? this.spec.paths[hit.tpl] : undefined;
+    const m0 = method === 'head' && item && !item.head ? this.implicit.head : method;
+    /* Framing is refused before routing: a bad-request problem the operation does not
+     * declare is the shared answer (any other undeclared 400 still fails). */
+    if (status === String(this.implicit['malformed-request'].status) &&
+        rec.body && typeof rec.body === 'object' && String(rec.body.type).endsWith('/bad-request') &&
+        !(item && item[m0] && item[m0].responses && status in item[m0].responses))
+      return implicit('malformed-request', `${method.toUpperCase()} ${hit ? hit.tpl : '(any path)'}`);
     if (!hit) return implicit('unknown-path', `${method.toUpperCase()} (unknown path)`);
-    const item = this.spec.paths[hit.tpl];
     const base = `#/paths/${escapePointer(hit.tpl)}`;
     let m = method;
     if (method === 'options' && !item.options) return implicit('options', `OPTIONS ${hit.tpl}`);
@@ -206,7 +215,7 @@ export class Contract {
       }
     }
     errs.push(...this.checkHeaders(rec, response, pointer, where));
-    if (!isHead && rec.body_kind === 'json' && content && this.refersTo(pointer, TENSORS))
+    if (!isHead && rec.body_kind === 'json' && content && TENSORS.some((t) => this.refersTo(pointer, t)))
       errs.push(...checkView(rec).map((e) => `${where}: ${e}`));
     return { op: r.op, status: r.status, errors: errs };
   }
@@ -260,6 +269,12 @@ export function checkView(rec) {
   const view = typeof j === 'string' ? j : q;
   const oip = view === 'oip';
   const errs = [];
+  // The metadata: the whole body of /v1/metadata, the `metadata` member elsewhere.
+  const body = rec.body && typeof rec.body === 'object' ? rec.body : null;
+  const meta = body && (rec.path === '/v1/metadata' ? body : body.metadata);
+  if (meta && typeof meta === 'object' && ('platform' in meta) !== oip)
+    errs.push(`metadata is ${oip ? 'not the OIP model metadata response' : 'the OIP model metadata response'} ` +
+      `but the request asked for view=${view ?? 'default'}`);
   const walk = (v, at) => {
     if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${at}/${i}`));
     if (v === null || typeof v !== 'object') return;

@@ -4,6 +4,7 @@
 #ifndef PT2_CLI_H
 #define PT2_CLI_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include <cJSON.h>
@@ -27,5 +28,19 @@ void cli_render_inspect(FILE *f, const cJSON *doc);
 
 /* Print the node document (pt2_node_to_json) for a terminal (sanitize it first). */
 void cli_render_node(FILE *f, const cJSON *doc);
+
+/* Print a nodeAffinity (pt2_package_node_affinity) as the YAML snippet
+ * "affinity:\n  nodeAffinity:\n    ..." to paste under a pod spec (cli_yaml.c). */
+void cli_yaml_affinity(FILE *f, const cJSON *node_affinity, const char *file);
+
+/* One line "pt2scope: <what>: <why>" on stderr (with --json also the problem document for
+ * `code` on stdout, pt2_problem_json); returns CLI_ERROR. */
+int cli_fail(int code, const char *what, const char *why);
+
+/* `pt2scope scan PATH... [--target T]... [--driver X.Y] [--json]` (cli_scan.c): every
+ * package under the paths as a listing item (pt2_listing_item). CLI_NEGATIVE when any is
+ * a problem or incompatible with a target. */
+int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size_t ntargets,
+             const char *driver, int json);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * cli_main.c - `pt2scope`: inspect, check, check-kernel, validate, gpus.
+ * cli_main.c - `pt2scope`: inspect, check, check-kernel, validate, gpus, scan, affinity.
  *
  * Design: argument parsing and exit codes only; every answer, every verdict
  * and every rule comes from libpt2scope's public header. Errors are one
@@ -20,7 +20,16 @@
 #define MAX_TARGETS 64
 #define MAX_INPUTS 256
 
-enum { OPT_JSON = 0x100, OPT_OIP, OPT_DRIVER, OPT_DEVICE, OPT_LIBCUDA, OPT_SYSFS, OPT_NODES };
+enum {
+    OPT_JSON = 0x100,
+    OPT_OIP,
+    OPT_DRIVER,
+    OPT_DEVICE,
+    OPT_LIBCUDA,
+    OPT_SYSFS,
+    OPT_NODES,
+    OPT_YAML
+};
 
 /* Which options each command takes (bits of 1 << (opt - OPT_JSON)); 't' and 'i' below. */
 #define O(x) (1u << ((x)-OPT_JSON))
@@ -30,7 +39,7 @@ enum { OPT_JSON = 0x100, OPT_OIP, OPT_DRIVER, OPT_DEVICE, OPT_LIBCUDA, OPT_SYSFS
 struct cli_args {
     const char *cmd;
     const char *file;
-    int json, oip;
+    int json, oip, yaml;
     const char *targets[MAX_TARGETS];
     size_t ntargets;
     const char *inputs[MAX_INPUTS];
@@ -40,6 +49,8 @@ struct cli_args {
     const char *libcuda;
     const char *sysfs_root;
     const char *nodes;
+    char *const *paths; /* scan: every path after the options */
+    size_t npaths;
 };
 
 static const struct command {
@@ -55,6 +66,8 @@ static const struct command {
     {"check-kernel", O(OPT_DRIVER) | O(OPT_DEVICE) | O(OPT_LIBCUDA) | O(OPT_SYSFS) | O_TARGET, 1},
     {"validate", O(OPT_JSON) | O_INPUT, 1},
     {"gpus", O(OPT_JSON) | O(OPT_LIBCUDA) | O(OPT_SYSFS), 0},
+    {"affinity", O(OPT_JSON) | O(OPT_YAML), 1},
+    {"scan", O(OPT_JSON) | O(OPT_DRIVER) | O_TARGET, 2}, /* 2: one or more paths */
     {"version", 0, 0},
 };
 
@@ -68,6 +81,7 @@ static const struct option long_opts[] = {
     {"libcuda", required_argument, NULL, OPT_LIBCUDA},
     {"sysfs-root", required_argument, NULL, OPT_SYSFS},
     {"nodes", required_argument, NULL, OPT_NODES},
+    {"yaml", no_argument, NULL, OPT_YAML},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -90,6 +104,10 @@ static void usage(FILE *f)
         "  validate FILE --input NAME=D1,D2,... [--input ...] [--json]\n"
         "                                          are these input shapes acceptable?\n"
         "  gpus [--json]                           this node's GPUs (NVIDIA, AMD) and CPU\n"
+        "  affinity FILE [--json | --yaml]         a Kubernetes nodeAffinity selecting the nodes "
+        "FILE runs on\n"
+        "  scan PATH... [--target T]... [--json]   every package under files and folders, one "
+        "line each\n"
         "  version\n"
         "\n"
         "  --libcuda PATH, --sysfs-root DIR        where to probe this node's GPUs\n"
@@ -124,6 +142,11 @@ static int fail_code(int code, const char *what, const char *why)
         cJSON_Delete(doc);
     }
     return CLI_ERROR;
+}
+
+int cli_fail(int code, const char *what, const char *why)
+{
+    return fail_code(code, what, why);
 }
 
 /* A usage mistake or a local failure without a library status. */
@@ -218,12 +241,20 @@ static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
         case OPT_SYSFS:
             a->sysfs_root = optarg;
             break;
+        case OPT_YAML:
+            a->yaml = 1;
+            break;
         case OPT_NODES:
             a->nodes = optarg;
             break;
         }
     }
     for (int i = optind + 1; i < argc; i++) {
+        if (cmd->needs_file == 2) {
+            a->paths = argv + i;
+            a->npaths = (size_t)(argc - i);
+            break;
+        }
         if (a->file == NULL && cmd->needs_file) {
             a->file = argv[i];
             continue;
@@ -301,8 +332,10 @@ static void print_line(const char *prefix, const char *text)
     printf("%s%s\n", prefix, t);
 }
 
-/* One "label: verdict: reason" line, terminal escapes defanged. */
-static void print_verdict(const char *label, const char *verdict, const char *why)
+/* One "label: verdict: reason" line, then "  advice: ..." when there is advice (a verdict
+ * other than compatible), terminal escapes defanged. */
+static void print_verdict(const char *label, const char *verdict, const char *why,
+                          const char *advice)
 {
     char l[256], r[1024];
 
@@ -311,6 +344,8 @@ static void print_verdict(const char *label, const char *verdict, const char *wh
     cli_defang(l);
     cli_defang(r);
     printf("%s: %s: %s\n", l, verdict != NULL ? verdict : "", r);
+    if (advice != NULL && advice[0] != '\0')
+        print_line("  advice: ", advice);
 }
 
 /* One verdict per Kubernetes node described by GPU Feature Discovery labels. */
@@ -350,7 +385,8 @@ static int check_nodes(const struct cli_args *a, pt2_package *pkg)
         if (v != NULL && strcmp(v, "incompatible") == 0)
             worst = 1;
         if (!a->json)
-            print_verdict(pt2_json_str(it, "name"), v, pt2_json_str(it, "reason"));
+            print_verdict(pt2_json_str(it, "name"), v, pt2_json_str(it, "reason"),
+                          pt2_json_str(it, "advice"));
     }
     if (a->json)
         print_json(doc);
@@ -420,11 +456,13 @@ static int cmd_check(const struct cli_args *a)
         print_json(doc);
     } else {
         arr = cJSON_GetObjectItemCaseSensitive(doc, "compatibility");
-        cJSON_ArrayForEach(e, arr) print_verdict(
-            pt2_json_str(e, "target"), pt2_json_str(e, "verdict"), pt2_json_str(e, "reason"));
+        cJSON_ArrayForEach(e, arr)
+            print_verdict(pt2_json_str(e, "target"), pt2_json_str(e, "verdict"),
+                          pt2_json_str(e, "reason"), pt2_json_str(e, "advice"));
         /* One target: its line is the overall answer already. */
         if (!(a->ntargets == 1 && cJSON_GetArraySize(arr) == 1))
-            print_verdict("overall", pt2_verdict_name(overall.verdict), overall.reason);
+            print_verdict("overall", pt2_verdict_name(overall.verdict), overall.reason,
+                          overall.verdict != PT2_COMPATIBLE ? overall.advice : NULL);
     }
     rc = overall.verdict == PT2_INCOMPATIBLE ? CLI_NEGATIVE : CLI_OK;
 cleanup:
@@ -469,7 +507,8 @@ static int cmd_check_kernel(const struct cli_args *a)
         rc = fail_err(a->file, &err);
         goto cleanup;
     }
-    print_verdict(a->file, pt2_verdict_name(r.verdict), r.reason);
+    print_verdict(a->file, pt2_verdict_name(r.verdict), r.reason,
+                  r.verdict != PT2_COMPATIBLE ? r.advice : NULL);
     rc = r.verdict == PT2_INCOMPATIBLE ? CLI_NEGATIVE : CLI_OK;
 cleanup:
     pt2_node_free(node);
@@ -554,6 +593,35 @@ cleanup:
     return rc;
 }
 
+/* The nodeAffinity that selects the nodes the package runs on: JSON, or a YAML snippet. */
+static int cmd_affinity(const struct cli_args *a)
+{
+    pt2_package *pkg = NULL;
+    struct pt2_error err = {0};
+    cJSON *aff = NULL;
+    int rc, selectable = 0;
+
+    if (a->json && a->yaml)
+        return fail("usage", "--json and --yaml exclude each other");
+    rc = open_pkg(a->file, &pkg);
+    if (rc != CLI_OK)
+        return rc;
+    if (pt2_package_node_affinity(pkg, &aff, &selectable, &err) != PT2_OK) {
+        rc = fail_err(a->file, &err);
+        goto cleanup;
+    }
+    if (a->yaml)
+        cli_yaml_affinity(stdout, aff, a->file);
+    else
+        print_json(aff);
+    /* No node can run it: the selector matches nothing, say so in the status too. */
+    rc = selectable ? CLI_OK : CLI_NEGATIVE;
+cleanup:
+    cJSON_Delete(aff);
+    pt2_package_free(pkg);
+    return rc;
+}
+
 static int cmd_gpus(const struct cli_args *a)
 {
     pt2_node *node = NULL;
@@ -602,6 +670,10 @@ int main(int argc, char **argv)
         return cmd_validate(&a);
     if (strcmp(a.cmd, "gpus") == 0)
         return cmd_gpus(&a);
+    if (strcmp(a.cmd, "affinity") == 0)
+        return cmd_affinity(&a);
+    if (strcmp(a.cmd, "scan") == 0)
+        return cli_scan(a.paths, a.npaths, a.targets, a.ntargets, a.driver, a.json);
     printf("pt2scope %s (schema %d)\n", PT2SCOPE_VERSION, PT2SCOPE_SCHEMA_VERSION);
     return CLI_OK;
 }

@@ -86,8 +86,28 @@ static void render_tensors(FILE *f, const char *title, const cJSON *arr)
     cJSON_ArrayForEach(t, arr)
     {
         const char *desc = str_or(t, "description", "");
-        fprintf(f, "  %-16s %-10s %s%s%s\n", str_or(t, "name", "?"), str_or(t, "dtype", "?"),
-                str_or(t, "shape_description", "?"), desc[0] ? "  " : "", desc);
+        const cJSON *shape = cJSON_GetObjectItemCaseSensitive(t, "shape");
+        char oip[256] = "";
+
+        /* The OIP view has a datatype and a shape of numbers (-1 dynamic) instead. */
+        if (str_or(t, "shape_description", NULL) == NULL && cJSON_IsArray(shape)) {
+            const cJSON *d;
+            size_t n = 0;
+
+            n += (size_t)snprintf(oip, sizeof(oip), "(");
+            cJSON_ArrayForEach(d, shape)
+            {
+                if (n < sizeof(oip))
+                    n += (size_t)snprintf(oip + n, sizeof(oip) - n, "%s%.0f",
+                                          d != shape->child ? ", " : "",
+                                          cJSON_IsNumber(d) ? d->valuedouble : 0);
+            }
+            if (n < sizeof(oip))
+                snprintf(oip + n, sizeof(oip) - n, ")");
+        }
+        fprintf(f, "  %-16s %-10s %s%s%s\n", str_or(t, "name", "?"),
+                str_or(t, "dtype", str_or(t, "datatype", "?")),
+                str_or(t, "shape_description", oip[0] ? oip : "?"), desc[0] ? "  " : "", desc);
     }
 }
 
@@ -257,6 +277,8 @@ void cli_render_inspect(FILE *f, const cJSON *doc)
     render_kernels(f, cJSON_GetObjectItemCaseSensitive(arch, "kernels"));
     if (str_or(meta, "model", NULL) != NULL)
         fprintf(f, "Model       %s\n", str_or(meta, "model", ""));
+    else if (str_or(meta, "platform", NULL) != NULL) /* the OIP view */
+        fprintf(f, "Model       %s (%s)\n", str_or(meta, "name", ""), str_or(meta, "platform", ""));
     render_tensors(f, "Inputs", cJSON_GetObjectItemCaseSensitive(meta, "inputs"));
     render_tensors(f, "Outputs", cJSON_GetObjectItemCaseSensitive(meta, "outputs"));
     if (cJSON_IsObject(aoti)) {

@@ -3,9 +3,20 @@
  *
  * Signals are blocked in every thread (the mask is set before any thread
  * starts and is inherited) and read from a signalfd here, so no work ever
- * runs in a signal handler. The first SIGTERM/SIGINT drains: stop
- * accepting, fail /readyz, finish requests in flight, exit 0. A second
- * signal during the drain stops waiting.
+ * runs in a signal handler. The first SIGTERM/SIGINT drains: with
+ * --drain-delay N, first N seconds of serving as usual while /readyz fails
+ * (Kubernetes sends SIGTERM as it starts removing the pod from endpoints;
+ * kube-proxy and load balancers route here for seconds more), then stop
+ * accepting: jobs still queued are answered 503 at once, running ones get
+ * --drain-timeout seconds (25) to finish, then the process exits (0 when
+ * nothing was left, 1 otherwise) without waiting for a worker stuck in a
+ * job. A second signal, at any point, exits at once: cleanly when nothing
+ * runs, else with _exit, since a worker thread in a job cannot be
+ * interrupted and a clean teardown would join it.
+ *
+ * --healthcheck runs none of that: it asks the configured address's /livez
+ * once (pt2d_health.h) and exits 0 or 1, the container HEALTHCHECK's
+ * convention; even a bad setting is 1 there, never 2.
  */
 #include <errno.h>
 #include <poll.h>
@@ -19,11 +30,11 @@
 #include <curl/curl.h>
 
 #include "pt2d_config.h"
+#include "pt2d_health.h"
 #include "pt2d_log.h"
 #include "pt2d_server.h"
 #include "pt2scope.h"
 
-#define DRAIN_TIMEOUT_MS 30000
 #define DRAIN_STEP_MS 200
 
 extern char **environ;
@@ -72,12 +83,24 @@ int main(int argc, char **argv)
     struct pt2d_server *srv = NULL;
     sigset_t set;
     unsigned long left = 0;
-    int sfd, waited;
+    unsigned waited;
+    int sfd, again = 0;
 
     pt2d_config_defaults(&cfg);
     if (pt2d_config_load(&cfg, argc, argv, environ, &err) != PT2_OK) {
+        if (cfg.action == PT2D_HEALTHCHECK) {
+            fprintf(stderr, "pt2scoped: unhealthy: %s\n", err.message);
+            return 1;
+        }
         fprintf(stderr, "pt2scoped: %s\n", err.message);
         return 2;
+    }
+    if (cfg.action == PT2D_HEALTHCHECK) {
+        char line[PT2D_HEALTH_LINE_MAX + PT2D_HOST_MAX];
+        int rc = pt2d_health_check(&cfg, PT2D_HEALTH_TIMEOUT_MS, line, sizeof(line));
+
+        fprintf(rc == 0 ? stdout : stderr, "pt2scoped: %s\n", line);
+        return rc;
     }
     if (cfg.action == PT2D_SHOW_HELP) {
         pt2d_config_usage(stdout);
@@ -130,15 +153,30 @@ int main(int argc, char **argv)
     }
 
     wait_signal(sfd, -1);
+    if (cfg.drain_delay > 0) {
+        pt2d_server_unready(srv);
+        pt2d_log_event(stderr, "info",
+                       "unready: /readyz answers 503, still serving for %u s (--drain-delay)",
+                       cfg.drain_delay);
+        again = wait_signal(sfd, (int)cfg.drain_delay * 1000);
+    }
     pt2d_log_event(stderr, "info", "draining: no new connections, finishing requests in flight");
     /* Drain in steps so that a second signal can cut the wait short. */
-    for (waited = 0; waited < DRAIN_TIMEOUT_MS; waited += DRAIN_STEP_MS) {
-        left = pt2d_server_drain(srv, DRAIN_STEP_MS);
-        if (left == 0 || wait_signal(sfd, 0))
+    for (waited = 0; waited <= cfg.drain_timeout * 1000u; waited += DRAIN_STEP_MS) {
+        left = pt2d_server_drain(srv, again ? 0 : DRAIN_STEP_MS);
+        if (left == 0 || again)
             break;
+        again = wait_signal(sfd, 0);
     }
-    if (left > 0)
-        pt2d_log_event(stderr, "warn", "stopping with %lu requests still in flight", left);
+    if (left > 0) {
+        /* Workers still in a job would be joined by a clean teardown: leave now instead. */
+        pt2d_log_event(stderr, "warn", "stopping now with %lu request%s still in flight (%s)", left,
+                       left == 1 ? "" : "s", again ? "second signal" : "--drain-timeout reached");
+        if (cfg.port_file[0] != '\0')
+            unlink(cfg.port_file);
+        fflush(stderr);
+        _exit(1);
+    }
     pt2d_server_free(srv);
     pt2d_log_event(stderr, "info", "stopped");
     close(sfd);

@@ -336,6 +336,24 @@ static int set_peer_timeout(struct pt2d_config *cfg, const char *src, const char
     return parse_uint(src, v, 1, 300, &cfg->peer_timeout, err);
 }
 
+static int set_drain_delay(struct pt2d_config *cfg, const char *src, const char *v,
+                           struct pt2_error *err)
+{
+    return parse_uint(src, v, 0, 300, &cfg->drain_delay, err);
+}
+
+static int set_drain_timeout(struct pt2d_config *cfg, const char *src, const char *v,
+                             struct pt2_error *err)
+{
+    return parse_uint(src, v, 0, 3600, &cfg->drain_timeout, err);
+}
+
+static int set_max_uploads(struct pt2d_config *cfg, const char *src, const char *v,
+                           struct pt2_error *err)
+{
+    return parse_uint(src, v, 0, 65536, &cfg->max_uploads, err);
+}
+
 static int set_peer_connect_timeout(struct pt2d_config *cfg, const char *src, const char *v,
                                     struct pt2_error *err)
 {
@@ -383,6 +401,18 @@ static const struct opt opts[] = {
      "limit on each peer request, connection included (default 5)", set_peer_timeout, 0, 0},
     {"--peer-connect-timeout", "PT2SCOPE_PEER_CONNECT_TIMEOUT", "SECONDS",
      "limit on connecting to a peer (default 2)", set_peer_connect_timeout, 0, 0},
+    {"--drain-delay", "PT2SCOPE_DRAIN_DELAY", "SECONDS",
+     "after SIGTERM keep serving this long with /readyz 503 before closing the listener, 0..300 "
+     "(default 0)",
+     set_drain_delay, 0, 0},
+    {"--drain-timeout", "PT2SCOPE_DRAIN_TIMEOUT", "SECONDS",
+     "after closing the listener, wait this long for running jobs, then exit; queued jobs are "
+     "answered 503 at once (default 25: with the default --drain-delay 0 it fits Kubernetes' 30 s "
+     "grace period)",
+     set_drain_timeout, 0, 0},
+    {"--max-uploads", "PT2SCOPE_MAX_UPLOADS", "N",
+     "uploads spooled at once; more are refused with 503 (default 0 = no limit)", set_max_uploads,
+     0, 0},
 #ifdef PT2SCOPE_TEST_HOOKS
     {"--test-gate", "PT2SCOPE_TEST_GATE", "FILE",
      "test build only: every package job waits (up to 30 s) until FILE exists", set_test_gate, 0,
@@ -409,6 +439,7 @@ void pt2d_config_defaults(struct pt2d_config *cfg)
     cfg->cache_entries = 256;
     cfg->peer_timeout = 5;
     cfg->peer_connect_timeout = 2;
+    cfg->drain_timeout = 25;
 }
 
 /* Apply one value; list settings split it on their separator. */
@@ -447,8 +478,8 @@ static const char *env_lookup(char *const envp[], const char *name)
 int pt2d_config_load(struct pt2d_config *cfg, int argc, char *const argv[], char *const envp[],
                      struct pt2_error *err)
 {
-    enum { OPT_HELP = 1, OPT_VERSION = 2, OPT_TABLE = 0x100 };
-    struct option lo[N_OPTS + 3];
+    enum { OPT_HELP = 1, OPT_VERSION = 2, OPT_HEALTHCHECK = 3, OPT_TABLE = 0x100 };
+    struct option lo[N_OPTS + 4];
     int given[N_OPTS] = {0};
     size_t k, npairs = 0;
     struct {
@@ -461,7 +492,8 @@ int pt2d_config_load(struct pt2d_config *cfg, int argc, char *const argv[], char
         lo[k] = (struct option){opts[k].flag + 2, required_argument, NULL, OPT_TABLE + (int)k};
     lo[N_OPTS] = (struct option){"help", no_argument, NULL, OPT_HELP};
     lo[N_OPTS + 1] = (struct option){"version", no_argument, NULL, OPT_VERSION};
-    lo[N_OPTS + 2] = (struct option){NULL, 0, NULL, 0};
+    lo[N_OPTS + 2] = (struct option){"healthcheck", no_argument, NULL, OPT_HEALTHCHECK};
+    lo[N_OPTS + 3] = (struct option){NULL, 0, NULL, 0};
     pairs = calloc((size_t)(argc > 0 ? argc : 1), sizeof(*pairs));
     if (pairs == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading options");
@@ -476,6 +508,11 @@ int pt2d_config_load(struct pt2d_config *cfg, int argc, char *const argv[], char
         if (c == OPT_VERSION) {
             cfg->action = PT2D_SHOW_VERSION;
             goto cleanup;
+        }
+        if (c == OPT_HEALTHCHECK) {
+            /* The rest still applies: the check asks the address the daemon would listen on. */
+            cfg->action = PT2D_HEALTHCHECK;
+            continue;
         }
         if (c == ':') {
             rc = pt2_error_set(err, PT2_ERR_INVALID, "%s needs a value", argv[optind - 1]);
@@ -526,5 +563,8 @@ void pt2d_config_usage(FILE *out)
     for (k = 0; k < N_OPTS; k++)
         fprintf(out, "  %s %s\n      %s [%s]\n", opts[k].flag, opts[k].metavar, opts[k].help,
                 opts[k].env);
+    fprintf(out,
+            "  --healthcheck\n      exit 0 when GET /livez on the --listen address answers 200 "
+            "within 2 s, else 1 (for a container HEALTHCHECK)\n");
     fprintf(out, "  --help, --version\n");
 }

@@ -26,7 +26,8 @@
 
 struct pt2d_gate;
 
-enum pt2d_config_action { PT2D_RUN = 0, PT2D_SHOW_HELP, PT2D_SHOW_VERSION };
+/* PT2D_HEALTHCHECK (--healthcheck): ask the configured address's /livez, exit (pt2d_health.h). */
+enum pt2d_config_action { PT2D_RUN = 0, PT2D_SHOW_HELP, PT2D_SHOW_VERSION, PT2D_HEALTHCHECK };
 
 struct pt2d_config {
     enum pt2d_config_action action;
@@ -37,7 +38,8 @@ struct pt2d_config {
     char roots[PT2D_MAX_ROOTS][PT2D_PATH_MAX]; /* canonical (realpath) */
     unsigned n_roots;
     char spool_dir[PT2D_PATH_MAX];
-    uint64_t max_upload; /* bytes */
+    uint64_t max_upload;  /* bytes */
+    unsigned max_uploads; /* upload bodies spooled at once (more: 503), 0 = no limit */
     char origins[PT2D_MAX_ORIGINS][PT2D_ORIGIN_MAX];
     unsigned n_origins;            /* "*" is stored like any origin */
     unsigned request_timeout;      /* seconds, 1..86400 */
@@ -53,6 +55,8 @@ struct pt2d_config {
     uint16_t peers_port;           /* port of the resolved peers; 0 = this daemon's port */
     unsigned peer_timeout;         /* seconds per peer request, 1..300 */
     unsigned peer_connect_timeout; /* seconds per peer connection, 1..300 */
+    unsigned drain_delay;   /* seconds after SIGTERM still serving with /readyz 503, 0..300 */
+    unsigned drain_timeout; /* seconds the drain waits for running jobs, then exit (25) */
 #ifdef PT2SCOPE_TEST_HOOKS
     /* Test builds only (pt2d_gate.h): every package job waits at a gate first. */
     char test_gate_file[PT2D_PATH_MAX]; /* --test-gate: open once this file exists; "" = none */

@@ -20,9 +20,6 @@
 #include "pt2d_path.h"
 #include "pt2d_problem.h"
 
-/* Options are bounded by PT2D_MAX_INPUTS x PT2D_MAX_DIMS; this fits them all. */
-#define FINGERPRINT_MAX (2u << 20)
-
 static double job_now(void)
 {
     struct timespec ts;
@@ -149,9 +146,11 @@ static int job_compat_input(const struct pt2d_job *job, struct job_input *in, st
                                  "multipart/form-data body has no 'nodes' field");
         return pt2_k8s_nodes_parse_text(&in->nodes, job->nodes_text, job->nodes_len, err);
     }
-    doc = pt2d_options_parse_json(job->body, job->body_len);
-    if (doc == NULL)
-        return pt2_error_set(err, PT2_ERR_INVALID, "request body is not valid JSON");
+    /* A nodes body is checked against the nodes document's limits before it is parsed. */
+    rc = pt2d_options_parse_json(job->body, job->body_len, &pt2_k8s_json_limits, "request body",
+                                 &doc, err);
+    if (rc != PT2_OK)
+        return rc;
     in->own = *job->opts;
     in->own.inputs = NULL; /* the copy must not share the request's document */
     in->opts = &in->own;
@@ -219,7 +218,7 @@ static size_t job_put_int(char *p, long long v)
  * by hand: snprintf here was ~1.5 % of a cached request. Same bytes as
  * snprintf("f:%llu:%llu:%lld:%lld.%09ld|%s").
  */
-static void job_file_key(char *key, size_t cap, const struct stat *st, const char *name)
+void pt2d_job_file_key(char *key, size_t cap, const struct stat *st, const char *name)
 {
     size_t n = 0, len = strlen(name);
 
@@ -246,9 +245,26 @@ static void job_file_key(char *key, size_t cap, const struct stat *st, const cha
     memcpy(key + n, name, len + 1);
 }
 
+int pt2d_job_etag(enum pt2d_route route, const char *key, const struct pt2d_options *opts,
+                  const struct pt2d_node_snap *snap, struct pt2d_buf *scratch, char *etag,
+                  size_t cap)
+{
+    int rc;
+
+    pt2d_buf_reset(scratch);
+    rc = pt2d_options_fingerprint(opts, scratch);
+    if (rc == PT2_OK && snap != NULL)
+        rc = pt2d_buf_printf(scratch, ";node=%s#%lu", pt2_node_probed_at(snap->probe),
+                             snap->generation);
+    if (rc != PT2_OK)
+        return rc;
+    pt2d_etag_make(pt2d_router_label(route), key, pt2d_buf_str(scratch), etag, cap);
+    return PT2_OK;
+}
+
 /* Cache lookup, else open the package from `fd` (and cache it). */
-static int job_package(struct pt2d_job *job, int fd, const char *name, const char *key,
-                       struct pt2d_pkgref **out, struct pt2_error *err)
+int pt2d_job_package(const struct pt2d_job_env *env, int nocache, int fd, const char *name,
+                     const char *key, struct pt2d_pkgref **out, struct pt2_error *err)
 {
     struct pt2_open_options oo = {0};
     pt2_package *pkg = NULL;
@@ -256,8 +272,8 @@ static int job_package(struct pt2d_job *job, int fd, const char *name, const cha
     int rc;
 
     *out = NULL;
-    if (!job->nocache && job->env->cache != NULL) {
-        *out = pt2d_cache_get(job->env->cache, key);
+    if (!nocache && env->cache != NULL) {
+        *out = pt2d_cache_get(env->cache, key);
         if (*out != NULL)
             return PT2_OK;
     }
@@ -266,13 +282,13 @@ static int job_package(struct pt2d_job *job, int fd, const char *name, const cha
     rc = pt2_package_open_fd(&pkg, fd, &oo, err);
     if (rc != PT2_OK)
         return rc;
-    if (job->env->metrics != NULL)
-        pt2d_metrics_inspection(job->env->metrics, job_now() - t0, pt2_package_bytes_read(pkg));
+    if (env->metrics != NULL)
+        pt2d_metrics_inspection(env->metrics, job_now() - t0, pt2_package_bytes_read(pkg));
     *out = pt2d_pkgref_new(pkg);
     if (*out == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
-    if (!job->nocache && job->env->cache != NULL)
-        pt2d_cache_put(job->env->cache, key, *out);
+    if (!nocache && env->cache != NULL)
+        pt2d_cache_put(env->cache, key, *out);
     return PT2_OK;
 }
 
@@ -302,7 +318,7 @@ static int job_run(struct pt2d_job *job, int cached_only)
         return 0;
     memset(&in, 0, sizeof(in));
     in.opts = job->opts;
-    pt2d_buf_init(&fp, FINGERPRINT_MAX);
+    pt2d_buf_init(&fp, PT2D_JOB_FINGERPRINT_MAX);
     job_wait_at_gate(job);
     if (job->route == PT2D_ROUTE_COMPATIBILITY && (rc = job_compat_input(job, &in, &err)) != PT2_OK)
         goto fail;
@@ -329,23 +345,19 @@ static int job_run(struct pt2d_job *job, int cached_only)
             goto fail;
         fd = pf.fd;
         name = pf.name;
-        job_file_key(key, sizeof(key), &pf.st, name);
+        pt2d_job_file_key(key, sizeof(key), &pf.st, name);
     }
 
     /* One snapshot for the whole job: the verdicts and the ETag agree. */
     if (job->route == PT2D_ROUTE_INSPECT && job->env->node != NULL)
         in.snap = pt2d_node_acquire(job->env->node);
     if (job->route != PT2D_ROUTE_COMPATIBILITY) {
-        rc = pt2d_options_fingerprint(in.opts, &fp);
-        if (rc == PT2_OK && in.snap != NULL)
-            rc = pt2d_buf_printf(&fp, ";node=%s#%lu", pt2_node_probed_at(in.snap->probe),
-                                 in.snap->generation);
+        rc = pt2d_job_etag(job->route, key, in.opts, in.snap, &fp, job->reply->etag,
+                           sizeof(job->reply->etag));
         if (rc != PT2_OK) {
             pt2_error_set(&err, rc, "request options too large to fingerprint");
             goto fail;
         }
-        pt2d_etag_make(pt2d_router_label(job->route), key, pt2d_buf_str(&fp), job->reply->etag,
-                       sizeof(job->reply->etag));
         if (pt2d_etag_match(job->if_none_match, job->reply->etag)) {
             pt2d_reply_take(job->reply, 304, NULL, NULL, 0);
             goto cleanup;
@@ -364,7 +376,7 @@ static int job_run(struct pt2d_job *job, int cached_only)
                                pt2d_pkgref_body_release);
         goto cleanup;
     }
-    rc = job_package(job, fd, name, key, &ref, &err);
+    rc = pt2d_job_package(job->env, job->nocache, fd, name, key, &ref, &err);
     if (rc != PT2_OK)
         goto fail;
     /* Same strong ETag, same bytes: re-send what this package last rendered for it. */

@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <nettle/sha2.h>
 
@@ -83,5 +84,36 @@ void pt2d_job_run(struct pt2d_job *job);
  * pool as usual (nothing to undo, errors included: the worker reports them).
  */
 int pt2d_job_run_cached(struct pt2d_job *job);
+
+/*
+ * The pieces of a path job that a listing (pt2d_packages.h) must share with
+ * it, so that an item's ETag is exactly the one /v1/inspect answers with
+ * and its package is the one /v1/inspect would take from the cache.
+ */
+
+/* Options are bounded by PT2D_MAX_INPUTS x PT2D_MAX_DIMS; this fits their fingerprint. */
+#define PT2D_JOB_FINGERPRINT_MAX (2u << 20)
+
+/* The cache key of a file (pt2d_cache.h): its identity in `st` and its display `name`. */
+void pt2d_job_file_key(char *key, size_t cap, const struct stat *st, const char *name);
+
+/*
+ * The ETag `route` answers with for the package `key` under `opts` (and the
+ * node snapshot `snap` its verdicts come from, for /v1/inspect; else NULL),
+ * into etag (PT2D_ETAG_MAX). `scratch` is a caller's buffer capped at
+ * PT2D_JOB_FINGERPRINT_MAX, reset here. PT2_ERR_TOO_LARGE when the options
+ * do not fit it.
+ */
+int pt2d_job_etag(enum pt2d_route route, const char *key, const struct pt2d_options *opts,
+                  const struct pt2d_node_snap *snap, struct pt2d_buf *scratch, char *etag,
+                  size_t cap);
+
+/*
+ * The package for `key` from env's cache (a new reference), else opened from
+ * `fd` (display name `name`), counted in the metrics and cached; `nocache`
+ * skips the cache both ways. The library's status when it does not open.
+ */
+int pt2d_job_package(const struct pt2d_job_env *env, int nocache, int fd, const char *name,
+                     const char *key, struct pt2d_pkgref **out, struct pt2_error *err);
 
 #endif

@@ -4,11 +4,25 @@
  * Request durations use the OpenTelemetry advised HTTP buckets; package
  * inspection gets its own histogram with larger buckets because its
  * latency follows archive size, not request handling.
+ *
+ * The process_* series follow the Prometheus client libraries (names,
+ * types and help text of client_golang's process collector): CPU time and
+ * start time come from /proc/self/stat in clock ticks (start time is
+ * ticks after boot, so /proc/stat's btime is added), resident memory is
+ * its rss in pages, open descriptors are the entries of /proc/self/fd
+ * (the directory's own descriptor included, as client_golang counts) and
+ * the maximum is RLIMIT_NOFILE's soft limit. Each read is capped
+ * (PROC_STAT_MAX, PROC_FILE_MAX, PROC_FDS_MAX).
  */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "pt2d_buf.h"
 #include "pt2d_metrics.h"
@@ -26,6 +40,10 @@ static const double inspect_buckets[] = {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 
 #define N_INSPECT_BUCKETS (sizeof(inspect_buckets) / sizeof(inspect_buckets[0]))
 
 #define RENDER_CAP (1u << 20)
+#define PROC_ROOT_MAX 256
+#define PROC_STAT_MAX 4096        /* /proc/self/stat: ~300 bytes plus a 16-byte comm */
+#define PROC_FILE_MAX (1u << 20)  /* /proc/stat: btime follows a line per CPU and intr */
+#define PROC_FDS_MAX (1ull << 24) /* directory entries counted at most */
 
 struct histogram {
     uint64_t buckets[N_INSPECT_BUCKETS > N_HTTP_BUCKETS ? N_INSPECT_BUCKETS : N_HTTP_BUCKETS];
@@ -40,6 +58,7 @@ struct pt2d_metrics {
     struct histogram inspect;
     uint64_t bytes_read;
     uint64_t upload_bytes;
+    char proc_root[PROC_ROOT_MAX]; /* "/proc" (tests: a fake tree) */
 };
 
 int pt2d_metrics_create(struct pt2d_metrics **out, struct pt2_error *err)
@@ -53,6 +72,7 @@ int pt2d_metrics_create(struct pt2d_metrics **out, struct pt2_error *err)
         free(m);
         return pt2_error_set(err, PT2_ERR_INTERNAL, "metrics: cannot create mutex");
     }
+    snprintf(m->proc_root, sizeof(m->proc_root), "/proc");
     *out = m;
     return PT2_OK;
 }
@@ -63,6 +83,13 @@ void pt2d_metrics_free(struct pt2d_metrics *m)
         return;
     pthread_mutex_destroy(&m->lock);
     free(m);
+}
+
+void pt2d_metrics_set_proc_root(struct pt2d_metrics *m, const char *proc_root)
+{
+    pthread_mutex_lock(&m->lock);
+    snprintf(m->proc_root, sizeof(m->proc_root), "%s", proc_root);
+    pthread_mutex_unlock(&m->lock);
 }
 
 static size_t status_index(unsigned status)
@@ -210,6 +237,164 @@ static void render_scalars(struct pt2d_buf *b, const struct pt2d_metrics *snap,
     }
 }
 
+/* ---- process_* -------------------------------------------------------- */
+
+/* Read at most cap - 1 bytes of a file into buf (NUL-terminated); bytes read or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+    size_t n = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return -1;
+    while (n + 1 < cap) {
+        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    return (ssize_t)n;
+}
+
+/* The `want`-th space-separated field after `p` (0 = the first), as a number. */
+static int stat_field(const char *p, unsigned want, uint64_t *out)
+{
+    unsigned i = 0;
+
+    for (;;) {
+        size_t len;
+
+        while (*p == ' ')
+            p++;
+        len = strcspn(p, " \n");
+        if (len == 0)
+            return PT2_ERR_INVALID;
+        if (i == want)
+            return pt2_num_u64n(p, len, 10, out);
+        p += len;
+        i++;
+    }
+}
+
+/* btime (boot time, Unix seconds) from <root>/stat, read in chunks: the line can be far in. */
+static int boot_time(const char *root, uint64_t *out)
+{
+    char path[PROC_ROOT_MAX + 16], chunk[4096], line[64];
+    size_t total = 0, ll = 0;
+    int fd, rc = PT2_ERR_NOT_FOUND, at_start = 1;
+
+    snprintf(path, sizeof(path), "%s/stat", root);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return PT2_ERR_IO;
+    /* Keep only the first bytes of each line: enough to see "btime N". */
+    while (rc == PT2_ERR_NOT_FOUND && total < PROC_FILE_MAX) {
+        ssize_t r = read(fd, chunk, sizeof(chunk));
+        ssize_t i;
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        total += (size_t)r;
+        for (i = 0; i < r && rc == PT2_ERR_NOT_FOUND; i++) {
+            if (at_start)
+                ll = 0;
+            at_start = chunk[i] == '\n';
+            if (!at_start && ll + 1 < sizeof(line)) {
+                line[ll++] = chunk[i];
+                continue;
+            }
+            line[ll] = '\0';
+            if (at_start && strncmp(line, "btime ", 6) == 0)
+                rc = pt2_num_u64(line + 6, 10, out) == PT2_OK ? PT2_OK : PT2_ERR_INVALID;
+        }
+    }
+    close(fd);
+    return rc;
+}
+
+void pt2d_metrics_process_read(const char *proc_root, struct pt2d_process_stats *out)
+{
+    char path[PROC_ROOT_MAX + 32], stat[PROC_STAT_MAX];
+    const char *after;
+    uint64_t utime, stime, start, rss, btime, n = 0;
+    long ticks = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+    struct rlimit rl;
+    struct dirent *e;
+    DIR *d;
+
+    memset(out, 0, sizeof(*out));
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+        out->max_fds = (uint64_t)rl.rlim_cur;
+        out->have |= PT2D_PROC_MAXFD;
+    }
+    /* Fields after the command name, which may itself hold spaces and ')'. Counting from
+     * the state (field 3 of proc(5)): utime 14, stime 15, starttime 22, rss 24. */
+    snprintf(path, sizeof(path), "%s/self/stat", proc_root);
+    if (ticks > 0 && page > 0 && read_small(path, stat, sizeof(stat)) > 0 &&
+        (after = strrchr(stat, ')')) != NULL) {
+        after++;
+        if (stat_field(after, 11, &utime) == PT2_OK && stat_field(after, 12, &stime) == PT2_OK) {
+            out->cpu_seconds = (double)(utime + stime) / (double)ticks;
+            out->have |= PT2D_PROC_CPU;
+        }
+        if (stat_field(after, 21, &rss) == PT2_OK && rss <= UINT64_MAX / (uint64_t)page) {
+            out->resident_bytes = rss * (uint64_t)page;
+            out->have |= PT2D_PROC_RSS;
+        }
+        if (stat_field(after, 19, &start) == PT2_OK && boot_time(proc_root, &btime) == PT2_OK) {
+            out->start_time = (double)btime + (double)start / (double)ticks;
+            out->have |= PT2D_PROC_START;
+        }
+    }
+    snprintf(path, sizeof(path), "%s/self/fd", proc_root);
+    d = opendir(path);
+    if (d != NULL) {
+        while (n < PROC_FDS_MAX && (e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                n++;
+        closedir(d);
+        out->open_fds = n;
+        out->have |= PT2D_PROC_FDS;
+    }
+}
+
+static void render_process(struct pt2d_buf *b, const char *proc_root)
+{
+    struct pt2d_process_stats ps;
+
+    pt2d_metrics_process_read(proc_root, &ps);
+    if (ps.have & PT2D_PROC_CPU) {
+        render_header(b, "process_cpu_seconds_total", "counter",
+                      "Total user and system CPU time spent in seconds.");
+        pt2d_buf_printf(b, "process_cpu_seconds_total %.3f\n", ps.cpu_seconds);
+    }
+    if (ps.have & PT2D_PROC_FDS) {
+        render_header(b, "process_open_fds", "gauge", "Number of open file descriptors.");
+        pt2d_buf_printf(b, "process_open_fds %llu\n", (unsigned long long)ps.open_fds);
+    }
+    if (ps.have & PT2D_PROC_MAXFD) {
+        render_header(b, "process_max_fds", "gauge", "Maximum number of open file descriptors.");
+        pt2d_buf_printf(b, "process_max_fds %llu\n", (unsigned long long)ps.max_fds);
+    }
+    if (ps.have & PT2D_PROC_RSS) {
+        render_header(b, "process_resident_memory_bytes", "gauge",
+                      "Resident memory size in bytes.");
+        pt2d_buf_printf(b, "process_resident_memory_bytes %llu\n",
+                        (unsigned long long)ps.resident_bytes);
+    }
+    if (ps.have & PT2D_PROC_START) {
+        render_header(b, "process_start_time_seconds", "gauge",
+                      "Start time of the process since unix epoch in seconds.");
+        pt2d_buf_printf(b, "process_start_time_seconds %.3f\n", ps.start_time);
+    }
+}
+
 char *pt2d_metrics_render(struct pt2d_metrics *m, const struct pt2d_metrics_gauges *g,
                           size_t *len_out)
 {
@@ -228,6 +413,7 @@ char *pt2d_metrics_render(struct pt2d_metrics *m, const struct pt2d_metrics_gaug
     snap->inspect = m->inspect;
     snap->bytes_read = m->bytes_read;
     snap->upload_bytes = m->upload_bytes;
+    memcpy(snap->proc_root, m->proc_root, sizeof(m->proc_root));
     pthread_mutex_unlock(&m->lock);
 
     pt2d_buf_init(&b, RENDER_CAP);
@@ -240,6 +426,7 @@ char *pt2d_metrics_render(struct pt2d_metrics *m, const struct pt2d_metrics_gaug
     render_histogram(&b, "pt2scope_inspect_duration_seconds", "", &snap->inspect, inspect_buckets,
                      N_INSPECT_BUCKETS);
     render_scalars(&b, snap, g);
+    render_process(&b, snap->proc_root);
     if (b.failed == PT2_OK)
         out = pt2d_buf_detach(&b, len_out);
     pt2d_buf_free(&b);

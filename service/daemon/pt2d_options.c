@@ -153,21 +153,34 @@ static int add_inputs_object(struct pt2d_options *o, const cJSON *obj, struct pt
     return PT2_OK;
 }
 
-cJSON *pt2d_options_parse_json(const char *text, size_t len)
+const struct pt2_json_limits pt2d_json_body_limits = {PT2D_JSON_BODY_MAX, 64, 100000, 64u * 1024u};
+
+int pt2d_options_parse_json(const char *text, size_t len, const struct pt2_json_limits *lim,
+                            const char *what, cJSON **out, struct pt2_error *err)
 {
     const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    cJSON *doc;
+    int rc;
 
-    if (doc == NULL)
-        return NULL;
-    while (end != NULL && (size_t)(end - text) < len &&
-           (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
-        end++;
-    if (end == NULL || (size_t)(end - text) != len) {
-        cJSON_Delete(doc);
-        return NULL;
+    *out = NULL;
+    /* Limits and NUL bytes first, before cJSON builds anything. */
+    rc = pt2_json_check(text, len, lim, what, err);
+    if (rc != PT2_OK)
+        return rc;
+    doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (doc != NULL) {
+        while (end != NULL && (size_t)(end - text) < len &&
+               (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n'))
+            end++;
+        if (end == NULL || (size_t)(end - text) != len) {
+            cJSON_Delete(doc);
+            doc = NULL;
+        }
     }
-    return doc;
+    if (doc == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s is not valid JSON", what);
+    *out = doc;
+    return PT2_OK;
 }
 
 /* "x=8,3,512,512" */
@@ -246,11 +259,12 @@ int pt2d_options_add_query(struct pt2d_options *o, const char *key, const char *
     if (strcmp(key, "input") == 0)
         return add_input_spec(o, value, err);
     if (strcmp(key, "inputs") == 0) {
-        cJSON *doc = pt2d_options_parse_json(value, strlen(value));
-        int rc;
+        cJSON *doc = NULL;
+        int rc = pt2d_options_parse_json(value, strlen(value), &pt2d_json_body_limits, "inputs",
+                                         &doc, err);
 
-        if (doc == NULL)
-            return pt2_error_set(err, PT2_ERR_INVALID, "inputs is not valid JSON");
+        if (rc != PT2_OK)
+            return rc;
         rc = add_inputs_object(o, doc, err);
         cJSON_Delete(doc);
         return rc;
@@ -267,9 +281,9 @@ int pt2d_options_add_json(struct pt2d_options *o, const char *body, size_t len,
     if (len > PT2D_JSON_BODY_MAX)
         return pt2_error_set(err, PT2_ERR_TOO_LARGE, "JSON body exceeds %u bytes",
                              PT2D_JSON_BODY_MAX);
-    doc = pt2d_options_parse_json(body, len);
-    if (doc == NULL)
-        return pt2_error_set(err, PT2_ERR_INVALID, "request body is not valid JSON");
+    rc = pt2d_options_parse_json(body, len, &pt2d_json_body_limits, "request body", &doc, err);
+    if (rc != PT2_OK)
+        return rc;
     rc = pt2d_options_apply_json(o, doc, err);
     cJSON_Delete(doc);
     return rc;

@@ -65,8 +65,16 @@ int pt2d_options_add_json(struct pt2d_options *o, const char *body, size_t len,
  */
 int pt2d_options_apply_json(struct pt2d_options *o, const cJSON *doc, struct pt2_error *err);
 
-/* Parse text that must be exactly one JSON value (trailing whitespace allowed); NULL if not. */
-cJSON *pt2d_options_parse_json(const char *text, size_t len);
+/* The limits of a request's own JSON (a body, ?inputs=): checked before any tree is built. */
+extern const struct pt2_json_limits pt2d_json_body_limits;
+
+/*
+ * Parse text that must be exactly one JSON value (trailing whitespace
+ * allowed) into *out, after pt2_json_check against `lim`: PT2_ERR_TOO_LARGE
+ * past a limit, PT2_ERR_INVALID for NUL bytes and for "<what> is not valid JSON".
+ */
+int pt2d_options_parse_json(const char *text, size_t len, const struct pt2_json_limits *lim,
+                            const char *what, cJSON **out, struct pt2_error *err);
 
 /* Apply the driver version to every target; call once all arguments are in. */
 void pt2d_options_finish(struct pt2d_options *o);

@@ -119,6 +119,28 @@ void pt2d_pool_stats(struct pt2d_pool *p, struct pt2d_pool_stats *out)
     pthread_mutex_unlock(&p->lock);
 }
 
+size_t pt2d_pool_cancel_queued(struct pt2d_pool *p, pt2d_job_fn cancel)
+{
+    struct pool_job *taken;
+    size_t n, i;
+
+    pthread_mutex_lock(&p->lock);
+    n = p->count;
+    taken = n > 0 ? malloc(n * sizeof(*taken)) : NULL;
+    if (taken == NULL)
+        n = 0; /* out of memory: they stay queued and run, as before shutdown */
+    for (i = 0; i < n; i++)
+        taken[i] = p->ring[(p->head + i) % p->capacity];
+    p->head = (p->head + n) % p->capacity;
+    p->count -= n;
+    pthread_mutex_unlock(&p->lock);
+    /* Outside the lock: a cancel answers its request, which may submit nothing more. */
+    for (i = 0; i < n; i++)
+        cancel(taken[i].arg);
+    free(taken);
+    return n;
+}
+
 void pt2d_pool_stop(struct pt2d_pool *p)
 {
     size_t i;

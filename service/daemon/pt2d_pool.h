@@ -41,6 +41,14 @@ int pt2d_pool_submit(struct pt2d_pool *p, pt2d_job_fn fn, void *arg);
 
 void pt2d_pool_stats(struct pt2d_pool *p, struct pt2d_pool_stats *out);
 
+/*
+ * Take every job that has not started off the queue and call `cancel` with
+ * its argument instead of its function (shutdown: they are answered 503 at
+ * once rather than run). Jobs already running are untouched. Returns how
+ * many were cancelled.
+ */
+size_t pt2d_pool_cancel_queued(struct pt2d_pool *p, pt2d_job_fn cancel);
+
 /* Refuse new jobs, run the queued ones, join the workers. Idempotent. */
 void pt2d_pool_stop(struct pt2d_pool *p);
 

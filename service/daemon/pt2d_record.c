@@ -41,6 +41,8 @@ int pt2d_recorder_enabled(const struct pt2d_recorder *r)
     return r != NULL && r->dir[0] != '\0';
 }
 
+#define RECORD_REQUEST_CUT 4096 /* bytes kept of a request body too big to parse */
+
 /* application/json, application/problem+json, ... (parameters ignored). */
 static int media_is_json(const char *ctype)
 {
@@ -153,10 +155,19 @@ static cJSON *record_json(const struct pt2d_record *rec)
     for (i = 0; ok && i < rec->n_headers; i++)
         ok = put(headers, rec->headers[i].name, str_or_null(rec->headers[i].value));
     if (ok && rec->request_json != NULL) {
+        /* A hostile body (millions of values) is refused by the server before any tree
+         * is built; the recorder must not build one either: it keeps its first bytes. */
+        static const struct pt2_json_limits lim = {0, 64, 100000, 0};
+        struct pt2_error jerr = {0};
+        size_t len = rec->request_json_len;
+
+        if (pt2_json_check(rec->request_json, len, &lim, "request", &jerr) != PT2_OK)
+            len = len < RECORD_REQUEST_CUT ? len : RECORD_REQUEST_CUT;
+        else
+            req = parse_exact(rec->request_json, len);
         /* Kept as text when it is not JSON: the server answered it anyway. */
-        req = parse_exact(rec->request_json, rec->request_json_len);
         if (req == NULL)
-            req = string_n(rec->request_json, rec->request_json_len);
+            req = string_n(rec->request_json, len);
     } else if (ok) {
         req = cJSON_CreateNull();
     }

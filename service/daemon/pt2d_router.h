@@ -25,6 +25,10 @@ enum pt2d_route {
     PT2D_ROUTE_DOCS,
     PT2D_ROUTE_DOCS_JS,
     PT2D_ROUTE_DOCS_CSS,
+    PT2D_ROUTE_PACKAGES, /* GET /v1/packages */
+    PT2D_ROUTE_PAGE,     /* GET /: the operator page (pt2d_page.h) */
+    PT2D_ROUTE_PAGE_JS,
+    PT2D_ROUTE_PAGE_CSS,
     PT2D_ROUTE_OTHER, /* unmatched paths, for metrics */
     PT2D_ROUTE_COUNT
 };
@@ -44,7 +48,8 @@ enum pt2d_route_kind {
     PT2D_KIND_PROBE, /* answered on the HTTP thread, never queued */
     PT2D_KIND_JOB,   /* package work, done by the worker pool */
     PT2D_KIND_TASK,  /* other slow work (driver probe, peers), done by the worker pool */
-    PT2D_KIND_DOC    /* an embedded document (pt2d_docs.h), on the HTTP thread */
+    PT2D_KIND_DOC,   /* an embedded document (pt2d_docs.h), on the HTTP thread */
+    PT2D_KIND_PAGE   /* the operator page's files (pt2d_page.h), on the HTTP thread */
 };
 
 struct pt2d_route_info {

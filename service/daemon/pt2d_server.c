@@ -42,6 +42,8 @@
 #include "pt2d_metrics.h"
 #include "pt2d_node.h"
 #include "pt2d_options.h"
+#include "pt2d_packages.h"
+#include "pt2d_page.h"
 #include "pt2d_path.h"
 #include "pt2d_pool.h"
 #include "pt2d_probe.h"
@@ -84,6 +86,8 @@ struct pt2d_server {
     FILE *log;
     struct pt2d_listener listener;
     atomic_int draining;
+    atomic_int unready;  /* --drain-delay: /readyz fails, work is still served */
+    atomic_uint uploads; /* upload bodies spooled now (--max-uploads) */
     int quiesced;
     struct pt2d_reqid_gen ids; /* X-Request-Id for requests without a sane one */
     pthread_mutex_t lock;      /* guards inflight */
@@ -96,6 +100,11 @@ struct pt2d_server {
     struct pt2d_gate file_gate;    /* --test-gate FILE (pt2d_gate.h) */
     int has_file_gate;
 #endif
+};
+
+struct header_count {
+    const char *name;
+    unsigned n;
 };
 
 struct request {
@@ -115,10 +124,12 @@ struct request {
     unsigned nargs;
     struct pt2d_intake intake;
     struct pt2d_options opts;
+    struct pt2d_packages_query list; /* GET /v1/packages: limit, cursor, prefix */
     struct pt2d_reply reply;
     struct pt2d_job job;
     unsigned status_sent;
     uint64_t bytes_sent;
+    int upload_slot; /* holds one of s->uploads */
 };
 
 static double now_s(void)
@@ -203,7 +214,8 @@ static enum MHD_Result answer(struct request *rq)
         MHD_add_response_header(resp, "Access-Control-Allow-Headers", PT2D_CORS_ALLOW_HEADERS);
         MHD_add_response_header(resp, "Access-Control-Max-Age", PT2D_CORS_MAX_AGE);
     }
-    if (r->close || atomic_load(&rq->srv->draining))
+    /* Unready or draining: kept-alive clients reconnect, through the Service, elsewhere. */
+    if (r->close || atomic_load(&rq->srv->draining) || atomic_load(&rq->srv->unready))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     add_cors(rq, resp);
     record(rq, resp, body, r->len);
@@ -245,7 +257,7 @@ static void probe(struct request *rq)
     pthread_mutex_lock(&s->lock);
     g->inflight = s->inflight;
     pthread_mutex_unlock(&s->lock);
-    g->ready = !atomic_load(&s->draining);
+    g->ready = !atomic_load(&s->draining) && !atomic_load(&s->unready);
     pt2d_probe_run(rq->route->id, &st, &rq->reply, rq->id);
 }
 
@@ -291,7 +303,7 @@ static void remote_of(struct MHD_Connection *c, char *out, size_t cap)
 }
 
 static enum MHD_Result on_query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-                                    const char *value)
+                                    size_t key_size, const char *value, size_t value_size)
 {
     struct request *rq = cls;
 
@@ -299,7 +311,21 @@ static enum MHD_Result on_query_arg(void *cls, enum MHD_ValueKind kind, const ch
         pt2_error_set(&rq->qerr, PT2_ERR_INVALID, "more than %d query arguments", MAX_QUERY_ARGS);
         return MHD_NO;
     }
-    return pt2d_options_add_query(&rq->opts, key, value, &rq->qerr) == PT2_OK ? MHD_YES : MHD_NO;
+    /* %00 decodes to a NUL that would end the C string early: "a.pt2%00.txt" must not be
+     * "a.pt2". The sizes are MHD's, the lengths ours. */
+    if (strlen(key) != key_size || (value != NULL && strlen(value) != value_size)) {
+        pt2_error_set(&rq->qerr, PT2_ERR_INVALID, "query argument '%.64s' contains a NUL byte",
+                      key);
+        return MHD_NO;
+    }
+    if (rq->route->id == PT2D_ROUTE_PACKAGES)
+        return pt2d_packages_add_query(&rq->list, &rq->opts, key, value != NULL ? value : "",
+                                       &rq->qerr) == PT2_OK
+                   ? MHD_YES
+                   : MHD_NO;
+    return pt2d_options_add_query(&rq->opts, key, value != NULL ? value : "", &rq->qerr) == PT2_OK
+               ? MHD_YES
+               : MHD_NO;
 }
 
 static int header_has_token(const char *value, const char *token)
@@ -349,6 +375,7 @@ static struct request *request_new(struct pt2d_server *s, struct MHD_Connection 
         pt2d_reqid_next(&s->ids, rq->id);
     remote_of(c, rq->remote, sizeof(rq->remote));
     pt2d_options_init(&rq->opts);
+    pt2d_packages_query_init(&rq->list);
     pt2d_reply_init(&rq->reply);
     pthread_mutex_lock(&s->lock);
     s->inflight++;
@@ -361,6 +388,8 @@ static void request_free(struct request *rq)
     struct pt2d_server *s = rq->srv;
 
     pt2d_intake_free(&rq->intake);
+    if (rq->upload_slot)
+        atomic_fetch_sub(&s->uploads, 1);
     pt2d_options_free(&rq->opts);
     pt2d_reply_free(&rq->reply);
     free(rq);
@@ -412,6 +441,22 @@ static enum MHD_Result early_problem(struct request *rq, int code, const char *d
     return early(rq);
 }
 
+/*
+ * --max-uploads: a request holds a slot from the moment its spool file exists until it is
+ * freed, so at most max_uploads x max_upload bytes are ever spooled at once.
+ */
+static int upload_slot_take(struct request *rq)
+{
+    struct pt2d_server *s = rq->srv;
+
+    if (atomic_fetch_add(&s->uploads, 1) >= s->cfg.max_uploads && s->cfg.max_uploads != 0) {
+        atomic_fetch_sub(&s->uploads, 1);
+        return 0;
+    }
+    rq->upload_slot = 1;
+    return 1;
+}
+
 /* First handler call: headers only. Answer now or get ready for the body. */
 static enum MHD_Result request_begin(struct request *rq)
 {
@@ -443,9 +488,16 @@ static enum MHD_Result request_begin(struct request *rq)
             pt2d_docs_reply(&doc, &rq->reply, rq->id);
         return early(rq);
     }
+    if (rq->route->kind == PT2D_KIND_PAGE) {
+        struct pt2d_page_file file;
+
+        if (pt2d_page_find(rq->route->path, &file))
+            pt2d_page_reply(&file, &rq->reply, rq->id);
+        return early(rq);
+    }
     if (atomic_load(&s->draining))
         return early_problem(rq, PT2_ERR_OVERLOADED, "the server is shutting down");
-    MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, on_query_arg, rq);
+    MHD_get_connection_values_n(rq->conn, MHD_GET_ARGUMENT_KIND, on_query_arg, rq);
     if (rq->qerr.code != PT2_OK)
         return early_problem(rq, rq->qerr.code, rq->qerr.message);
     h = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "If-None-Match");
@@ -469,6 +521,11 @@ static enum MHD_Result request_begin(struct request *rq)
                              "POST /v1/compatibility takes application/json {\"path\", \"nodes\"} "
                              "or multipart/form-data with parts 'file' and 'nodes'");
     }
+    if (rq->intake.spool != NULL && !upload_slot_take(rq)) {
+        pt2d_intake_free(&rq->intake);
+        return early_problem(rq, PT2_ERR_OVERLOADED,
+                             "too many uploads in progress (--max-uploads); retry shortly");
+    }
     return MHD_YES;
 }
 
@@ -482,7 +539,7 @@ static void run_job(void *arg)
     MHD_resume_connection(rq->conn);
 }
 
-/* Work that is not about one package: the node probe and the peers. */
+/* Work that is not about one package: the node probe, the peers, the listing. */
 static void run_task(void *arg)
 {
     struct request *rq = arg;
@@ -490,6 +547,8 @@ static void run_task(void *arg)
 
     if (rq->route->id == PT2D_ROUTE_CLUSTER)
         pt2d_cluster_serve(&s->cluster, &rq->opts, rq->id, &rq->reply);
+    else if (rq->route->id == PT2D_ROUTE_PACKAGES)
+        pt2d_packages_serve(&s->env, &rq->list, &rq->opts, rq->id, &rq->reply);
     else
         pt2d_node_serve(s->node, rq->opts.refresh, rq->id, &rq->reply);
     atomic_store(&rq->state, REQ_DONE);
@@ -571,6 +630,48 @@ static enum MHD_Result request_dispatch(struct request *rq)
     return submit(rq, run_job);
 }
 
+/* Counts the `name` headers of a request (repeated ones included). */
+static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    struct header_count *hc = cls;
+
+    (void)kind;
+    (void)value;
+    if (strcasecmp(key, hc->name) == 0)
+        hc->n++;
+    return MHD_YES;
+}
+
+/*
+ * What RFC 9112 refuses and a proxy in front might read differently (request
+ * smuggling): a repeated Content-Length, a Transfer-Encoding other than
+ * chunked alone, both at once, and an HTTP/1.1 request without Host. NULL
+ * when the framing is sound, else why not.
+ */
+static const char *framing_problem(struct MHD_Connection *c, const char *version)
+{
+    struct header_count cl = {"Content-Length", 0}, te = {"Transfer-Encoding", 0},
+                        host = {"Host", 0};
+    const char *v;
+
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &cl);
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &te);
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &host);
+    if (cl.n > 1)
+        return "more than one Content-Length header";
+    if (te.n > 1 || (te.n == 1 && ((v = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                                    "Transfer-Encoding")) == NULL ||
+                                   strcasecmp(v, "chunked") != 0)))
+        return "unsupported Transfer-Encoding (only chunked is accepted)";
+    if (te.n > 0 && cl.n > 0)
+        return "both Content-Length and Transfer-Encoding";
+    if (host.n != 1 && version != NULL && strcmp(version, MHD_HTTP_VERSION_1_1) == 0)
+        return host.n == 0 ? "an HTTP/1.1 request needs a Host header"
+                           : "more than one Host header";
+    return NULL;
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
                                  const char *method, const char *version, const char *upload_data,
                                  size_t *upload_data_size, void **con_cls)
@@ -578,10 +679,15 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     struct request *rq = *con_cls;
 
     if (rq == NULL) {
+        const char *edge;
+
         rq = request_new(cls, c, url, method);
         if (rq == NULL)
             return MHD_NO;
         *con_cls = rq;
+        edge = framing_problem(c, version);
+        if (edge != NULL)
+            return early_problem(rq, PT2_ERR_INVALID, edge);
         return request_begin(rq);
     }
     if (*upload_data_size > 0) {
@@ -725,6 +831,8 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     s->log = log;
     s->listener.fd = -1;
     atomic_init(&s->draining, 0);
+    atomic_init(&s->unready, 0);
+    atomic_init(&s->uploads, 0);
     pt2d_reqid_gen_init(&s->ids);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->idle, NULL);
@@ -789,6 +897,21 @@ const char *pt2d_server_address(const struct pt2d_server *s)
     return s->listener.address;
 }
 
+void pt2d_server_unready(struct pt2d_server *s)
+{
+    atomic_store(&s->unready, 1);
+}
+
+/* A queued request that will not run now: 503, as if the queue had been full. */
+static void cancel_job(void *arg)
+{
+    struct request *rq = arg;
+
+    pt2d_reply_problem(&rq->reply, PT2_ERR_OVERLOADED, "the server is shutting down", rq->id);
+    atomic_store(&rq->state, REQ_DONE);
+    MHD_resume_connection(rq->conn);
+}
+
 unsigned long pt2d_server_drain(struct pt2d_server *s, unsigned timeout_ms)
 {
     struct timespec deadline;
@@ -801,6 +924,9 @@ unsigned long pt2d_server_drain(struct pt2d_server *s, unsigned timeout_ms)
         if (fd != MHD_INVALID_SOCKET)
             close(fd);
         s->quiesced = 1;
+        /* Work that has not started is answered now; only running jobs are waited for. */
+        pt2d_pool_cancel_queued(s->pool, cancel_job);
+        pt2d_pool_cancel_queued(s->cluster_pool, cancel_job);
     }
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += timeout_ms / 1000;

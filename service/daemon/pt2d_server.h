@@ -41,6 +41,13 @@ const char *pt2d_server_address(const struct pt2d_server *s);
 void pt2d_server_log_node(struct pt2d_server *s);
 
 /*
+ * Answer /readyz with 503 (pt2scope_ready 0) and close kept-alive connections after each
+ * response, while still serving every request: the --drain-delay after SIGTERM, so that
+ * clients routed here before the endpoints update are answered. Safe to call more than once.
+ */
+void pt2d_server_unready(struct pt2d_server *s);
+
+/*
  * Stop accepting connections, answer /readyz with 503 and wait up to
  * `timeout_ms` for requests in flight to complete. Returns the number of
  * requests still in flight (0 = drained). Safe to call more than once.

@@ -28,7 +28,7 @@ extern "C" {
 
 #define PT2SCOPE_VERSION "0.1.0"
 /* Bumped whenever the JSON document changes shape; part of every ETag. */
-#define PT2SCOPE_SCHEMA_VERSION 1
+#define PT2SCOPE_SCHEMA_VERSION 2
 
 #if defined(__GNUC__)
 #define PT2_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -134,8 +134,38 @@ void pt2_utf8_scrub(char *s, size_t len);
 int pt2_json_add_str_or_null(cJSON *o, const char *key, const char *s);
 /* Add `v` as a number member, or null when !present: 1, or 0 when out of memory. */
 int pt2_json_add_num_or_null(cJSON *o, const char *key, double v, int present);
+/*
+ * Add `item` as member `key` of `o` (or append it to the array `o` when key
+ * is NULL): 1, or 0 when item is NULL or out of memory. Takes ownership of
+ * item either way; cJSON_AddItemToObject leaves it with the caller when
+ * copying the key fails, which every "if (!add(o, k, make()))" leaks.
+ */
+int pt2_json_add_owned(cJSON *o, const char *key, cJSON *item);
 /* The string member `key` of `o`, borrowed; NULL when absent or not a string (o may be NULL). */
 const char *pt2_json_str(const cJSON *o, const char *key);
+
+/* Limits on a JSON text, checked before any tree is built (0 = no limit). */
+struct pt2_json_limits {
+    size_t max_bytes;   /* the whole text */
+    unsigned max_depth; /* nesting of arrays and objects */
+    size_t max_values;  /* values of any kind, keys included */
+    size_t max_string;  /* bytes of one string, as written (escapes count as written) */
+};
+
+/*
+ * Walk `text` once, allocating nothing: PT2_ERR_TOO_LARGE past a limit,
+ * PT2_ERR_INVALID for a NUL byte, a \u0000 escape or invalid UTF-8 (the
+ * message names `what` and the byte offset). It does not check the grammar.
+ */
+int pt2_json_check(const char *text, size_t len, const struct pt2_json_limits *lim,
+                   const char *what, struct pt2_error *err);
+/*
+ * pt2_json_check, then exactly one JSON value (whitespace around it allowed,
+ * a UTF-8 byte order mark skipped): *out is the caller's. PT2_ERR_INVALID
+ * for malformed text, PT2_ERR_TOO_LARGE past a limit.
+ */
+int pt2_json_parse(const char *text, size_t len, const struct pt2_json_limits *lim,
+                   const char *what, cJSON **out, struct pt2_error *err);
 
 /* ---- Package inspection ------------------------------------------------- */
 
@@ -165,10 +195,22 @@ uint64_t pt2_package_read_calls(const pt2_package *pkg);
 
 enum pt2_json_flags {
     PT2_JSON_DEFAULT = 0,
-    PT2_JSON_OIP = 1 << 0 /* tensor specs in Open Inference Protocol shape */
+    /*
+     * The Open Inference Protocol (KServe v2) view: `metadata` is the protocol's
+     * model metadata response {"name", "versions" (only when the user metadata
+     * records a "version"), "platform" ("pytorch_aoti", or "pytorch_export" for
+     * exported programs only), "inputs", "outputs"} and every tensor spec its
+     * {"name", "datatype", "shape"} with -1 for dynamic dims. Only the protocol's
+     * datatypes (BOOL, UINT8-64, INT8-64, FP16, FP32, FP64, BYTES): a tensor it
+     * cannot type, or of unknown rank, is left out and "warnings" (in the
+     * metadata, and in the document's) says which and why.
+     */
+    PT2_JSON_OIP = 1 << 0
 };
 
-/* The full inspection document: arch, metadata, package, models, bytes_read. */
+/* The full inspection document: arch, metadata, package, models, scheduling
+ * ({"node_affinity": pt2_package_node_affinity's, or null past its term cap
+ * with a warning}), warnings, bytes_read. */
 int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, struct pt2_error *err);
 /* The `arch` or `metadata` member alone. */
 int pt2_package_arch_json(const pt2_package *pkg, unsigned flags, cJSON **out,
@@ -206,6 +248,14 @@ enum pt2_verdict { PT2_COMPATIBLE = 0, PT2_COMPATIBLE_PTX_JIT = 1, PT2_INCOMPATI
 struct pt2_verdict_result {
     int verdict;      /* enum pt2_verdict */
     char reason[512]; /* one sentence naming the package targets and the device */
+    /*
+     * What a person can do about it, one or two sentences, decided by the same
+     * rule as the verdict: "" when compatible, never "" otherwise. E.g. for
+     * sm_90a-only kernels on 8.0: rebuild with TORCH_CUDA_ARCH_LIST="8.0;9.0a"
+     * and aot_inductor.emit_multi_arch_kernel=True; for CUDA 13 cubins on a
+     * CUDA 12.4 driver: upgrade the driver to branch 580 or newer.
+     */
+    char advice[512];
 };
 
 /* Parse "9.0", "sm_90a", "90", "H100", "A100", "gfx90a"... into a device. */
@@ -323,12 +373,74 @@ int pt2_verdicts_overall(const pt2_verdicts *v, struct pt2_verdict_result *out,
 /*
  * {"compatibility": [{"target", "kind": "target" | "gpu" | "cpu",
  *                     "device": {"name", "compute_capability", "gfx",
- *                                "driver_cuda_version", ...}, "verdict", "reason"}],
- *  "overall": {"verdict", "reason"}}
+ *                                "driver_cuda_version", ...}, "verdict", "reason",
+ *                     "advice"}],
+ *  "overall": {"verdict", "reason", "advice"}}
+ * "advice" is the verdict's advice (struct pt2_verdict_result), null when
+ * the verdict is compatible; the overall's is that of the entry or node
+ * side that decided it.
  * GPU entries add the GPU's index, uuid, pci_bus_id, ... to the device; the
  * CPU entry's device is {"name", "machine", "vendor", "vec_isa"}.
  */
 int pt2_verdicts_to_json(const pt2_verdicts *v, cJSON **out, struct pt2_error *err);
+
+/* ---- Listings: one item per package --------------------------------------- */
+
+/*
+ * One package as GET /v1/packages and `pt2scope scan --json` list it: the
+ * daemon and the CLI find and open the files, and build each item here, so
+ * the item, the targets short form and the verdicts are decided once.
+ *
+ * An item for a package that opened:
+ *   {"name", "size", "mtime" (RFC 3339 UTC, "2025-06-01T12:00:00Z"),
+ *    "kind" ("aoti", "exported-program", "aoti+exported-program"),
+ *    "device" ("cuda", "rocm", "cpu", "xpu", "cuda+cpu": what the models run on;
+ *              null without compiled models),
+ *    "targets" (pt2_listing_targets; null without compiled code), "models" (count)}
+ * and with targets also
+ *   "verdicts": [{"target", "verdict", "reason"}] (one per target, in order),
+ *   "overall": {"verdict", "reason"} (the worst, as pt2_verdicts decides).
+ * An item for a package that /v1/inspect refuses (it did not open, or its
+ * metadata is invalid): {"name", "size", "mtime", "type", "title", "status",
+ * "detail"}, the problem document of that refusal without "instance".
+ * "size" and "mtime" are null when the file could not be stat'ed.
+ */
+struct pt2_listing_file {
+    const char *name; /* as listed: relative to the model root, or the path scanned */
+    int has_stat;     /* 0: size and mtime unknown (null) */
+    uint64_t size;    /* bytes */
+    int64_t mtime;    /* modification time, seconds since the epoch */
+};
+
+struct pt2_listing_target {
+    const char *label;     /* as the user wrote it ("B200"); borrowed */
+    struct pt2_device dev; /* pt2_target_parse(label), with any driver version set */
+};
+
+/* The targets short form fits in this many bytes (longer lists end in ", more"). */
+#define PT2_LISTING_TARGETS_TEXT_MAX 512
+
+/*
+ * The item for `file`: from `pkg` when it opened, else (pkg NULL) from
+ * `problem`, the error opening it gave. Fails only for missing arguments or
+ * out of memory; a package's own trouble is an item, never a failure.
+ */
+int pt2_listing_item(const struct pt2_listing_file *file, const pt2_package *pkg,
+                     const struct pt2_error *problem, const struct pt2_listing_target *targets,
+                     size_t n_targets, cJSON **out, struct pt2_error *err);
+
+/*
+ * The package's GPU or CPU targets in one short form, into buf (returned):
+ * each distinct GPU target once, in the order found: "sm_90a, sm_80+PTX"
+ * (SASS, "+PTX" when PTX for the same architecture is there too; lone PTX
+ * as "compute_90"), "gfx90a:xnack-" (AMD target ids), "spirv"; without GPU
+ * kernels the host code: "cpu x86_64 AVX-512"; "" with no compiled code.
+ */
+const char *pt2_listing_targets(const pt2_package *pkg, char *buf, size_t len);
+
+/* 1 for an item that is neither a problem nor incompatible overall with its targets
+ * (`pt2scope scan` exits 1 when any item is not). */
+int pt2_listing_item_ok(const cJSON *item);
 
 /* ---- Kubernetes nodes -------------------------------------------------- */
 
@@ -341,6 +453,12 @@ typedef struct pt2_k8s_nodes pt2_k8s_nodes;
 
 #define PT2_K8S_NODES_MAX 10000                /* nodes per request */
 #define PT2_K8S_TEXT_MAX (16u * 1024u * 1024u) /* a nodes document as text */
+/* JSON values in a nodes document: about 50 MB of parse tree at most. A full
+ * `kubectl get nodes -o json` Node has a few hundred values; trim large
+ * clusters' lists to metadata.name, metadata.labels and status.nodeInfo. */
+#define PT2_K8S_VALUES_MAX 500000u
+/* The limits a nodes document is checked against before it is parsed (pt2_json_check). */
+extern const struct pt2_json_limits pt2_k8s_json_limits;
 
 /* PT2_ERR_INVALID for a document of another shape (the message names the node),
  * PT2_ERR_TOO_LARGE past PT2_K8S_NODES_MAX nodes or PT2_K8S_TEXT_MAX bytes. */
@@ -350,11 +468,34 @@ int pt2_k8s_nodes_parse_text(pt2_k8s_nodes **out, const char *text, size_t len,
 void pt2_k8s_nodes_free(pt2_k8s_nodes *nodes);
 /*
  * {"nodes": [{"name", "gpu": {...} | null, "arch", "machine", "os", "verdict",
- *             "reason", "checks": {"gpu": {...}, "cpu": {...}}, "note"}],
+ *             "reason", "advice" (null when compatible),
+ *             "checks": {"gpu": {...}, "cpu": {...}}, "note"}],
  *  "summary": {"total", "compatible", "compatible-ptx-jit", "incompatible"}}
  */
 int pt2_k8s_compat_json(const pt2_package *pkg, const pt2_k8s_nodes *nodes, cJSON **out,
                         struct pt2_error *err);
+
+/*
+ * Where the package can be scheduled: a Kubernetes nodeAffinity that selects
+ * exactly the nodes on which pt2_k8s_compat_json's verdict is compatible or
+ * compatible-ptx-jit, written over the labels GPU Feature Discovery and the
+ * kubelet put on nodes (nvidia.com/gpu.count, nvidia.com/gpu.compute.major
+ * and .minor, nvidia.com/cuda.runtime-version.major and .minor when the
+ * package needs a minimum driver, kubernetes.io/arch, kubernetes.io/os):
+ *   {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+ *      {"matchExpressions": [{"key", "operator": "In" | "NotIn" | "Exists" |
+ *                             "DoesNotExist" | "Gt" | "Lt", "values": [...]}]}]}}
+ * ("values" is absent for Exists and DoesNotExist, one integer for Gt and Lt).
+ * Terms are ORed, expressions ANDed, as Kubernetes reads them. A node
+ * without the compute-capability labels is never selected. When no node can
+ * run the package the one term requires and forbids the label
+ * "pt2scope.dev/no-compatible-node", so it selects nothing, and *selectable
+ * (may be NULL) is 0; otherwise 1. The same object is the inspection
+ * document's scheduling.node_affinity. PT2_ERR_METADATA (the metadata
+ * error) when the package cannot be judged, PT2_ERR_TOO_LARGE past 512 terms.
+ */
+int pt2_package_node_affinity(const pt2_package *pkg, cJSON **out, int *selectable,
+                              struct pt2_error *err);
 
 #ifdef __cplusplus
 }

@@ -83,16 +83,63 @@ int pt2_compat_ptx_min_driver(unsigned ptx_major, unsigned ptx_minor)
 }
 
 /* Driver a GPU needs at all (FORMATS.md §10); 0 = no floor worth checking. */
-static int device_min_driver(int major, int minor)
+static const struct {
+    int cc, cuda;
+} device_floors[] = {
+    {100, 12080}, {101, 12080}, {103, 12090}, {110, 13000}, {120, 12080}, {121, 12090},
+};
+
+int pt2_compat_device_min_driver(int major, int minor)
 {
     int cc = major * 10 + minor;
+    size_t i;
 
-    if (cc == 110)
-        return 13000;
-    if (cc == 103 || cc == 121)
-        return 12090;
-    if (cc == 100 || cc == 101 || cc == 120)
-        return 12080;
+    for (i = 0; i < NELEM(device_floors); i++)
+        if (device_floors[i].cc == cc)
+            return device_floors[i].cuda;
+    return 0;
+}
+
+int pt2_compat_device_floor_at(size_t i, int *major, int *minor)
+{
+    if (i >= NELEM(device_floors))
+        return 0;
+    *major = device_floors[i].cc / 10;
+    *minor = device_floors[i].cc % 10;
+    return device_floors[i].cuda;
+}
+
+/*
+ * NVIDIA CUDA Toolkit release notes, "CUDA Toolkit and Corresponding Driver
+ * Versions": the Linux driver branch each CUDA release first required. A
+ * driver of a branch reports (cuDriverGetVersion) that CUDA version.
+ */
+static const struct {
+    int branch, cuda;
+} driver_branches[] = {
+    {450, 11000}, {455, 11010}, {460, 11020}, {465, 11030}, {470, 11040},
+    {495, 11050}, {510, 11060}, {515, 11070}, {520, 11080}, {525, 12000},
+    {530, 12010}, {535, 12020}, {545, 12030}, {550, 12040}, {555, 12050},
+    {560, 12060}, {565, 12070}, {570, 12080}, {575, 12090}, {580, 13000},
+};
+
+int pt2_compat_branch_cuda(int branch)
+{
+    int cuda = 0;
+    size_t i;
+
+    for (i = 0; i < NELEM(driver_branches) && driver_branches[i].branch <= branch; i++)
+        cuda = driver_branches[i].cuda;
+    return cuda;
+}
+
+int pt2_compat_cuda_branch(int cuda)
+{
+    size_t i;
+
+    for (i = 0; i < NELEM(driver_branches); i++)
+        if (driver_branches[i].cuda >= cuda)
+            return driver_branches[i].branch;
     return 0;
 }
 
@@ -177,6 +224,135 @@ static void names_print(struct pt2_sbuf *b, struct name_list *nl)
 static int has_code(const struct pt2_kernel *k)
 {
     return !(k->kind == PT2_KERNEL_SASS && k->has_code == 0);
+}
+
+/* ---- advice ------------------------------------------------------------------------- */
+
+#define ARCH_LIST_MAX 12 /* entries of a suggested TORCH_CUDA_ARCH_LIST / PYTORCH_ROCM_ARCH */
+
+/* "Upgrade the NVIDIA driver to branch 580 or newer (CUDA 13.0)", from the branch table. */
+static void advise_driver(struct pt2_sbuf *a, int cuda)
+{
+    int branch = pt2_compat_cuda_branch(cuda);
+    char c[16];
+
+    if (branch > 0)
+        pt2_sbuf_add(a, "Upgrade the NVIDIA driver to branch %d or newer (CUDA %s)", branch,
+                     cuda_text(cuda, c, sizeof(c)));
+    else
+        pt2_sbuf_add(a, "Upgrade the NVIDIA driver to one that supports CUDA %s",
+                     cuda_text(cuda, c, sizeof(c)));
+}
+
+struct arch_entry {
+    unsigned sm;
+    char variant; /* 0 or 'a': an 'f' cubin is the plain cubin of its SM */
+    int ptx;
+};
+
+static int arch_cmp(const void *x, const void *y)
+{
+    const struct arch_entry *a = x, *b = y;
+
+    if (a->sm != b->sm)
+        return a->sm < b->sm ? -1 : 1;
+    return (a->variant > b->variant) - (a->variant < b->variant);
+}
+
+static void arch_add(struct arch_entry *v, size_t *n, unsigned sm, char variant, int ptx)
+{
+    size_t i;
+
+    variant = variant == 'a' ? 'a' : 0;
+    for (i = 0; i < *n; i++) {
+        if (v[i].sm == sm && v[i].variant == variant) {
+            v[i].ptx |= ptx;
+            return;
+        }
+    }
+    if (*n < ARCH_LIST_MAX)
+        v[(*n)++] = (struct arch_entry){sm, variant, ptx};
+}
+
+/*
+ * The TORCH_CUDA_ARCH_LIST that keeps the package's NVIDIA targets and adds
+ * the device's compute capability `dev_sm` ("8.0;9.0a"); with `ptx_top` the
+ * highest plain entry also gets "+PTX", which the driver can JIT-compile for
+ * any later GPU (forward compatibility).
+ */
+static void arch_list(struct pt2_sbuf *a, const struct pt2_kernel_list *ks, unsigned dev_sm,
+                      int ptx_top)
+{
+    struct arch_entry v[ARCH_LIST_MAX];
+    size_t n = 0, i, top = ARCH_LIST_MAX;
+
+    if (a->cap == 0)
+        return; /* quiet */
+    arch_add(v, &n, dev_sm, 0, 0);
+    for (i = 0; ks != NULL && i < ks->n; i++) {
+        const struct pt2_kernel *k = &ks->v[i];
+
+        if ((k->kind == PT2_KERNEL_SASS && has_code(k)) || k->kind == PT2_KERNEL_PTX)
+            arch_add(v, &n, k->sm, k->variant, k->kind == PT2_KERNEL_PTX);
+    }
+    qsort(v, n, sizeof(v[0]), arch_cmp);
+    for (i = 0; ptx_top && i < n; i++)
+        if (v[i].variant == 0)
+            top = i;
+    for (i = 0; i < n; i++)
+        pt2_sbuf_add(a, "%s%u.%u%s%s", i ? ";" : "", v[i].sm / 10, v[i].sm % 10,
+                     v[i].variant == 'a' ? "a" : "", v[i].ptx || i == top ? "+PTX" : "");
+}
+
+/* Does the package carry NVIDIA code at all? */
+static int has_nvidia(const struct pt2_kernel_list *ks)
+{
+    size_t i;
+
+    for (i = 0; ks != NULL && i < ks->n; i++)
+        if ((ks->v[i].kind == PT2_KERNEL_SASS && has_code(&ks->v[i])) ||
+            ks->v[i].kind == PT2_KERNEL_PTX)
+            return 1;
+    return 0;
+}
+
+/* Rebuild with the device's CC added: the one fix for "no code for this GPU". */
+static void advise_rebuild_nv(struct pt2_sbuf *a, const struct pt2_kernel_list *ks, unsigned dev_sm)
+{
+    pt2_sbuf_add(a, "Rebuild %swith TORCH_CUDA_ARCH_LIST=\"",
+                 has_nvidia(ks) ? "" : "on a CUDA build of torch ");
+    arch_list(a, ks, dev_sm, 0);
+    pt2_sbuf_add(a, "\" (or \"");
+    arch_list(a, ks, dev_sm, 1);
+    pt2_sbuf_add(a,
+                 "\", adding PTX for forward compatibility) and "
+                 "aot_inductor.emit_multi_arch_kernel=True, so the package carries code for "
+                 "%u.%u.",
+                 dev_sm / 10, dev_sm % 10);
+}
+
+/* PYTORCH_ROCM_ARCH with the package's AMD targets and the device's ("gfx90a;gfx942"). */
+static void advise_rebuild_amd(struct pt2_sbuf *a, const struct pt2_kernel_list *ks,
+                               const char *devgfx)
+{
+    char names[ARCH_LIST_MAX][72], tn[72];
+    size_t n = 0, i, j;
+
+    if (a->cap == 0)
+        return; /* quiet */
+    pt2_sbuf_add(a, "Rebuild on a ROCm build of torch with PYTORCH_ROCM_ARCH=\"");
+    for (i = 0; ks != NULL && i < ks->n && n < ARCH_LIST_MAX - 1; i++) {
+        if (ks->v[i].kind != PT2_KERNEL_HSACO)
+            continue;
+        pt2_kernel_target_name(&ks->v[i], tn, sizeof(tn));
+        for (j = 0; j < n && strcmp(names[j], tn) != 0; j++)
+            ;
+        if (j == n && strcmp(tn, devgfx) != 0)
+            snprintf(names[n++], sizeof(names[0]), "%s", tn);
+    }
+    for (i = 0; i < n; i++)
+        pt2_sbuf_add(a, "%s;", names[i]);
+    pt2_sbuf_add(a, "%s\", so the package carries a code object for %s.", devgfx, devgfx);
 }
 
 /* ---- GPU verdicts ------------------------------------------------------------------- */
@@ -268,6 +444,8 @@ static void reason_targets_only(struct pt2_sbuf *b, const struct pt2_kernel_list
     struct name_list nl;
     size_t i;
 
+    if (b->cap == 0)
+        return; /* quiet */
     memset(&nl, 0, sizeof(nl));
     for (i = 0; ks != NULL && i < ks->n; i++)
         if (has_code(&ks->v[i]))
@@ -283,32 +461,51 @@ static void reason_targets_only(struct pt2_sbuf *b, const struct pt2_kernel_list
         pt2_sbuf_add(b, " only; %s has no GPU", devname);
 }
 
+/* The NVIDIA verdict from the evaluation: the one place it is decided. */
+static int nv_decide(const struct nv_eval *ev, int driver, int floor)
+{
+    if (ev->any_match && driver != 0 && driver < floor)
+        return PT2_INCOMPATIBLE; /* the GPU is newer than the driver */
+    if (ev->sass != NULL)
+        return PT2_COMPATIBLE;
+    if (ev->ptx != NULL)
+        return PT2_COMPATIBLE_PTX_JIT;
+    return PT2_INCOMPATIBLE;
+}
+
+/* The verdict, then (unless `b` is a quiet, zero-capacity buffer) the reason and advice
+ * that explain it. */
 static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device *dev,
-                      const char *devname, struct pt2_sbuf *b)
+                      const char *devname, struct pt2_sbuf *b, struct pt2_sbuf *a)
 {
     struct nv_eval ev;
     char tn[72], tn2[72], c1[16], c2[16], devis[16];
     int major = dev->cc_major, minor = dev->cc_minor;
     int driver = dev->driver_cuda_version > 0 ? dev->driver_cuda_version : 0;
-    unsigned dcc = (unsigned)(major * 10 + minor);
-    int floor = device_min_driver(major, minor);
+    unsigned dcc = (unsigned)(major * 10 + minor), dev_sm = dcc;
+    int floor = pt2_compat_device_min_driver(major, minor), v;
 
     if (dcc == 101)
         dcc = 110;
-    snprintf(devis, sizeof(devis), "%d.%d", major, minor);
     nv_evaluate(ks, dcc, driver, &ev);
+    v = nv_decide(&ev, driver, floor);
+    if (b->cap == 0)
+        return v; /* quiet */
+    snprintf(devis, sizeof(devis), "%d.%d", major, minor);
 
     if (ev.any_match && driver != 0 && driver < floor) {
         pt2_sbuf_add(b, "%s needs a CUDA %s+ driver; this driver supports CUDA %s", devname,
                      cuda_text(floor, c1, sizeof(c1)), cuda_text(driver, c2, sizeof(c2)));
-        return PT2_INCOMPATIBLE;
+        advise_driver(a, floor);
+        pt2_sbuf_add(a, ", the first that supports %s.", devname);
+        return v;
     }
     if (ev.sass != NULL) {
         pt2_sbuf_add(b, "%s cubin runs on %s", pt2_kernel_target_name(ev.sass, tn, sizeof(tn)),
                      devname);
         if (ev.sass_caveat)
             pt2_sbuf_add(b, "; it needs a CUDA 13.0+ driver (ELF ABI v8), driver version unknown");
-        return PT2_COMPATIBLE;
+        return v;
     }
     if (ev.sass_v8 != NULL) {
         pt2_sbuf_add(b,
@@ -316,8 +513,12 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
                      "this driver supports CUDA %s",
                      pt2_kernel_target_name(ev.sass_v8, tn, sizeof(tn)),
                      cuda_text(driver, c1, sizeof(c1)));
-        if (ev.ptx == NULL && ev.ptx_old == NULL)
-            return PT2_INCOMPATIBLE;
+        if (ev.ptx == NULL && ev.ptx_old == NULL) {
+            advise_driver(a, 13000);
+            pt2_sbuf_add(a, " to load these CUDA 13 cubins, or rebuild the package with a CUDA "
+                            "12.x toolkit (a torch built for CUDA 12).");
+            return v;
+        }
         pt2_sbuf_add(b, "; ");
     } else if (ev.ptx != NULL || ev.ptx_old != NULL) {
         pt2_sbuf_add(b, "no cubin for %s; ", devis);
@@ -329,7 +530,18 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
             pt2_sbuf_add(
                 b, "; the driver must support PTX ISA %u.%u (CUDA %s+), driver version unknown",
                 ev.ptx->ptx_major, ev.ptx->ptx_minor, cuda_text(ev.ptx_need, c1, sizeof(c1)));
-        return PT2_COMPATIBLE_PTX_JIT;
+        pt2_sbuf_add(a, "The driver JIT-compiles this PTX when the package loads (a slow first "
+                        "load, and none at all with CUDA_DISABLE_JIT=1). ");
+        if (ev.sass_v8 != NULL) {
+            /* The cubin is there; only the driver keeps it from loading. */
+            advise_driver(a, 13000);
+            pt2_sbuf_add(a, " to run the package's CUDA 13 cubin instead.");
+            return v;
+        }
+        pt2_sbuf_add(a, "To ship a cubin for %s, rebuild with TORCH_CUDA_ARCH_LIST=\"", devis);
+        arch_list(a, ks, dev_sm, 0);
+        pt2_sbuf_add(a, "\" and aot_inductor.emit_multi_arch_kernel=True.");
+        return v;
     }
     if (ev.ptx_old != NULL) {
         pt2_sbuf_add(b,
@@ -338,10 +550,31 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
                      pt2_kernel_target_name(ev.ptx_old, tn2, sizeof(tn2)), ev.ptx_old->ptx_major,
                      ev.ptx_old->ptx_minor, cuda_text(ev.ptx_old_need, c1, sizeof(c1)), devname,
                      cuda_text(driver, c2, sizeof(c2)));
-        return PT2_INCOMPATIBLE;
+        if (ev.sass_v8 != NULL && 13000 <= ev.ptx_old_need) {
+            advise_driver(a, 13000);
+            pt2_sbuf_add(a, ", which loads the package's CUDA 13 cubins");
+        } else {
+            advise_driver(a, ev.ptx_old_need);
+            pt2_sbuf_add(a, ", which can JIT-compile PTX ISA %u.%u", ev.ptx_old->ptx_major,
+                         ev.ptx_old->ptx_minor);
+        }
+        if (ev.sass_v8 != NULL || ev.ptx_old_need >= 13000) {
+            /* A rebuild with the same CUDA 13 toolkit needs the same driver. */
+            pt2_sbuf_add(a, "; or rebuild the package with a CUDA 12.x toolkit (a torch built "
+                            "for CUDA 12).");
+        } else {
+            pt2_sbuf_add(a, "; or rebuild with TORCH_CUDA_ARCH_LIST=\"");
+            arch_list(a, ks, dev_sm, 0);
+            pt2_sbuf_add(a,
+                         "\" and aot_inductor.emit_multi_arch_kernel=True so a cubin for %s "
+                         "needs no JIT.",
+                         devis);
+        }
+        return v;
     }
     reason_targets_only(b, ks, devname, devis);
-    return PT2_INCOMPATIBLE;
+    advise_rebuild_nv(a, ks, dev_sm);
+    return v;
 }
 
 /* Device side of an AMD target id: 0 not named, else PT2_AMD_ON / PT2_AMD_OFF. */
@@ -368,7 +601,7 @@ static int amd_feature_ok(int kernel, int device)
 
 /* devgfx: the device's target id, NUL-terminated ("gfx90a:xnack-"). */
 static int amd_verdict(const struct pt2_kernel_list *ks, const char *devgfx, const char *devname,
-                       struct pt2_sbuf *b)
+                       struct pt2_sbuf *b, struct pt2_sbuf *a)
 {
     size_t i, dn = strcspn(devgfx, ":"), kn;
     int dx = amd_dev_feature(devgfx, "xnack"), ds = amd_dev_feature(devgfx, "sramecc");
@@ -385,11 +618,13 @@ static int amd_verdict(const struct pt2_kernel_list *ks, const char *devgfx, con
             continue;
         if (!amd_feature_ok(k->xnack, dx) || !amd_feature_ok(k->sramecc, ds))
             continue;
-        pt2_sbuf_add(b, "%s code object runs on %s", pt2_kernel_target_name(k, tn, sizeof(tn)),
-                     devname);
+        if (b->cap > 0)
+            pt2_sbuf_add(b, "%s code object runs on %s", pt2_kernel_target_name(k, tn, sizeof(tn)),
+                         devname);
         return PT2_COMPATIBLE;
     }
     reason_targets_only(b, ks, devname, devgfx);
+    advise_rebuild_amd(a, ks, devgfx);
     return PT2_INCOMPATIBLE;
 }
 
@@ -447,14 +682,16 @@ static void device_key_norm(const char *key, char *buf, size_t len)
     buf[i] = '\0';
 }
 
-int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key,
-                   const char *meta_cc, const struct pt2_device *dev,
-                   struct pt2_verdict_result *out, struct pt2_error *err)
+/* The GPU rules; with `quiet` only out->verdict is written (reason and advice stay
+ * untouched and no text is built), for callers that judge many devices. */
+static int compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key,
+                      const char *meta_cc, const struct pt2_device *dev,
+                      struct pt2_verdict_result *out, int quiet, struct pt2_error *err)
 {
     struct pt2_kernel synth;
     struct pt2_kernel_list one;
     const struct pt2_kernel_list *ks = kernels;
-    struct pt2_sbuf b;
+    struct pt2_sbuf b, a;
     char devname[160], devis[40], key[17], meta[32];
     size_t i, ngpu = 0, nother = 0;
     int is_amd, is_nv, from_meta = 0;
@@ -464,15 +701,24 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
     if (dev->cc_major < 0 || dev->cc_major > 99 || dev->cc_minor < 0 || dev->cc_minor > 9)
         return pt2_error_set(err, PT2_ERR_INVALID, "compute capability %d.%d is out of range",
                              dev->cc_major, dev->cc_minor);
-    memset(out, 0, sizeof(*out));
-    pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
-    device_name(dev, devname, sizeof(devname));
+    if (quiet) {
+        out->verdict = 0;
+        pt2_sbuf_init(&b, NULL, 0); /* a zero-capacity buffer formats nothing */
+        pt2_sbuf_init(&a, NULL, 0);
+    } else {
+        memset(out, 0, sizeof(*out));
+        pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
+        pt2_sbuf_init(&a, out->advice, sizeof(out->advice));
+    }
+    devname[0] = '\0';
+    if (!quiet)
+        device_name(dev, devname, sizeof(devname));
     device_key_norm(device_key, key, sizeof(key));
     is_amd = dev->gfx[0] != '\0';
     is_nv = !is_amd && dev->cc_major > 0;
     if (is_amd)
         snprintf(devis, sizeof(devis), "%.*s", (int)sizeof(dev->gfx), dev->gfx);
-    else if (is_nv)
+    else if (is_nv && !quiet)
         snprintf(devis, sizeof(devis), "%d.%d", dev->cc_major, dev->cc_minor);
     else
         devis[0] = '\0';
@@ -490,16 +736,29 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
     if (ngpu == 0) {
         if (key[0] != '\0' && strcmp(key, "cpu") != 0 && strcmp(key, "cuda") != 0) {
             pt2_sbuf_add(&b, "package is for %s devices (AOTI_DEVICE_KEY %s); ", key, key);
-            if (is_nv || is_amd)
+            if (is_nv || is_amd) {
                 pt2_sbuf_add(&b, "%s is a %s device", devname, is_nv ? "CUDA" : "ROCm");
-            else
+                pt2_sbuf_add(&a,
+                             "Run it on a node with %s devices, or re-export the model with "
+                             "AOTInductor on a %s device to get code for %s.",
+                             key, is_nv ? "CUDA" : "ROCm", devname);
+            } else {
                 pt2_sbuf_add(&b, "%s has no GPU", devname);
+                pt2_sbuf_add(&a, "Run it on a node with %s devices.", key);
+            }
             out->verdict = PT2_INCOMPATIBLE;
             return PT2_OK;
         }
         if (nother > 0) {
             /* Intel kernels without a device key: name them. */
             reason_targets_only(&b, kernels, devname, devis[0] != '\0' ? devis : NULL);
+            if (is_nv || is_amd)
+                pt2_sbuf_add(&a,
+                             "Run it on an Intel GPU (xpu), or re-export the model with "
+                             "AOTInductor on a %s device to get code for %s.",
+                             is_nv ? "CUDA" : "ROCm", devname);
+            else
+                pt2_sbuf_add(&a, "Run it on a node with an Intel GPU (xpu).");
             out->verdict = PT2_INCOMPATIBLE;
             return PT2_OK;
         }
@@ -528,6 +787,9 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
                              "compute capability (AOTI_DEVICE_KEY cuda); cannot tell which GPUs "
                              "it runs on",
                              meta);
+            pt2_sbuf_add(&a, "Nothing in the package says which GPUs it was compiled for: "
+                             "re-export it with torch._inductor.aoti_compile_and_package, which "
+                             "records AOTI_COMPUTE_CAPABILITY, or try loading it on the GPU.");
             out->verdict = PT2_INCOMPATIBLE;
             return PT2_OK;
         }
@@ -538,19 +800,43 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
     }
 
     if (is_amd) {
-        out->verdict = amd_verdict(ks, devis, devname, &b);
+        out->verdict = amd_verdict(ks, devis, devname, &b, &a);
     } else if (is_nv) {
-        out->verdict = nv_verdict(ks, dev, devname, &b);
+        out->verdict = nv_verdict(ks, dev, devname, &b, &a);
     } else {
         reason_targets_only(&b, ks, devname, NULL);
+        pt2_sbuf_add(&a, "Run it on a node with a GPU it was compiled for, or re-export the "
+                         "model for the CPU (AOTInductor with CPU inputs) to run it here.");
         out->verdict = PT2_INCOMPATIBLE;
     }
-    if (from_meta) {
+    if (from_meta && !quiet) {
         char tn[72];
         pt2_sbuf_add(&b, "; no kernel binaries found, so %s is taken from AOTI_COMPUTE_CAPABILITY",
                      pt2_kernel_target_name(&synth, tn, sizeof(tn)));
     }
     return PT2_OK;
+}
+
+int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key,
+                   const char *meta_cc, const struct pt2_device *dev,
+                   struct pt2_verdict_result *out, struct pt2_error *err)
+{
+    return compat_gpu(kernels, device_key, meta_cc, dev, out, 0, err);
+}
+
+int pt2_compat_gpu_verdict(const struct pt2_kernel_list *kernels, const char *device_key,
+                           const char *meta_cc, const struct pt2_device *dev, int *verdict,
+                           struct pt2_error *err)
+{
+    struct pt2_verdict_result r;
+    int rc;
+
+    if (verdict == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "GPU check needs a device and a result");
+    r.verdict = PT2_INCOMPATIBLE;
+    rc = compat_gpu(kernels, device_key, meta_cc, dev, &r, 1, err);
+    *verdict = r.verdict;
+    return rc;
 }
 
 /* ---- CPU verdicts ------------------------------------------------------------------- */
@@ -617,6 +903,43 @@ static const char *node_best(const char *const *feats, size_t n)
     return NULL;
 }
 
+/* The torch CPU_CAPABILITY a package can be rebuilt for to run on a CPU whose best
+ * extension is `best` (node_best()). */
+static const char *cpu_capability(const char *best)
+{
+    if (best == NULL)
+        return "DEFAULT";
+    if (strcmp(best, "amx_tile") == 0 || strcmp(best, "avx512f") == 0)
+        return "AVX512";
+    if (strcmp(best, "avx2") == 0)
+        return "AVX2";
+    if (strcmp(best, "sve") == 0 || strcmp(best, "sve2") == 0)
+        return "SVE256";
+    return "DEFAULT";
+}
+
+/* Advice for host code that does not load on this node at all. */
+static void advise_host(struct pt2_sbuf *a, const struct pt2_host *h, const char *node)
+{
+    char hm[32];
+
+    if (h->format == PT2_HOST_ELF) {
+        machine_norm(h->machine, hm, sizeof(hm));
+        pt2_sbuf_add(a,
+                     "Re-export the model with AOTInductor on (or cross-compile it for) a Linux "
+                     "%s host, or run it on a Linux %s node.",
+                     node, hm);
+    } else if (node[0] != '\0') {
+        pt2_sbuf_add(a,
+                     "Re-export the model with AOTInductor on a Linux %s host: only a Linux ELF "
+                     "shared object loads here.",
+                     node);
+    } else {
+        pt2_sbuf_add(a, "Re-export the model with AOTInductor on Linux: only a Linux ELF shared "
+                        "object loads on a Linux node.");
+    }
+}
+
 int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *isa,
                    const char *node_machine, const char *const *node_features, size_t nfeatures,
                    struct pt2_verdict_result *out, struct pt2_error *err)
@@ -625,7 +948,7 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
     size_t nreq = 0, nmiss = 0, i;
     char node[32], hm[32];
     const char *name, *best;
-    struct pt2_sbuf b;
+    struct pt2_sbuf b, a;
 
     if (out == NULL || (nfeatures > 0 && node_features == NULL))
         return pt2_error_set(err, PT2_ERR_INVALID, "CPU check needs a result and a feature list");
@@ -634,6 +957,7 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
                              nfeatures, PT2_COMPAT_NODE_FEATURES_MAX);
     memset(out, 0, sizeof(*out));
     pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
+    pt2_sbuf_init(&a, out->advice, sizeof(out->advice));
     machine_norm(node_machine, node, sizeof(node));
     out->verdict = PT2_COMPATIBLE;
 
@@ -676,8 +1000,10 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
             pt2_sbuf_add(&b, "; this node is Linux %s", node);
         else
             pt2_sbuf_add(&b, "; this node's architecture is unknown");
-        if (out->verdict == PT2_INCOMPATIBLE)
+        if (out->verdict == PT2_INCOMPATIBLE) {
+            advise_host(&a, h, node);
             return PT2_OK;
+        }
     }
 
     /* 2. Every CPU feature the code was compiled for must be there: all of
@@ -707,6 +1033,14 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
                 pt2_sbuf_add(&b, " missing); this CPU has %s", best);
             else
                 pt2_sbuf_add(&b, " missing); this CPU has no vector extensions");
+            pt2_sbuf_add(
+                &a,
+                "Rebuild %swith CPU_CAPABILITY=%s so the code uses only what this CPU has, "
+                "or run it on a CPU with ",
+                pt2_isa_is_native(isa) ? "without -march=native, or " : "", cpu_capability(best));
+            for (i = 0; i < nmiss; i++)
+                pt2_sbuf_add(&a, "%s%s", i ? ", " : "", missing[i]);
+            pt2_sbuf_add(&a, ".");
             out->verdict = PT2_INCOMPATIBLE;
             return PT2_OK;
         }

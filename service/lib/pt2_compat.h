@@ -27,6 +27,13 @@
  * sramecc setting of on/off must equal the device's when the device target
  * names that feature ("gfx90a:xnack-"); "any" always matches.
  *
+ * Advice: every verdict that is not PT2_COMPATIBLE also gets `advice`, one or
+ * two sentences a person can act on, written where the rule that decided it
+ * fires, from the same typed facts: the driver branch to install (from the
+ * branch table below), the TORCH_CUDA_ARCH_LIST / PYTORCH_ROCM_ARCH to
+ * rebuild with (the package's own targets plus the device's), the
+ * CPU_CAPABILITY a CPU package can be rebuilt for, or where to run it.
+ *
  * Ownership: all inputs are borrowed; results go to caller structs.
  */
 #ifndef PT2_COMPAT_H
@@ -58,6 +65,13 @@ int pt2_compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key
                    const char *meta_cc, const struct pt2_device *dev,
                    struct pt2_verdict_result *out, struct pt2_error *err);
 
+/* The verdict alone (enum pt2_verdict into *verdict), decided by the same code as
+ * pt2_compat_gpu but building no reason and no advice: for callers that judge
+ * one package on many devices (pt2_affinity). */
+int pt2_compat_gpu_verdict(const struct pt2_kernel_list *kernels, const char *device_key,
+                           const char *meta_cc, const struct pt2_device *dev, int *verdict,
+                           struct pt2_error *err);
+
 /*
  * CPU verdict for the package's host binaries on a Linux node.
  * node_machine: `uname -m` of the node ("x86_64", "aarch64"; "amd64" and
@@ -77,5 +91,24 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
 
 /* Minimum CUDA driver version (12040 form) for PTX ISA major.minor; 0 if unknown. */
 int pt2_compat_ptx_min_driver(unsigned ptx_major, unsigned ptx_minor);
+
+/* The driver (12080 form) GPU major.minor needs at all (10.0 -> 12080, 11.0 -> 13000);
+ * 0 when there is no floor worth checking. */
+int pt2_compat_device_min_driver(int major, int minor);
+/* The i-th GPU with such a floor: its driver, major and minor; 0 past the table. */
+int pt2_compat_device_floor_at(size_t i, int *major, int *minor);
+
+/*
+ * NVIDIA's driver branches and the CUDA version each first shipped with (CUDA
+ * Toolkit release notes, "CUDA Toolkit and Corresponding Driver Versions":
+ * 450 -> 11.0 ... 550 -> 12.4, 570 -> 12.8, 575 -> 12.9, 580 -> 13.0), one
+ * table for both directions:
+ *   pt2_compat_branch_cuda: the CUDA version (12080 form) of the newest known
+ *     branch not above `branch`; 0 below branch 450.
+ *   pt2_compat_cuda_branch: the first branch that supports CUDA `cuda` (12080
+ *     form; 13000 -> 580); 0 past the table.
+ */
+int pt2_compat_branch_cuda(int branch);
+int pt2_compat_cuda_branch(int cuda);
 
 #endif

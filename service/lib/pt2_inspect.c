@@ -934,7 +934,7 @@ int pt2_package_validate(const pt2_package *pkg, const cJSON *inputs, cJSON **ou
                          struct pt2_error *err)
 {
     const struct pt2_tensor_list *expected;
-    cJSON *doc = NULL, *errors, *warnings;
+    cJSON *doc = NULL, *valid, *errors, *warnings;
     char note[PT2_ERROR_MSG_MAX];
     int rc;
 
@@ -949,28 +949,24 @@ int pt2_package_validate(const pt2_package *pkg, const cJSON *inputs, cJSON **ou
         return pt2_error_set(err, PT2_ERR_NOT_FOUND,
                              "the package records no inputs (no model_metadata.json, no "
                              "exported program and no AOTI wrapper with input names)");
+    /* The arrays hang in the document from the start: one cJSON_Delete frees all on failure. */
     doc = cJSON_CreateObject();
-    errors = cJSON_CreateArray();
-    warnings = cJSON_CreateArray();
-    if (doc == NULL || errors == NULL || warnings == NULL) {
-        cJSON_Delete(errors);
-        cJSON_Delete(warnings);
+    if (doc == NULL || (valid = cJSON_AddFalseToObject(doc, "valid")) == NULL ||
+        (errors = cJSON_AddArrayToObject(doc, "errors")) == NULL ||
+        (warnings = cJSON_AddArrayToObject(doc, "warnings")) == NULL) {
         rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
         goto cleanup;
     }
     rc = pt2_tensor_validate(expected, inputs, errors, err);
+    if (rc != PT2_OK)
+        goto cleanup;
     unrecorded_note(expected, note, sizeof(note));
-    if (note[0] != '\0')
-        cJSON_AddItemToArray(warnings, cJSON_CreateString(note));
-    if (rc == PT2_OK &&
-        (cJSON_AddBoolToObject(doc, "valid", cJSON_GetArraySize(errors) == 0) == NULL ||
-         !cJSON_AddItemToObject(doc, "errors", errors) ||
-         !cJSON_AddItemToObject(doc, "warnings", warnings)))
+    if (note[0] != '\0' && !cJSON_AddItemToArray(warnings, cJSON_CreateString(note))) {
         rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
-    else if (rc != PT2_OK) {
-        cJSON_Delete(errors);
-        cJSON_Delete(warnings);
+        goto cleanup;
     }
+    if (cJSON_GetArraySize(errors) == 0)
+        valid->type = cJSON_True; /* cJSON 1.7.15 has no cJSON_SetBoolValue */
 cleanup:
     if (rc != PT2_OK) {
         cJSON_Delete(doc);
@@ -1037,6 +1033,7 @@ int pt2_package_check_device(const pt2_package *pkg, const struct pt2_device *de
                          pkg->models[m].name, r.reason);
             else
                 snprintf(out->reason, sizeof(out->reason), "%s", r.reason);
+            snprintf(out->advice, sizeof(out->advice), "%s", r.advice);
             have = 1;
         }
     }

@@ -1,10 +1,23 @@
 /*
- * pt2_json.c - the small cJSON helpers every layer uses (see pt2scope.h,
- * "JSON helpers"): one copy, so "absent" is null the same way everywhere.
+ * pt2_json.c - the small cJSON helpers every layer uses, and the checked
+ * parse every JSON document from outside goes through (see pt2scope.h,
+ * "JSON helpers").
+ *
+ * cJSON builds the whole tree at once, about 64 bytes per value: a 16 MiB
+ * body of "[0,0,0,...]" is 8 M values and a gigabyte of memory before any
+ * caller could refuse it. pt2_json_check walks the text once, without
+ * allocating, and refuses what exceeds the caller's limits (depth, values,
+ * string length) before cJSON sees it. It also refuses what would silently
+ * change meaning once parsed: NUL bytes, raw or escaped (cJSON's strings end
+ * at a NUL, so "a.pt2\u0000.txt" would become "a.pt2"), and invalid UTF-8.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include <cJSON.h>
 
 #include "pt2_error.h"
+#include "pt2_utf8.h"
 
 int pt2_json_add_str_or_null(cJSON *o, const char *key, const char *s)
 {
@@ -20,9 +33,141 @@ int pt2_json_add_num_or_null(cJSON *o, const char *key, double v, int present)
     return cJSON_AddNumberToObject(o, key, v) != NULL;
 }
 
+int pt2_json_add_owned(cJSON *o, const char *key, cJSON *item)
+{
+    if (item == NULL)
+        return 0;
+    if (key != NULL ? cJSON_AddItemToObject(o, key, item) : cJSON_AddItemToArray(o, item))
+        return 1;
+    cJSON_Delete(item);
+    return 0;
+}
+
 const char *pt2_json_str(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
     return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+int pt2_json_check(const char *text, size_t len, const struct pt2_json_limits *lim,
+                   const char *what, struct pt2_error *err)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    size_t i = 0, n, values = 0, slen = 0;
+    unsigned depth = 0;
+    int in_string = 0, escaped = 0, in_scalar = 0;
+
+    if (what == NULL)
+        what = "document";
+    if (lim == NULL || (text == NULL && len > 0))
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_json_check: missing argument");
+    if (lim->max_bytes > 0 && len > lim->max_bytes)
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "%s: %zu bytes of JSON (max %zu)", what, len,
+                             lim->max_bytes);
+    while (i < len) {
+        unsigned char c = p[i];
+        size_t at = i; /* where this byte, and any value it starts, is */
+
+        if (c == 0)
+            return pt2_error_set(err, PT2_ERR_INVALID, "%s: NUL byte at byte %zu", what, i);
+        if (c >= 0x80) {
+            n = pt2_utf8_seq(p + i, len - i);
+            if (n == 0)
+                return pt2_error_set(err, PT2_ERR_INVALID, "%s: invalid UTF-8 at byte %zu", what,
+                                     i);
+            i += n;
+            slen += n;
+            escaped = 0;
+        } else if (in_string) {
+            if (escaped) {
+                escaped = 0;
+                if (c == 'u' && i + 4 < len && memcmp(p + i + 1, "0000", 4) == 0)
+                    return pt2_error_set(err, PT2_ERR_INVALID,
+                                         "%s: \\u0000 (a NUL character) in a string at byte %zu",
+                                         what, i - 1);
+            } else if (c == '\\') {
+                escaped = 1;
+            } else if (c == '"') {
+                in_string = 0;
+            }
+            i++;
+            slen++;
+        } else {
+            if (c == '"') {
+                in_string = 1;
+                slen = 0;
+                values++;
+            } else if (c == '[' || c == '{') {
+                values++;
+                if (lim->max_depth > 0 && ++depth > lim->max_depth)
+                    return pt2_error_set(err, PT2_ERR_TOO_LARGE,
+                                         "%s: JSON nested deeper than %u levels at byte %zu", what,
+                                         lim->max_depth, at);
+            } else if ((c == ']' || c == '}') && depth > 0) {
+                depth--;
+            } else if (!is_space(c) && c != ',' && c != ':' && !in_scalar) {
+                values++; /* the first character of a number or literal */
+            }
+            in_scalar = !is_space(c) && c != ',' && c != ':' && c != '[' && c != '{' && c != ']' &&
+                        c != '}' && c != '"';
+            i++;
+        }
+        if (in_string && lim->max_string > 0 && slen > lim->max_string)
+            return pt2_error_set(err, PT2_ERR_TOO_LARGE,
+                                 "%s: a JSON string longer than %zu bytes at byte %zu", what,
+                                 lim->max_string, at);
+        if (lim->max_values > 0 && values > lim->max_values)
+            return pt2_error_set(err, PT2_ERR_TOO_LARGE,
+                                 "%s: more than %zu JSON values at byte %zu", what, lim->max_values,
+                                 at);
+    }
+    return PT2_OK;
+}
+
+int pt2_json_parse(const char *text, size_t len, const struct pt2_json_limits *lim,
+                   const char *what, cJSON **out, struct pt2_error *err)
+{
+    const char *end = NULL;
+    size_t start = 0, pos;
+    cJSON *doc;
+    int rc;
+
+    if (out == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_json_parse: missing argument");
+    *out = NULL;
+    if (what == NULL)
+        what = "document";
+    if (text == NULL)
+        len = 0;
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        start = 3;
+    for (pos = start; pos < len && is_space((unsigned char)text[pos]); pos++)
+        ;
+    if (pos == len)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: empty document", what);
+    rc = pt2_json_check(text + start, len - start, lim, what, err);
+    if (rc != PT2_OK) {
+        /* Offsets in messages count from the start of `text`, BOM included. */
+        return rc;
+    }
+    doc = cJSON_ParseWithLengthOpts(text + start, len - start, &end, 0);
+    if (doc == NULL) {
+        pos = end != NULL && end >= text ? (size_t)(end - text) : start;
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: invalid JSON near byte %zu", what, pos);
+    }
+    for (pos = (size_t)(end - text); pos < len && is_space((unsigned char)text[pos]); pos++)
+        ;
+    if (pos < len) {
+        cJSON_Delete(doc);
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "%s: unexpected data after the JSON value at byte %zu", what, pos);
+    }
+    *out = doc;
+    return PT2_OK;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt2_compat.h"
 #include "pt2_desc.h"
 #include "pt2_k8s.h"
 #include "pt2_verdicts.h"
@@ -133,43 +134,32 @@ static int label_token(const cJSON *labels, const char *key, char *buf, size_t l
 
 /* ---- architecture and driver tables ---------------------------------------- */
 
+static const struct {
+    const char *arch, *machine;
+} arch_map[] = {
+    {"amd64", "x86_64"}, {"arm64", "aarch64"}, {"ppc64le", "ppc64le"}, {"s390x", "s390x"},
+    {"386", "i686"},     {"arm", "arm"},       {"riscv64", "riscv64"},
+};
+
 const char *pt2_k8s_arch_machine(const char *arch)
 {
-    static const struct {
-        const char *arch, *machine;
-    } map[] = {
-        {"amd64", "x86_64"}, {"arm64", "aarch64"}, {"ppc64le", "ppc64le"}, {"s390x", "s390x"},
-        {"386", "i686"},     {"arm", "arm"},       {"riscv64", "riscv64"},
-    };
     size_t i;
 
-    for (i = 0; arch != NULL && i < NELEM(map); i++)
-        if (strcmp(arch, map[i].arch) == 0)
-            return map[i].machine;
+    for (i = 0; arch != NULL && i < NELEM(arch_map); i++)
+        if (strcmp(arch, arch_map[i].arch) == 0)
+            return arch_map[i].machine;
     return NULL;
 }
 
-/*
- * NVIDIA CUDA Toolkit release notes, "CUDA Toolkit and Corresponding Driver
- * Versions": the Linux driver branch each CUDA release first required. A
- * driver of a branch reports (cuDriverGetVersion) that CUDA version.
- */
+const char *pt2_k8s_arch_at(size_t i)
+{
+    return i < NELEM(arch_map) ? arch_map[i].arch : NULL;
+}
+
+/* The branch table lives with the other driver facts, in pt2_compat. */
 int pt2_k8s_driver_branch_cuda(int branch)
 {
-    static const struct {
-        int branch, cuda;
-    } table[] = {
-        {450, 11000}, {455, 11010}, {460, 11020}, {465, 11030}, {470, 11040},
-        {495, 11050}, {510, 11060}, {515, 11070}, {520, 11080}, {525, 12000},
-        {530, 12010}, {535, 12020}, {545, 12030}, {550, 12040}, {555, 12050},
-        {560, 12060}, {565, 12070}, {570, 12080}, {575, 12090}, {580, 13000},
-    };
-    int cuda = 0;
-    size_t i;
-
-    for (i = 0; i < NELEM(table) && table[i].branch <= branch; i++)
-        cuda = table[i].cuda;
-    return cuda;
+    return pt2_compat_branch_cuda(branch);
 }
 
 /* ---- one node ---------------------------------------------------------------- */
@@ -401,8 +391,7 @@ int pt2_k8s_parse(const cJSON *doc, struct pt2_k8s_nodes *out, struct pt2_error 
 int pt2_k8s_parse_text(const char *text, size_t len, struct pt2_k8s_nodes *out,
                        struct pt2_error *err)
 {
-    const char *end = NULL;
-    cJSON *doc;
+    cJSON *doc = NULL;
     int rc;
 
     if (out != NULL)
@@ -412,16 +401,17 @@ int pt2_k8s_parse_text(const char *text, size_t len, struct pt2_k8s_nodes *out,
     if (len > PT2_K8S_TEXT_MAX)
         return pt2_error_set(err, PT2_ERR_TOO_LARGE, "nodes: document is %zu bytes, at most %u",
                              len, PT2_K8S_TEXT_MAX);
-    doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (doc == NULL) {
-        size_t at = end != NULL && end >= text ? (size_t)(end - text) : 0;
-
-        return pt2_error_set(err, PT2_ERR_INVALID, "nodes: invalid JSON near byte %zu", at);
-    }
+    /* Checked before any tree is built: a 16 MiB "[0,0,...]" is refused, not parsed. */
+    rc = pt2_json_parse(text, len, &pt2_k8s_json_limits, "nodes", &doc, err);
+    if (rc != PT2_OK)
+        return rc;
     rc = pt2_k8s_parse(doc, out, err);
     cJSON_Delete(doc);
     return rc;
 }
+
+const struct pt2_json_limits pt2_k8s_json_limits = {PT2_K8S_TEXT_MAX, 64, PT2_K8S_VALUES_MAX,
+                                                    64u * 1024u};
 
 /* ---- public: owned node lists ------------------------------------------------ */
 
@@ -478,6 +468,25 @@ void pt2_k8s_nodes_clear(struct pt2_k8s_nodes *l)
 
 /* ---- verdicts --------------------------------------------------------------------- */
 
+int pt2_k8s_check_cpu(const pt2_package *pkg, const struct pt2_k8s_node *node,
+                      struct pt2_verdict_result *out, struct pt2_error *err)
+{
+    if (out != NULL)
+        memset(out, 0, sizeof(*out));
+    if (pkg == NULL || node == NULL || out == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_k8s_check_cpu: missing argument");
+    if (node->os[0] != '\0' && strcmp(node->os, "linux") != 0) {
+        out->verdict = PT2_INCOMPATIBLE;
+        snprintf(out->reason, sizeof(out->reason),
+                 "node runs %s; AOTInductor host code is checked for Linux nodes only", node->os);
+        snprintf(out->advice, sizeof(out->advice),
+                 "Schedule it on Linux nodes (kubernetes.io/os=linux).");
+        return PT2_OK;
+    }
+    return pt2_package_check_cpu(pkg, node->machine[0] != '\0' ? node->machine : NULL, NULL, 0, out,
+                                 err);
+}
+
 int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
                   struct pt2_k8s_verdict *out, struct pt2_error *err)
 {
@@ -504,19 +513,16 @@ int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
                  "cannot tell: the node has no valid %s/.minor labels and its %s '%.100s' is "
                  "not a known GPU",
                  L_CC_MAJOR, L_PRODUCT, node->product);
+        snprintf(gpu.r.advice, sizeof(gpu.r.advice),
+                 "Label the node with %s and nvidia.com/gpu.compute.minor (GPU Feature Discovery "
+                 "does), or name a known GPU in %s.",
+                 L_CC_MAJOR, L_PRODUCT);
         ngpu = 1;
     }
 
-    if (node->os[0] != '\0' && strcmp(node->os, "linux") != 0) {
-        out->cpu.verdict = PT2_INCOMPATIBLE;
-        snprintf(out->cpu.reason, sizeof(out->cpu.reason),
-                 "node runs %s; AOTInductor host code is checked for Linux nodes only", node->os);
-    } else {
-        rc = pt2_package_check_cpu(pkg, node->machine[0] != '\0' ? node->machine : NULL, NULL, 0,
-                                   &out->cpu, err);
-        if (rc != PT2_OK)
-            return rc;
-    }
+    rc = pt2_k8s_check_cpu(pkg, node, &out->cpu, err);
+    if (rc != PT2_OK)
+        return rc;
     {
         struct pt2_verdict_result overall;
 
@@ -524,6 +530,7 @@ int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
                                &overall);
         out->verdict = overall.verdict;
         snprintf(out->reason, sizeof(out->reason), "%s", overall.reason);
+        snprintf(out->advice, sizeof(out->advice), "%s", overall.advice);
     }
     return PT2_OK;
 }
@@ -550,7 +557,7 @@ static cJSON *check_json(const struct pt2_verdict_result *r)
     cJSON *o = cJSON_CreateObject();
 
     if (o == NULL || cJSON_AddStringToObject(o, "verdict", pt2_verdict_name(r->verdict)) == NULL ||
-        cJSON_AddStringToObject(o, "reason", r->reason) == NULL) {
+        cJSON_AddStringToObject(o, "reason", r->reason) == NULL || !pt2_verdicts_add_advice(o, r)) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -578,7 +585,7 @@ static cJSON *gpu_json(const struct pt2_k8s_node *n)
 
 static cJSON *node_json(const struct pt2_k8s_node *n, const struct pt2_k8s_verdict *v)
 {
-    cJSON *o = cJSON_CreateObject(), *gpu = NULL, *checks, *c;
+    cJSON *o = cJSON_CreateObject(), *gpu = NULL, *checks;
 
     if (o == NULL || cJSON_AddStringToObject(o, "name", n->name) == NULL)
         goto nomem;
@@ -595,11 +602,12 @@ static cJSON *node_json(const struct pt2_k8s_node *n, const struct pt2_k8s_verdi
         cJSON_AddStringToObject(o, "verdict", pt2_verdict_name(v->verdict)) == NULL ||
         cJSON_AddStringToObject(o, "reason", v->reason) == NULL)
         goto nomem;
+    if (!pt2_json_add_str_or_null(o, "advice", v->verdict != PT2_COMPATIBLE ? v->advice : NULL))
+        goto nomem;
     if ((checks = cJSON_AddObjectToObject(o, "checks")) == NULL)
         goto nomem;
-    if ((c = check_json(&v->gpu)) == NULL || !cJSON_AddItemToObject(checks, "gpu", c))
-        goto nomem;
-    if ((c = check_json(&v->cpu)) == NULL || !cJSON_AddItemToObject(checks, "cpu", c))
+    if (!pt2_json_add_owned(checks, "gpu", check_json(&v->gpu)) ||
+        !pt2_json_add_owned(checks, "cpu", check_json(&v->cpu)))
         goto nomem;
     if (!pt2_json_add_str_or_null(o, "note", n->note))
         goto nomem;

@@ -94,6 +94,8 @@ void pt2_k8s_nodes_clear(struct pt2_k8s_nodes *l);
 /* "amd64" -> "x86_64", "arm64" -> "aarch64", "ppc64le", "s390x", "386" -> "i686",
  * "arm" -> "arm", "riscv64"; NULL for anything else. */
 const char *pt2_k8s_arch_machine(const char *arch);
+/* The i-th architecture label value pt2_k8s_arch_machine knows ("amd64"...); NULL past the end. */
+const char *pt2_k8s_arch_at(size_t i);
 
 /*
  * The CUDA version (12080 form) an NVIDIA driver branch first shipped with,
@@ -105,6 +107,7 @@ int pt2_k8s_driver_branch_cuda(int branch);
 struct pt2_k8s_verdict {
     int verdict;                   /* enum pt2_verdict: the worse of gpu and cpu */
     char reason[512];              /* the deciding check's reason (both when tied) */
+    char advice[512];              /* the deciding check's advice; "" when compatible */
     struct pt2_verdict_result gpu; /* GPU check on this node */
     struct pt2_verdict_result cpu; /* host-code check on this node */
 };
@@ -113,6 +116,11 @@ struct pt2_k8s_verdict {
 int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
                   struct pt2_k8s_verdict *out, struct pt2_error *err);
 
+/* Its host-code half alone (the node's OS and architecture; CPU features of a
+ * remote node are unknown), as pt2_k8s_check uses it. */
+int pt2_k8s_check_cpu(const pt2_package *pkg, const struct pt2_k8s_node *node,
+                      struct pt2_verdict_result *out, struct pt2_error *err);
+
 /*
  * pt2_k8s_compat_json() is public (pt2scope.h). Per node entry:
  * {"name": "gpu-a",
@@ -120,8 +128,8 @@ int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
  *          "compute_capability": "9.0" | null, "driver_cuda_version": 12080 | null,
  *          "driver_version": "570.124.06" | null} | null,
  *  "arch": "amd64" | null, "machine": "x86_64" | null, "os": "linux" | null,
- *  "verdict": "compatible", "reason": "...",
- *  "checks": {"gpu": {"verdict", "reason"}, "cpu": {"verdict", "reason"}},
+ *  "verdict": "compatible", "reason": "...", "advice": null | "...",
+ *  "checks": {"gpu": {"verdict", "reason", "advice"}, "cpu": {"verdict", "reason", "advice"}},
  *  "note": null | "..."}
  * Nodes that look alike (same GPU, driver, architecture and OS) are checked
  * once, so a large uniform cluster costs a few checks.

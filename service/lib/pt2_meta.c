@@ -16,93 +16,21 @@
 
 /* ---- strict parse ---------------------------------------------------------- */
 
-static int prescan(const unsigned char *p, size_t len, size_t start, const char *entry,
-                   struct pt2_error *err)
-{
-    size_t i = start, n;
-    int in_string = 0, escaped = 0, depth = 0;
-
-    while (i < len) {
-        unsigned char c = p[i];
-
-        if (c == 0)
-            return pt2_error_set(err, PT2_ERR_METADATA, "%s: NUL byte at byte %zu", entry, i);
-        if (c >= 0x80) {
-            n = pt2_utf8_seq(p + i, len - i);
-            if (n == 0)
-                return pt2_error_set(err, PT2_ERR_METADATA, "%s: invalid UTF-8 at byte %zu", entry,
-                                     i);
-            i += n;
-            escaped = 0;
-            continue;
-        }
-        if (in_string) {
-            if (escaped)
-                escaped = 0;
-            else if (c == '\\')
-                escaped = 1;
-            else if (c == '"')
-                in_string = 0;
-        } else if (c == '"') {
-            in_string = 1;
-        } else if (c == '[' || c == '{') {
-            if (++depth > PT2_META_DEPTH_MAX)
-                return pt2_error_set(err, PT2_ERR_METADATA,
-                                     "%s: JSON nested deeper than %d levels at byte %zu", entry,
-                                     PT2_META_DEPTH_MAX, i);
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            depth--;
-        }
-        i++;
-    }
-    return PT2_OK;
-}
-
-static int is_json_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
 int pt2_meta_json_parse(const char *buf, size_t len, const char *entry, cJSON **out,
                         struct pt2_error *err)
 {
-    const char *end = NULL;
-    size_t start = 0, pos;
-    cJSON *doc;
+    static const struct pt2_json_limits lim = {PT2_META_JSON_MAX, PT2_META_DEPTH_MAX, 0, 0};
+    struct pt2_error local = {0};
     int rc;
 
-    *out = NULL;
-    if (entry == NULL)
-        entry = "document";
-    if (buf == NULL)
-        len = 0;
-    if (len > PT2_META_JSON_MAX)
-        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "%s: %zu bytes of JSON (max %u)", entry, len,
-                             PT2_META_JSON_MAX);
-    if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
-        start = 3;
-    for (pos = start; pos < len && is_json_space(buf[pos]); pos++)
-        ;
-    if (pos == len)
-        return pt2_error_set(err, PT2_ERR_METADATA, "%s: empty document", entry);
-    rc = prescan((const unsigned char *)buf, len, start, entry, err);
-    if (rc != PT2_OK)
-        return rc;
-
-    doc = cJSON_ParseWithLengthOpts(buf + start, len - start, &end, 0);
-    if (doc == NULL) {
-        pos = end != NULL && end >= buf ? (size_t)(end - buf) : start;
-        return pt2_error_set(err, PT2_ERR_METADATA, "%s: invalid JSON near byte %zu", entry, pos);
-    }
-    for (pos = (size_t)(end - buf); pos < len && is_json_space(buf[pos]); pos++)
-        ;
-    if (pos < len) {
-        cJSON_Delete(doc);
-        return pt2_error_set(err, PT2_ERR_METADATA,
-                             "%s: unexpected data after the JSON value at byte %zu", entry, pos);
-    }
-    *out = doc;
-    return PT2_OK;
+    /* A package's document is its metadata: every failure is metadata-invalid, but a
+     * document over the size cap says it is too large. */
+    rc = pt2_json_parse(buf, len, &lim, entry != NULL ? entry : "document", out, &local);
+    if (rc == PT2_OK)
+        return PT2_OK;
+    if (rc == PT2_ERR_NOMEM || (rc == PT2_ERR_TOO_LARGE && len > PT2_META_JSON_MAX))
+        return pt2_error_copy(err, &local);
+    return pt2_error_set(err, PT2_ERR_METADATA, "%s", local.message);
 }
 
 const char *pt2_meta_json_type(const cJSON *j)

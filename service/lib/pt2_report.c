@@ -7,7 +7,10 @@
  * and are an interface: scripts and UIs read them. Everything else is detail
  * added beside them. cJSON allocation failures are tracked with a sticky flag
  * (curl's dynbuf habit) so the builders stay readable and the failure is
- * still reported once, as PT2_ERR_NOMEM.
+ * still reported once, as PT2_ERR_NOMEM. With PT2_JSON_OIP `metadata` is the
+ * Open Inference Protocol's model metadata response instead (its own
+ * `warnings` for tensors left out, repeated in the document's), and
+ * `scheduling` is pt2_package_node_affinity's answer, not rebuilt here.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,17 +429,22 @@ static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err
 
 /* ---- metadata ------------------------------------------------------------ */
 
+/* A tensor list in the view `flags` asks for; in the OIP view a spec the protocol cannot
+ * describe is left out and `warn` (when not NULL) says so, naming it as `what`. */
 static void tensors(struct jb *b, cJSON *o, const char *key, const struct pt2_tensor_list *l,
-                    unsigned flags)
+                    unsigned flags, const char *what, cJSON *warn)
 {
     cJSON *arr = NULL;
     struct pt2_error e = {0};
+    int rc;
 
     if (l == NULL) {
         jadd(b, o, key, cJSON_CreateArray());
         return;
     }
-    if (pt2_tensor_list_to_json(l, flags, &arr, &e) != PT2_OK) {
+    rc = (flags & PT2_JSON_OIP) ? pt2_tensor_list_oip_json(l, what, &arr, warn, &e)
+                                : pt2_tensor_list_to_json(l, flags, &arr, &e);
+    if (rc != PT2_OK) {
         b->failed = 1;
         return;
     }
@@ -483,6 +491,72 @@ static cJSON *size_json(struct jb *b, const struct pt2_constants *c, const char 
     return o;
 }
 
+/*
+ * The platform of a .pt2 in the protocol's "<project>_<format>" spelling
+ * (pytorch_torchscript, onnx_onnxv1, tensorrt_plan). The protocol names none
+ * for AOTInductor, and "pytorch_libtorch" is Triton's name for TorchScript
+ * run by libtorch, which a .pt2 is not: compiled models run through
+ * AOTInductor's loader ("pytorch_aoti"), a package of exported programs only
+ * through torch.export ("pytorch_export").
+ */
+static const char *oip_platform(const pt2_package *pkg)
+{
+    return strstr(pt2_package_kind(pkg), "aoti") != NULL ? "pytorch_aoti" : "pytorch_export";
+}
+
+/* The model's name: the user metadata's, else the package's file name without ".pt2". */
+static void oip_name(const pt2_package *pkg, const struct pt2_meta_user *u, char *buf, size_t len)
+{
+    const char *name = pt2_package_name(pkg);
+    size_t n = name != NULL ? strlen(name) : 0;
+
+    if (u != NULL && u->model[0] != '\0') {
+        snprintf(buf, len, "%s", u->model);
+        return;
+    }
+    if (n > 4 && strcmp(name + n - 4, ".pt2") == 0)
+        n -= 4;
+    if (n == 0)
+        snprintf(buf, len, "model");
+    else
+        snprintf(buf, len, "%.*s", (int)n, name);
+}
+
+/*
+ * PT2_JSON_OIP: the protocol's $metadata_model_response, {"name", "versions"
+ * (only when the user metadata records a "version"), "platform", "inputs",
+ * "outputs"}, plus "warnings" when a tensor had to be left out.
+ */
+static int build_oip_metadata(const pt2_package *pkg, cJSON **out, struct pt2_error *err)
+{
+    struct jb b = {0};
+    const struct pt2_meta_user *u = pt2_package_user_meta(pkg, NULL);
+    const cJSON *ver = u != NULL ? cJSON_GetObjectItemCaseSensitive(u->raw, "version") : NULL;
+    cJSON *o = cJSON_CreateObject(), *warn = cJSON_CreateArray(), *vers;
+    char name[PT2_NAME_MAX], vtext[64] = "";
+    int64_t vnum;
+
+    oip_name(pkg, u, name, sizeof(name));
+    jstr(&b, o, "name", name, 0);
+    if (cJSON_IsString(ver) && ver->valuestring[0] != '\0')
+        snprintf(vtext, sizeof(vtext), "%.63s", ver->valuestring);
+    else if (pt2_tensor_json_int(ver, &vnum))
+        snprintf(vtext, sizeof(vtext), "%lld", (long long)vnum);
+    if (vtext[0] != '\0' && (vers = jadd(&b, o, "versions", cJSON_CreateArray())) != NULL)
+        jadd(&b, vers, NULL, cJSON_CreateString(vtext));
+    jstr(&b, o, "platform", oip_platform(pkg), 0);
+    tensors(&b, o, "inputs", pt2_package_inputs(pkg), PT2_JSON_OIP, "input", warn);
+    tensors(&b, o, "outputs", pt2_package_outputs(pkg), PT2_JSON_OIP, "output", warn);
+    if (warn == NULL) {
+        b.failed = 1;
+    } else if (warn->child != NULL) {
+        jadd(&b, o, "warnings", warn);
+        warn = NULL;
+    }
+    cJSON_Delete(warn);
+    return finish(&b, o, out, err);
+}
+
 static int build_metadata(const pt2_package *pkg, unsigned flags, cJSON **out,
                           struct pt2_error *err)
 {
@@ -495,11 +569,13 @@ static int build_metadata(const pt2_package *pkg, unsigned flags, cJSON **out,
 
     if (merr != NULL)
         return pt2_error_copy(err, merr);
+    if (flags & PT2_JSON_OIP)
+        return build_oip_metadata(pkg, out, err);
     u = pt2_package_user_meta(pkg, &uentry);
     o = cJSON_CreateObject();
     jstr(&b, o, "model", u != NULL ? u->model : NULL, 1);
-    tensors(&b, o, "inputs", pt2_package_inputs(pkg), flags);
-    tensors(&b, o, "outputs", pt2_package_outputs(pkg), flags);
+    tensors(&b, o, "inputs", pt2_package_inputs(pkg), flags, NULL, NULL);
+    tensors(&b, o, "outputs", pt2_package_outputs(pkg), flags, NULL, NULL);
     jdup(&b, o, "raw", u != NULL ? u->raw : NULL);
     /* The entry the specs came from: model_metadata.json, a program, or a wrapper. */
     jstr(&b, o, "source", pt2_package_specs_source(pkg), 0);
@@ -515,8 +591,8 @@ static int build_metadata(const pt2_package *pkg, unsigned flags, cJSON **out,
             break;
         jstr(&b, ep, "name", name, 0);
         jstr(&b, ep, "source", entry, 0);
-        tensors(&b, ep, "inputs", in, flags);
-        tensors(&b, ep, "outputs", outs, flags);
+        tensors(&b, ep, "inputs", in, flags, NULL, NULL);
+        tensors(&b, ep, "outputs", outs, flags, NULL, NULL);
         jadd(&b, ep, "size", size_json(&b, pt2_package_eprog_constants(pkg, i), entry));
     }
     return finish(&b, o, out, err);
@@ -562,7 +638,8 @@ static cJSON *package_json(struct jb *b, const pt2_package *pkg)
     return o;
 }
 
-static cJSON *models_json(struct jb *b, const pt2_package *pkg, unsigned flags)
+/* The models; in the OIP view a tensor left out of a model's specs is said in `warn`. */
+static cJSON *models_json(struct jb *b, const pt2_package *pkg, unsigned flags, cJSON *warn)
 {
     cJSON *arr = cJSON_CreateArray();
     const struct pt2_kernel_list *ks = pt2_package_kernels(pkg);
@@ -601,9 +678,13 @@ static cJSON *models_json(struct jb *b, const pt2_package *pkg, unsigned flags)
             const char *src = pt2_package_model_specs(pkg, m, &in, &outs), *cs = NULL;
             const struct pt2_constants *c = pt2_package_model_constants(pkg, m, &cs);
 
+            char in_what[PT2_NAME_MAX + 32], out_what[PT2_NAME_MAX + 32];
+
+            snprintf(in_what, sizeof(in_what), "model '%.100s' input", name);
+            snprintf(out_what, sizeof(out_what), "model '%.100s' output", name);
             jstr(b, o, "specs_source", src, 0);
-            tensors(b, o, "inputs", in, flags);
-            tensors(b, o, "outputs", outs, flags);
+            tensors(b, o, "inputs", in, flags, in_what, warn);
+            tensors(b, o, "outputs", outs, flags, out_what, warn);
             jadd(b, o, "size", size_json(b, c, cs));
         }
     }
@@ -627,28 +708,71 @@ int pt2_package_metadata_json(const pt2_package *pkg, unsigned flags, cJSON **ou
     return build_metadata(pkg, flags, out, err);
 }
 
+/*
+ * {"node_affinity": {...}}: where Kubernetes may schedule the package
+ * (pt2_package_node_affinity). A package whose selector would be too large
+ * to write gets null and a warning, not a failed inspection.
+ */
+static int scheduling_json(const pt2_package *pkg, cJSON **out, char *warning, size_t len,
+                           struct pt2_error *err)
+{
+    struct pt2_error aerr = {0};
+    cJSON *aff = NULL, *o;
+    int rc = pt2_package_node_affinity(pkg, &aff, NULL, &aerr);
+
+    *out = NULL;
+    warning[0] = '\0';
+    if (rc == PT2_ERR_TOO_LARGE)
+        snprintf(warning, len, "scheduling.node_affinity: %s", aerr.message);
+    else if (rc != PT2_OK)
+        return pt2_error_copy(err, &aerr);
+    o = cJSON_CreateObject();
+    if (o == NULL) {
+        cJSON_Delete(aff);
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building the JSON document");
+    }
+    if (!pt2_json_add_owned(o, "node_affinity", aff != NULL ? aff : cJSON_CreateNull())) {
+        cJSON_Delete(o);
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building the JSON document");
+    }
+    *out = o;
+    return PT2_OK;
+}
+
 int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, struct pt2_error *err)
 {
     struct jb b = {0};
-    cJSON *doc = NULL, *arch = NULL, *meta = NULL, *warn;
+    cJSON *doc = NULL, *arch = NULL, *meta = NULL, *sched = NULL, *warn;
+    const cJSON *item;
+    char sched_warning[PT2_ERROR_MSG_MAX + 32];
     int rc;
 
     *out = NULL;
     rc = build_arch(pkg, &arch, err);
     if (rc == PT2_OK)
         rc = build_metadata(pkg, flags, &meta, err);
+    if (rc == PT2_OK)
+        rc = scheduling_json(pkg, &sched, sched_warning, sizeof(sched_warning), err);
     if (rc != PT2_OK) {
         cJSON_Delete(arch);
+        cJSON_Delete(meta);
         return rc;
     }
     doc = cJSON_CreateObject();
+    warn = cJSON_CreateArray();
+    for (size_t i = 0; warn != NULL && i < pt2_package_warning_count(pkg); i++)
+        jadd(&b, warn, NULL, cJSON_CreateString(pt2_package_warning(pkg, i)));
+    /* The OIP view's own warnings (tensors it left out) belong to the whole answer too. */
+    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(meta, "warnings"))
+        jadd(&b, warn, NULL, cJSON_CreateString(item->valuestring));
     jadd(&b, doc, "arch", arch);
     jadd(&b, doc, "metadata", meta);
     jadd(&b, doc, "package", package_json(&b, pkg));
-    jadd(&b, doc, "models", models_json(&b, pkg, flags));
-    warn = jadd(&b, doc, "warnings", cJSON_CreateArray());
-    for (size_t i = 0; warn != NULL && i < pt2_package_warning_count(pkg); i++)
-        jadd(&b, warn, NULL, cJSON_CreateString(pt2_package_warning(pkg, i)));
+    jadd(&b, doc, "models", models_json(&b, pkg, flags, warn));
+    jadd(&b, doc, "scheduling", sched);
+    if (warn != NULL && sched_warning[0] != '\0')
+        jadd(&b, warn, NULL, cJSON_CreateString(sched_warning));
+    jadd(&b, doc, "warnings", warn);
     jnum(&b, doc, "bytes_read", (double)pt2_package_bytes_read(pkg));
     return finish(&b, doc, out, err);
 }

@@ -5,6 +5,11 @@
  * comes from a package, the proposal from a request), so it does no
  * quadratic work: names and symbols are looked up in open-addressing tables
  * sized from the input, and every message is built in a bounded buffer.
+ *
+ * The OIP view is the protocol's $metadata_tensor and nothing more: a spec
+ * whose dtype is outside the protocol's datatype table, or whose dtype or
+ * rank is unknown, is left out (with a warning line in list views), never
+ * written with a borrowed or invented type.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -158,12 +163,19 @@ int pt2_tensor_dtype_normalize(const char *in, char *out, size_t len)
     return 0;
 }
 
-/* Canonical dtypes whose OIP name is not simply the upper-cased torch name. */
+/*
+ * The Open Inference Protocol's tensor data types (KServe open-inference-protocol,
+ * inference_rest.md, "Tensor Data Types"): BOOL, UINT8-64, INT8-64, FP16, FP32,
+ * FP64 and BYTES, nothing else. BF16 is not in that table (the protocol text
+ * only mentions it; Triton adds it as its own extension), so a bfloat16
+ * tensor has no OIP type here, like complex and float8 ones. Torch has no
+ * byte-string dtype; a user's metadata may say "bytes" or "string".
+ */
 static const struct dtype_alias oip_names[] = {
-    {"float16", "FP16"},
-    {"float32", "FP32"},
-    {"float64", "FP64"},
-    {"bfloat16", "BF16"},
+    {"bool", "BOOL"},     {"uint8", "UINT8"},  {"uint16", "UINT16"}, {"uint32", "UINT32"},
+    {"uint64", "UINT64"}, {"int8", "INT8"},    {"int16", "INT16"},   {"int32", "INT32"},
+    {"int64", "INT64"},   {"float16", "FP16"}, {"float32", "FP32"},  {"float64", "FP64"},
+    {"bytes", "BYTES"},   {"string", "BYTES"}, {"str", "BYTES"},
 };
 
 const char *pt2_tensor_dtype_oip(const char *dtype, char *out, size_t len)
@@ -178,12 +190,7 @@ const char *pt2_tensor_dtype_oip(const char *dtype, char *out, size_t len)
             return out;
         }
     }
-    /* BOOL, UINT8..INT64 and BYTES are the upper-cased names; the rest have no
-     * OIP spelling and stay recognisable that way too. */
-    for (i = 0; i + 1 < len && dtype[i] != '\0'; i++)
-        out[i] = (char)toupper((unsigned char)dtype[i]);
-    out[i] = '\0';
-    return out;
+    return NULL; /* never an invented type */
 }
 
 /* ---- shape description ----------------------------------------------------- */
@@ -245,25 +252,41 @@ static int add_item(cJSON *parent, cJSON *item)
     return 1;
 }
 
+/* Why the protocol cannot describe `t` ("" when it can): its datatype and shape are required. */
+static const char *oip_gap(const struct pt2_tensor *t, char *buf, size_t len)
+{
+    char dt[16];
+    int typed = pt2_tensor_dtype_oip(t->dtype, dt, sizeof(dt)) != NULL;
+    int shaped = t->ndim >= 0 && t->ndim <= PT2_DIMS_MAX;
+
+    buf[0] = '\0';
+    if (!typed && t->dtype[0] == '\0')
+        snprintf(buf, len, "its dtype is not recorded");
+    else if (!typed)
+        snprintf(buf, len, "dtype %s has no Open Inference Protocol datatype", t->dtype);
+    if (!shaped)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%sits shape is not recorded",
+                 typed ? "" : " and ");
+    return buf;
+}
+
+/* {"name", "datatype", "shape"} with -1 for dynamic dims; the caller checked oip_gap. */
 static cJSON *oip_view(const struct pt2_tensor *t)
 {
-    char dt[40];
+    char dt[16];
     cJSON *o = cJSON_CreateObject(), *shape;
     int ok, i;
 
     if (o == NULL)
         return NULL;
     ok = cJSON_AddStringToObject(o, "name", t->name) != NULL &&
-         pt2_json_add_str_or_null(o, "datatype", pt2_tensor_dtype_oip(t->dtype, dt, sizeof(dt)));
-    if (ok && t->ndim < 0) {
-        ok = cJSON_AddNullToObject(o, "shape") != NULL;
-    } else if (ok) {
-        shape = cJSON_AddArrayToObject(o, "shape");
-        ok = shape != NULL;
-        for (i = 0; ok && i < t->ndim && i < PT2_DIMS_MAX; i++)
-            ok = add_item(
-                shape, cJSON_CreateNumber((double)(t->dims[i].size >= 0 ? t->dims[i].size : -1)));
-    }
+         cJSON_AddStringToObject(o, "datatype", pt2_tensor_dtype_oip(t->dtype, dt, sizeof(dt))) !=
+             NULL;
+    shape = ok ? cJSON_AddArrayToObject(o, "shape") : NULL;
+    ok = shape != NULL;
+    for (i = 0; ok && i < t->ndim && i < PT2_DIMS_MAX; i++)
+        ok = add_item(shape,
+                      cJSON_CreateNumber((double)(t->dims[i].size >= 0 ? t->dims[i].size : -1)));
     if (!ok) {
         cJSON_Delete(o);
         return NULL;
@@ -331,20 +354,61 @@ static cJSON *default_view(const struct pt2_tensor *t)
 int pt2_tensor_to_json(const struct pt2_tensor *t, unsigned flags, cJSON **out,
                        struct pt2_error *err)
 {
+    char gap[160];
+
+    *out = NULL;
+    if ((flags & PT2_JSON_OIP) && oip_gap(t, gap, sizeof(gap))[0] != '\0')
+        return pt2_error_set(err, PT2_ERR_UNSUPPORTED, "tensor '%s': %s", t->name, gap);
     *out = (flags & PT2_JSON_OIP) ? oip_view(t) : default_view(t);
     if (*out == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building tensor '%s'", t->name);
     return PT2_OK;
 }
 
+int pt2_tensor_list_oip_json(const struct pt2_tensor_list *l, const char *what, cJSON **out,
+                             cJSON *warnings, struct pt2_error *err)
+{
+    char gap[160], msg[PT2_ERROR_MSG_MAX];
+    cJSON *arr = cJSON_CreateArray(), *item;
+    size_t i;
+
+    *out = NULL;
+    if (arr == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    for (i = 0; l != NULL && i < l->n; i++) {
+        const struct pt2_tensor *t = &l->v[i];
+
+        if (oip_gap(t, gap, sizeof(gap))[0] != '\0') {
+            /* Left out, said so: never given a type the protocol does not have. */
+            snprintf(msg, sizeof(msg), "%s '%.128s' is left out of the OIP view: %s",
+                     what != NULL ? what : "tensor", t->name, gap);
+            if (warnings != NULL && !cJSON_AddItemToArray(warnings, cJSON_CreateString(msg)))
+                goto nomem;
+            continue;
+        }
+        if ((item = oip_view(t)) == NULL || !cJSON_AddItemToArray(arr, item)) {
+            cJSON_Delete(item);
+            goto nomem;
+        }
+    }
+    *out = arr;
+    return PT2_OK;
+nomem:
+    cJSON_Delete(arr);
+    return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building tensor specs");
+}
+
 int pt2_tensor_list_to_json(const struct pt2_tensor_list *l, unsigned flags, cJSON **out,
                             struct pt2_error *err)
 {
-    cJSON *arr = cJSON_CreateArray(), *item;
+    cJSON *arr, *item;
     size_t i;
     int rc;
 
+    if (flags & PT2_JSON_OIP)
+        return pt2_tensor_list_oip_json(l, NULL, out, NULL, err);
     *out = NULL;
+    arr = cJSON_CreateArray();
     if (arr == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
     for (i = 0; l != NULL && i < l->n; i++) {

@@ -76,9 +76,10 @@ int pt2_tensor_dtype_normalize(const char *in, char *out, size_t len);
 
 /*
  * Open Inference Protocol datatype for a canonical dtype ("float32" -> "FP32",
- * "bfloat16" -> "BF16"). Types without an OIP name (complex, float8 variants,
- * unknown names) get the upper-cased torch name ("COMPLEX64", "FLOAT8_E4M3FN").
- * Returns NULL for the empty (unknown) dtype, else out.
+ * "int64" -> "INT64", "bytes"/"string" -> "BYTES"): only the protocol's own
+ * types (BOOL, UINT8-64, INT8-64, FP16, FP32, FP64, BYTES). NULL for every
+ * other dtype (bfloat16, complex, float8 variants, unknown names, ""): the
+ * protocol cannot type them and no name is invented. Else out.
  */
 const char *pt2_tensor_dtype_oip(const char *dtype, char *out, size_t len);
 
@@ -92,14 +93,26 @@ const char *pt2_tensor_shape_description(const struct pt2_tensor *t, char *buf, 
  *           "fixed_shape": {"1": 3}, "shape_description",
  *           "dynamic_dims": [{"axis", "symbol", "min", "max"}]}
  *   with null for an unknown rank/dtype/description/symbol/bound.
- * PT2_JSON_OIP: {"name", "datatype": "FP32", "shape": [-1, 3]}; shape is null
- *   for an unknown rank and datatype null for an unknown dtype.
+ * PT2_JSON_OIP: the protocol's $metadata_tensor {"name", "datatype": "FP32",
+ *   "shape": [-1, 3]}, -1 for every dynamic dim. A spec the protocol cannot
+ *   describe (no OIP datatype, unknown dtype or rank) is PT2_ERR_UNSUPPORTED,
+ *   the message saying why.
  */
 int pt2_tensor_to_json(const struct pt2_tensor *t, unsigned flags, cJSON **out,
                        struct pt2_error *err) PT2_WARN_UNUSED;
-/* JSON array of the views of every spec in the list. */
+/* JSON array of the views of every spec in the list; with PT2_JSON_OIP the specs
+ * the protocol cannot describe are left out (pt2_tensor_list_oip_json, no warnings). */
 int pt2_tensor_list_to_json(const struct pt2_tensor_list *l, unsigned flags, cJSON **out,
                             struct pt2_error *err) PT2_WARN_UNUSED;
+/*
+ * The OIP view of a list: every spec the protocol can describe, in order; each
+ * one left out appends to `warnings` (a JSON array; NULL = none kept) one line
+ * "<what> 'w' is left out of the OIP view: dtype bfloat16 has no Open
+ * Inference Protocol datatype" (or "its dtype is not recorded", "its shape is
+ * not recorded"). `what` names the list's tensors ("input"; NULL = "tensor").
+ */
+int pt2_tensor_list_oip_json(const struct pt2_tensor_list *l, const char *what, cJSON **out,
+                             cJSON *warnings, struct pt2_error *err) PT2_WARN_UNUSED;
 
 /* Violations reported by one validation at most (one more line says there are more). */
 #define PT2_VALIDATE_ERRORS_MAX 64

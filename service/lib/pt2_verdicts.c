@@ -176,6 +176,7 @@ void pt2_verdicts_node_rule(const pt2_package *pkg, const struct pt2_gpu_check *
         snprintf(gpu_part->reason, sizeof(gpu_part->reason), "the package needs no GPU");
         out->verdict = cpu->verdict;
         snprintf(out->reason, sizeof(out->reason), "cpu: %.500s", cpu->reason);
+        snprintf(out->advice, sizeof(out->advice), "%s", cpu->advice);
         return;
     }
     for (i = 0; i < n; i++) {
@@ -202,22 +203,35 @@ void pt2_verdicts_node_rule(const pt2_package *pkg, const struct pt2_gpu_check *
                          other_vendor == PT2_VENDOR_AMD ? "AMD" : "NVIDIA", others);
         else if (absent != NULL && absent[0] != '\0')
             pt2_sbuf_add(&b, ": %s", absent);
+        pt2_sbuf_init(&b, gpu_part->advice, sizeof(gpu_part->advice));
+        pt2_sbuf_add(&b, "Run it on a node with %s", what);
+        if (need & PT2_NEED_NVIDIA)
+            pt2_sbuf_add(&b, "; `pt2scope affinity FILE` prints a Kubernetes nodeAffinity that "
+                             "selects such nodes");
+        pt2_sbuf_add(&b, ".");
     } else {
         gpu_part->verdict = best->r.verdict;
         if (best->label[0] != '\0')
             pt2_sbuf_add(&b, "%s: ", best->label);
         pt2_sbuf_add(&b, "%s", best->r.reason);
+        snprintf(gpu_part->advice, sizeof(gpu_part->advice), "%s", best->r.advice);
     }
     pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
     if (cpu->verdict > gpu_part->verdict) {
         out->verdict = cpu->verdict;
         pt2_sbuf_add(&b, "cpu: %s", cpu->reason);
+        snprintf(out->advice, sizeof(out->advice), "%s", cpu->advice);
     } else if (gpu_part->verdict > cpu->verdict) {
         out->verdict = gpu_part->verdict;
         pt2_sbuf_add(&b, "%s", gpu_part->reason);
+        snprintf(out->advice, sizeof(out->advice), "%s", gpu_part->advice);
     } else {
         out->verdict = gpu_part->verdict;
         pt2_sbuf_add(&b, "%s; cpu: %s", gpu_part->reason, cpu->reason);
+        /* Both sides failed alike: both fixes are needed. */
+        pt2_sbuf_init(&b, out->advice, sizeof(out->advice));
+        pt2_sbuf_add(&b, "%s%s%s", gpu_part->advice,
+                     gpu_part->advice[0] != '\0' && cpu->advice[0] != '\0' ? " " : "", cpu->advice);
     }
 }
 
@@ -247,6 +261,12 @@ void pt2_verdicts_free(pt2_verdicts *v)
     free(v);
 }
 
+int pt2_verdicts_add_advice(cJSON *o, const struct pt2_verdict_result *r)
+{
+    /* Only a verdict that is not simply "compatible" has something to act on. */
+    return pt2_json_add_str_or_null(o, "advice", r->verdict != PT2_COMPATIBLE ? r->advice : NULL);
+}
+
 /* Append one entry; takes `device` in every case. */
 static int add_entry(pt2_verdicts *v, const char *kind, const char *target, cJSON *device,
                      const struct pt2_verdict_result *r, struct pt2_error *err)
@@ -260,7 +280,7 @@ static int add_entry(pt2_verdicts *v, const char *kind, const char *target, cJSO
         goto nomem;
     device = NULL;
     if (cJSON_AddStringToObject(e, "verdict", pt2_verdict_name(r->verdict)) == NULL ||
-        cJSON_AddStringToObject(e, "reason", r->reason) == NULL ||
+        cJSON_AddStringToObject(e, "reason", r->reason) == NULL || !pt2_verdicts_add_advice(e, r) ||
         !cJSON_AddItemToArray(v->entries, e))
         goto nomem;
     return PT2_OK;
@@ -300,6 +320,7 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
         v->worst_target.verdict = r.verdict;
         snprintf(v->worst_target.reason, sizeof(v->worst_target.reason), "%.60s: %.440s", label,
                  r.reason);
+        snprintf(v->worst_target.advice, sizeof(v->worst_target.advice), "%s", r.advice);
     }
     return PT2_OK;
 }
@@ -396,11 +417,11 @@ int pt2_verdicts_to_json(const pt2_verdicts *v, cJSON **out, struct pt2_error *e
     if (rc != PT2_OK)
         return rc;
     doc = cJSON_CreateObject();
-    if (doc == NULL ||
-        !cJSON_AddItemToObject(doc, "compatibility", cJSON_Duplicate(v->entries, 1)) ||
+    if (doc == NULL || !pt2_json_add_owned(doc, "compatibility", cJSON_Duplicate(v->entries, 1)) ||
         (ov = cJSON_AddObjectToObject(doc, "overall")) == NULL ||
         cJSON_AddStringToObject(ov, "verdict", pt2_verdict_name(r.verdict)) == NULL ||
-        cJSON_AddStringToObject(ov, "reason", r.reason) == NULL) {
+        cJSON_AddStringToObject(ov, "reason", r.reason) == NULL ||
+        !pt2_verdicts_add_advice(ov, &r)) {
         cJSON_Delete(doc);
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
     }

@@ -7,6 +7,9 @@
  * its GPUs of a kind the package needs, or incompatible (naming what is
  * missing) when it has none of that kind; combined with the CPU verdict,
  * the worse of the two wins (enum pt2_verdict is ordered best to worst).
+ * The node's advice is that of the side that decided (both, when they
+ * tie): the per-device rules write it (pt2_compat.h "Advice"), the node
+ * rule only for "no GPU of the kind needed".
  *
  * Ownership: everything is borrowed; results go to caller structs.
  */
@@ -52,5 +55,9 @@ struct pt2_gpu_check {
 void pt2_verdicts_node_rule(const pt2_package *pkg, const struct pt2_gpu_check *gpus, size_t n,
                             const char *absent, const struct pt2_verdict_result *cpu,
                             struct pt2_verdict_result *gpu_part, struct pt2_verdict_result *out);
+
+/* Add "advice" to `o`: r->advice for a verdict other than compatible, else null.
+ * 1, or 0 when out of memory. Every JSON verdict carries it the same way. */
+int pt2_verdicts_add_advice(cJSON *o, const struct pt2_verdict_result *r);
 
 #endif

@@ -22,7 +22,11 @@ build_mods="libzip:libzip-dev libcjson:libcjson-dev libmicrohttpd:libmicrohttpd-
 test_mods="check:check"
 # command -> Debian package
 build_tools="cc:gcc pkg-config:pkg-config"
-test_tools="curl:curl python3:python3 clang-format:clang-format"
+# chromium: the browser tests (tests/browser) drive Debian's build with playwright-core.
+# clang: the libFuzzer smoke (tests/fuzz); its runtime is a separate package,
+# only recommended, which --no-install-recommends leaves out.
+test_tools="curl:curl python3:python3 clang-format:clang-format chromium:chromium clang:clang"
+FUZZ_RT_PKG=libclang-rt-14-dev
 # The OpenAPI tools' floor (openapi/package.json "engines").
 NODE_MIN=18.17
 
@@ -81,6 +85,9 @@ esac
 
 check_mods "$test_mods"
 check_tools "$test_tools"
+# clang finds libclang_rt.fuzzer-<arch>.a in its runtime directory, or cannot link a fuzzer.
+rt=$(clang --print-runtime-dir 2>/dev/null)
+[ -n "$rt" ] && [ -f "$rt/libclang_rt.fuzzer-$HOSTTYPE.a" ] || want "$FUZZ_RT_PKG"
 if ! command -v npm >/dev/null 2>&1; then
     command -v node >/dev/null 2>&1 || want nodejs
     want npm

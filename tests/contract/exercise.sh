@@ -102,6 +102,27 @@ done
 expect 404 "$U/docs/missing.js"
 expect 404 "$U/v2/inspect"
 
+# The listing and the operator page. (413, more than 1,000,000 entries under the
+# roots, is left out with the 500s: it would take a million files.)
+expect 200 "$U/v1/packages"
+expect 200 "$U/v1/packages?limit=3&prefix=cuda&target=H100&target=B200&driver=13.0"
+cursor=$(curl -s "$U/v1/packages?limit=2" | python3 -c 'import json,sys; print(json.load(sys.stdin)["next"])')
+expect 200 "$U/v1/packages?limit=2&cursor=$cursor"
+expect 200 -I "$U/v1/packages"
+expect 204 -X OPTIONS "$U/v1/packages"
+expect 405 -X POST "$U/v1/packages"
+expect 400 "$U/v1/packages?limit=0"
+expect 400 "$U/v1/packages?cursor=%21"
+expect 400 "$U/v1/packages?target=H999"
+for p in / /page/app.js /page/style.css; do
+    expect 200 "$U$p"
+    expect 200 -I "$U$p"
+    expect 204 -X OPTIONS "$U$p"
+    expect 405 -X DELETE "$U$p"
+done
+expect 200 "$U/?path=$PKG&target=H100"
+expect 404 "$U/page/missing.js"
+
 # Node, Kubernetes nodes and cluster.
 NODES='{"kind":"List","items":[
  {"metadata":{"name":"gpu-h100-0","labels":{"nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3",
@@ -164,6 +185,7 @@ for ep in inspect arch metadata validate; do
     expect 503 -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\"}" "$S/v1/$ep?$q"
 done
 expect 503 "$S/v1/node"
+expect 503 "$S/v1/packages"
 expect 503 -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\",\"nodes\":[]}" "$S/v1/compatibility"
 # The cluster fan-out has a pool of its own (a peer may be this daemon), so it
 # still answers while the job pool is full.

@@ -203,3 +203,101 @@ test('the CLI fails on a bad record and on an empty directory, passes on good on
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/* The errors of the OIP model metadata schema itself for the recorded answer after `mutate`. */
+function oipErrors(mutate) {
+  const body = structuredClone(sample('metadata_get_200_oip').body);
+  mutate(body);
+  return contract.validateAt('#/components/schemas/OipModelMetadata', body);
+}
+
+test('view=oip answers the Open Inference Protocol model metadata response', () => {
+  // The recorded answer conforms as it is, and with the protocol's optional versions.
+  assert.deepEqual(errorsAfter('metadata_get_200_oip', () => {}), []);
+  assert.deepEqual(errorsAfter('metadata_get_200_oip', (r) => { r.body.versions = ['3']; }), []);
+  // The old, non-conforming shape: `model` for `name`, no platform.
+  assertRejected(errorsAfter('metadata_get_200_oip', (r) => {
+    r.body.model = r.body.name; delete r.body.name; delete r.body.platform;
+  }), 'metadata is not the OIP model metadata response but the request asked for view=oip');
+  assertRejected(oipErrors((b) => { b.model = b.name; delete b.name; }),
+    "must have required property 'name'");
+  assertRejected(oipErrors((b) => { delete b.platform; }), "must have required property 'platform'");
+  // Only the protocol's datatypes: no BF16, no invented names.
+  for (const dt of ['BF16', 'COMPLEX64', 'FLOAT8_E4M3FN', 'STRING', 'fp32']) {
+    assertRejected(oipErrors((b) => { b.inputs[0].datatype = dt; }),
+      '/inputs/0/datatype must be equal to one of the allowed values');
+    assert.notDeepEqual(errorsAfter('metadata_get_200_oip', (r) => { r.body.inputs[0].datatype = dt; }), []);
+  }
+  assertRejected(oipErrors((b) => { b.inputs[0].datatype = null; }), '/inputs/0/datatype must be string');
+  assertRejected(oipErrors((b) => { b.inputs[0].shape = null; }), '/inputs/0/shape must be array');
+  assertRejected(oipErrors((b) => { b.inputs[0].shape = [-2]; }), '/inputs/0/shape/0 must be >= -1');
+  assertRejected(oipErrors((b) => { b.raw = {}; }), "must NOT have additional properties 'raw'");
+  assertRejected(oipErrors((b) => { b.versions = [3]; }), '/versions/0 must be string');
+  // A tensor left out is said in warnings; an empty list is not written.
+  assert.deepEqual(oipErrors((b) => { b.warnings = ["input 'w' is left out"]; }), []);
+  assertRejected(oipErrors((b) => { b.warnings = []; }), '/warnings must NOT have fewer than 1 items');
+  // The request decides the shape of the metadata, not only of the tensors.
+  assertRejected(errorsAfter('metadata_get_200', (r) => { r.query = { view: ['oip'] }; }),
+    'metadata is not the OIP model metadata response but the request asked for view=oip');
+  assertRejected(errorsAfter('metadata_get_200_oip', (r) => { r.query = {}; }),
+    'metadata is the OIP model metadata response but the request asked for view=default');
+});
+
+test('advice goes with every verdict, null exactly when compatible', () => {
+  assertRejected(errorsAfter('inspect_get_200', (r) => { delete r.body.overall.advice; }),
+    "/overall must have required property 'advice'");
+  assertRejected(errorsAfter('inspect_get_200', (r) => { r.body.compatibility[0].advice = 'Rebuild.'; }),
+    '/compatibility/0/advice must be null');
+  assertRejected(errorsAfter('compatibility_post_200', (r) => { r.body.nodes[0].verdict = 'incompatible'; }),
+    '/nodes/0/advice must be string');
+  assertRejected(errorsAfter('compatibility_post_200', (r) => { r.body.nodes[0].checks.cpu.advice = ''; }),
+    '/nodes/0/checks/cpu/advice must be null');
+  assertRejected(errorsAfter('cluster_get_200', (r) => {
+    delete r.body.peers[0].compatibility.find((c) => c.verdict === 'incompatible').advice;
+  }), "must have required property 'advice'");
+});
+
+test('every inspection carries a well-formed node affinity', () => {
+  const terms = (r) => r.body.scheduling.node_affinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms;
+  assertRejected(errorsAfter('inspect_get_200', (r) => { delete r.body.scheduling; }),
+    "must have required property 'scheduling'");
+  assertRejected(errorsAfter('inspect_get_200', (r) => { terms(r).length = 0; }),
+    '/nodeSelectorTerms must NOT have fewer than 1 items');
+  // Kubernetes' own rules: Gt/Lt take one integer, Exists/DoesNotExist no values.
+  assertRejected(errorsAfter('inspect_get_200', (r) => {
+    terms(r)[0].matchExpressions[0] = { key: 'nvidia.com/gpu.compute.major', operator: 'Gt', values: ['9', '10'] };
+  }), '/matchExpressions/0 must match exactly one schema in oneOf');
+  assertRejected(errorsAfter('inspect_get_200', (r) => {
+    terms(r)[0].matchExpressions[0] = { key: 'kubernetes.io/os', operator: 'Exists', values: ['linux'] };
+  }), '/matchExpressions/0 must match exactly one schema in oneOf');
+  assertRejected(errorsAfter('inspect_get_200', (r) => {
+    terms(r)[0].matchExpressions[0].key = 'not a label key';
+  }), '/matchExpressions/0');
+  assert.deepEqual(errorsAfter('inspect_get_200', (r) => { r.body.scheduling.node_affinity = null; }), []);
+});
+
+test('a framing 400 on any path is the shared malformed-request answer', () => {
+  // Built from a real 400 problem, moved to an endpoint that declares no 400.
+  const rec = structuredClone(sample('inspect_post_400_json'));
+  rec.method = 'GET';
+  rec.path = '/livez';
+  rec.query = {};
+  rec.request_json = null;
+  let r = contract.check(rec);
+  assert.deepEqual(r.errors, []);
+  assert.equal(r.op, 'GET /livez');
+  assert.equal(r.status, '400');
+  // Only the bad-request problem: another problem type with 400 is not declared there.
+  const other = structuredClone(rec);
+  other.body.type = 'https://pt2scope.dev/problems/not-found';
+  assertRejected(contract.check(other).errors, 'GET /livez: status 400 is not declared');
+  // It is still a problem document: a plain-text 400 is not.
+  rec.content_type = 'text/plain';
+  rec.headers['content-type'] = 'text/plain';
+  rec.body_kind = 'text';
+  rec.body = 'bad';
+  assertRejected(contract.check(rec).errors, 'GET /livez: status 400 is not declared');
+  // An endpoint that declares 400 keeps its own answer.
+  r = contract.check(sample('inspect_post_400_json'));
+  assert.deepEqual([r.op, r.status, r.errors], ['POST /v1/inspect', '400', []]);
+});

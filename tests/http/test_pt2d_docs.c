@@ -4,6 +4,7 @@
  * router knows (and no route the router does not).
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,22 +102,26 @@ START_TEST(test_json_is_the_yaml_rendered)
 }
 END_TEST
 
-/* Whether the spec's paths contain `path`, literally or via /docs/{asset}. */
+/* Whether the spec's paths contain `path`, literally or via the enum of <dir>/{asset}
+ * (/docs/{asset}, /page/{asset}). */
 static int spec_has_path(const cJSON *paths, const char *path)
 {
     const cJSON *assets, *a;
+    const char *slash = strrchr(path, '/');
+    char tpl[128];
 
     if (cJSON_GetObjectItemCaseSensitive(paths, path) != NULL)
         return 1;
-    if (strncmp(path, "/docs/", 6) != 0)
+    if (slash == NULL || slash == path)
         return 0;
-    assets = cJSON_GetObjectItemCaseSensitive(paths, "/docs/{asset}");
+    snprintf(tpl, sizeof(tpl), "%.*s/{asset}", (int)(slash - path), path);
+    assets = cJSON_GetObjectItemCaseSensitive(paths, tpl);
     assets = cJSON_GetObjectItemCaseSensitive(assets, "get");
     assets = cJSON_GetObjectItemCaseSensitive(assets, "parameters");
     assets = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(assets, 0), "schema");
     cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(assets, "enum"))
     {
-        if (strcmp(a->valuestring, path + 6) == 0)
+        if (strcmp(a->valuestring, slash + 1) == 0)
             return 1;
     }
     return 0;

@@ -13,21 +13,22 @@
  * The tag is the first 16 bytes of SHA-256 over the NUL-terminated fields,
  * in hex. The expected values are fixed, not recomputed here: they are what
  * the daemon answered before SHA-256 came from nettle, and what
- *   printf 'schema=1\0/v1/arch\0u:abc|upload.pt2\0flags=0\0' | sha256sum | cut -c1-32
- * prints, so clients' cached tags stay valid.
+ *   printf 'schema=2\0/v1/arch\0u:abc|upload.pt2\0flags=0\0' | sha256sum | cut -c1-32
+ * prints. Schema 2 (advice, scheduling, the OIP view) changed every tag
+ * on purpose: a client's tag from schema 1 must not get a 304 for the new shape.
  */
 START_TEST(test_make_is_sha256_of_fields)
 {
     char tag[80];
 
-    ck_assert_int_eq(PT2SCOPE_SCHEMA_VERSION, 1); /* a new schema changes every tag */
+    ck_assert_int_eq(PT2SCOPE_SCHEMA_VERSION, 2); /* a new schema changes every tag */
     pt2d_etag_make("/v1/arch", "u:abc|upload.pt2", "flags=0", tag, sizeof(tag));
-    ck_assert_str_eq(tag, "\"839aab58967aeb20243e0b28b2ccf9ba\"");
+    ck_assert_str_eq(tag, "\"8e8d586f38289ea5d9924ec17088ec0f\"");
     /* An upload's key: "u:" + the SHA-256 of its bytes ("abc", FIPS 180-4's example). */
     pt2d_etag_make("/v1/inspect",
                    "u:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad|upload.pt2",
                    "", tag, sizeof(tag));
-    ck_assert_str_eq(tag, "\"bedfa51ba59888f142c00ff206510127\"");
+    ck_assert_str_eq(tag, "\"8da4f6cbb60ae4e1134b0956da9b59eb\"");
 }
 END_TEST
 

@@ -231,7 +231,7 @@ START_TEST(test_json_body_errors)
 }
 END_TEST
 
-/* Deep nesting is refused by cJSON's limit, never a stack overflow. */
+/* Deep nesting is refused by the limits before cJSON sees it, never a stack overflow. */
 START_TEST(test_json_body_deep_nesting)
 {
     size_t n = 200000, i;
@@ -241,8 +241,8 @@ START_TEST(test_json_body_deep_nesting)
         b[i] = '[';
     for (; i < n; i++)
         b[i] = ']';
-    ck_assert_int_eq(pt2d_options_add_json(&o, b, n, &err), PT2_ERR_INVALID);
-    ck_assert_str_eq(err.message, "request body is not valid JSON");
+    ck_assert_int_eq(pt2d_options_add_json(&o, b, n, &err), PT2_ERR_TOO_LARGE);
+    ck_assert_str_eq(err.message, "request body: JSON nested deeper than 64 levels at byte 64");
     free(b);
 }
 END_TEST
@@ -322,22 +322,49 @@ END_TEST
 
 START_TEST(test_apply_json_keeps_other_members)
 {
-    cJSON *doc = pt2d_options_parse_json("{\"path\": \"a.pt2\", \"device\": \"cuda:0\", "
-                                         "\"nodes\": []}  \n",
-                                         strlen("{\"path\": \"a.pt2\", \"device\": \"cuda:0\", "
-                                                "\"nodes\": []}  \n"));
+    static const char body[] = "{\"path\": \"a.pt2\", \"device\": \"cuda:0\", \"nodes\": []}  \n";
+    cJSON *doc = NULL;
 
-    ck_assert_ptr_nonnull(doc);
+    ck_assert_int_eq(
+        pt2d_options_parse_json(body, strlen(body), &pt2d_json_body_limits, "body", &doc, &err),
+        PT2_OK);
     ck_assert_int_eq(pt2d_options_apply_json(&o, doc, &err), PT2_OK);
     ck_assert_str_eq(o.path, "a.pt2");
     ck_assert_str_eq(o.device, "cuda:0");
     ck_assert(cJSON_IsArray(cJSON_GetObjectItem(doc, "nodes")));
     cJSON_Delete(doc);
-    ck_assert_ptr_null(pt2d_options_parse_json("{} []", 5));
-    doc = pt2d_options_parse_json("[1]", 3);
+    ck_assert_int_eq(
+        pt2d_options_parse_json("{} []", 5, &pt2d_json_body_limits, "body", &doc, &err),
+        PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "body is not valid JSON");
+    ck_assert_ptr_null(doc);
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2d_options_parse_json("[1]", 3, &pt2d_json_body_limits, "body", &doc, &err),
+                     PT2_OK);
     ck_assert_int_eq(pt2d_options_apply_json(&o, doc, &err), PT2_ERR_INVALID);
     ck_assert_str_eq(err.message, "request body must be a JSON object");
     cJSON_Delete(doc);
+}
+END_TEST
+
+/* A NUL inside a JSON string would cut it short once parsed: refused, never truncated. */
+START_TEST(test_json_nul_and_limits)
+{
+    struct pt2_json_limits tiny = {0, 0, 3, 0};
+    cJSON *doc = NULL;
+
+    ck_assert_int_eq(pt2d_options_add_json(&o, "{\"path\": \"a.pt2\\u0000.txt\"}", 28, &err),
+                     PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "request body: \\u0000 (a NUL character) in a string at byte 15");
+    ck_assert_int_eq(o.has_path, 0);
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "inputs", "{\"x\\u0000y\": [1]}", &err),
+                     PT2_ERR_INVALID);
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2d_options_parse_json("[1,2,3]", 7, &tiny, "body", &doc, &err),
+                     PT2_ERR_TOO_LARGE);
+    ck_assert_str_eq(err.message, "body: more than 3 JSON values at byte 5");
+    ck_assert_ptr_null(doc);
 }
 END_TEST
 
@@ -362,6 +389,7 @@ int main(void)
     tcase_add_test(tc, test_fingerprint);
     tcase_add_test(tc, test_device_and_refresh);
     tcase_add_test(tc, test_apply_json_keeps_other_members);
+    tcase_add_test(tc, test_json_nul_and_limits);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -28,7 +28,7 @@ same "$(echo "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["a
 expect 0 "$B" check $F/cuda_sm90a_v8.pt2 --target H100
 same "$OUT" "H100: compatible: sm_90a cubin runs on NVIDIA H100; it needs a CUDA 13.0+ driver (ELF ABI v8), driver version unknown"
 expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target A100
-same "$OUT" "A100: incompatible: kernels are sm_90a only; NVIDIA A100 is 8.0"
+same "$(echo "$OUT" | head -1)" "A100: incompatible: kernels are sm_90a only; NVIDIA A100 is 8.0"
 expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target 9.0 --target 8.0
 expect 0 "$B" check $F/cuda_fatbin_multi.pt2 --target 11.0
 same "${OUT%%:*}" "11.0"
@@ -37,7 +37,7 @@ expect 0 "$B" check $F/cuda_sm90a_v8.pt2 --target sm_90a --json
 same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["compatibility"][0]["verdict"], d["overall"]["verdict"], d["overall"]["reason"][:18])')" "compatible compatible sm_90a: sm_90a cub"
 # getopt_long: --opt=value, options before the file, help for a command.
 expect 1 "$B" check --target=A100 $F/cuda_sm90a_v8.pt2
-same "$OUT" "A100: incompatible: kernels are sm_90a only; NVIDIA A100 is 8.0"
+same "$(echo "$OUT" | head -1)" "A100: incompatible: kernels are sm_90a only; NVIDIA A100 is 8.0"
 expect 0 "$B" inspect --help
 same "$(echo "$OUT" | head -1)" "usage: pt2scope <command> [options]"
 expect 2 "$B" inspect $F/cuda_sm90a_v8.pt2 --target H100
@@ -66,7 +66,7 @@ expect 0 "$B" --help
 expect 0 "$B" version
 # No driver here: a CUDA package cannot run; the CPU verdict still comes, the overall says why.
 expect 1 env PT2SCOPE_LIBCUDA=/nonexistent/libcuda.so.1 "$B" check $F/cuda_sm90a_v8.pt2 --sysfs-root /nonexistent
-same "$(echo "$OUT" | cut -d: -f1)" "$(printf 'cpu\noverall')"
+same "$(echo "$OUT" | grep -v '^  advice: ' | cut -d: -f1)" "$(printf 'cpu\noverall')"
 same "$(echo "$OUT" | sed -n 2p)" "overall: incompatible: the package needs an NVIDIA GPU (sm_90a); this node has none: /nonexistent/libcuda.so.1 not found: no NVIDIA driver installed (dlopen: /nonexistent/libcuda.so.1: cannot open shared object file: No such file or directory)"
 expect 1 env PT2SCOPE_LIBCUDA=/nonexistent/libcuda.so.1 "$B" check $F/cuda_sm90a_v8.pt2 --json
 same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted(d), len(d["compatibility"]), d["overall"]["verdict"])')" "['compatibility', 'overall'] 1 incompatible"
@@ -75,7 +75,7 @@ AMD=tests/fixtures/sysfs/mi250x2
 expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" check $F/rocm_gfx90a.pt2 --sysfs-root $AMD
 same "$(echo "$OUT" | cut -d: -f1-3 | sed -n '1,2p;4p')" "$(printf 'rocm:0: compatible\nrocm:1: compatible\noverall: compatible: rocm')"
 expect 1 env PT2SCOPE_LIBCUDA=/nonexistent PT2SCOPE_SYSFS_ROOT=$AMD "$B" check $F/cuda_sm90a_v8.pt2
-same "$(echo "$OUT" | tail -1)" "overall: incompatible: the package needs an NVIDIA GPU (sm_90a); this node has none (its GPUs: AMD rocm:0, rocm:1)"
+same "$(echo "$OUT" | grep -v '^  advice: ' | tail -1)" "overall: incompatible: the package needs an NVIDIA GPU (sm_90a); this node has none (its GPUs: AMD rocm:0, rocm:1)"
 expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" check $F/rocm_gfx90a.pt2 --sysfs-root $AMD --device cuda:1
 same "$(echo "$OUT" | head -1 | cut -d: -f1-3)" "rocm:1: compatible"
 expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" gpus --sysfs-root=$AMD
@@ -108,7 +108,7 @@ fi
 
 # One verdict per Kubernetes node (GPU Feature Discovery labels).
 expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --nodes $F/k8s/nodes.json
-same "$(echo "$OUT" | cut -d: -f1-2)" "$(printf 'gpu-h100-a: compatible\ngpu-a100-b: incompatible\ncpu-arm-c: incompatible')"
+same "$(echo "$OUT" | grep -v '^  advice: ' | cut -d: -f1-2)" "$(printf 'gpu-h100-a: compatible\ngpu-a100-b: incompatible\ncpu-arm-c: incompatible')"
 same "$(echo "$OUT" | sed -n 2p)" "gpu-a100-b: incompatible: kernels are sm_90a only; A100-SXM4-40GB is 8.0"
 expect 1 "$B" check $F/cpu_x86_64.pt2 --nodes $F/k8s/nodes.json --json
 same "$(echo "$OUT" | python3 -c 'import json,sys; print(" ".join(n["verdict"] for n in json.load(sys.stdin)["nodes"]))')" "compatible compatible incompatible"
@@ -127,7 +127,25 @@ PY
 expect 0 "$B" inspect "$T/esc.pt2"
 same "$(printf '%s' "$OUT" | grep -c "$(printf '\033')")" "0"
 same "$(echo "$OUT" | grep '^  k = ')" "  k = ?]0;pwned??[2J"
+# A metadata value with newlines prints line by line, indented under the value;
+# a newline elsewhere (a name) cannot fake a line of the report.
+python3 - "$T/nl.pt2" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("archive_format", "pt2")
+    z.writestr("data/aotinductor/model\nWarning     fake/x_metadata.json",
+               '{"AOTI_DEVICE_KEY": "cpu", "notes": "line one\\nline two"}')
+PY
+expect 0 "$B" inspect "$T/nl.pt2"
+same "$(echo "$OUT" | grep -A1 '^  notes = ')" "$(printf '  notes = line one\n          line two')"
+same "$(echo "$OUT" | grep -c '^Warning     fake')" "0"
 rm -rf "$T"
+
+# Identical kernels are one line with a count; .hsaco kernels say ROCm whatever the device key.
+expect 0 "$B" inspect $F/cuda_sm90a_v8.pt2
+same "$(echo "$OUT" | sed -n '/^Kernels/{n;p}')" "  sm_90a         sass   file       ELF ABI v8, CUDA 13.0  (2 kernels)"
+expect 0 "$B" inspect $F/rocm_gfx90a.pt2
+same "$(echo "$OUT" | grep '^Model dir')" "Model dir   model (ROCm, device key cuda, targets gfx90a:xnack-)"
 
 # I/O that only the AOTI wrapper records (../shared/docs/aoti-wrapper-io.md): every violation, one line each.
 expect 1 "$B" validate $F/cuda_check_functions_v8.pt2 --input arg0_1=1,10 --input arg1_1=3,99 --input arg2_1=4 --input arg3_1=8,6 --input arg4_1=8
@@ -145,6 +163,128 @@ same "$ERR" "pt2scope: $F/torch_save_checkpoint.pt2: a torch.save checkpoint (ar
 expect 2 "$B" inspect $F/torch_save_checkpoint.pt2 --json
 same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["type"], d["status"])')" "https://pt2scope.dev/problems/torch-save-checkpoint 422"
 same "$(echo "$ERR" | wc -l)" "1"
+
+# scan: every package under files and folders, one line each; 1 when any is a problem or
+# incompatible with a --target, 2 for a path that is not there (nothing printed then).
+expect 0 "$B" scan $F/cuda_sm100f_v8.pt2 $F/cuda_fatbin_multi.pt2 $F/rocm_gfx90a.pt2 $F/cpu_x86_64.pt2
+same "$OUT" "$(printf '%s\n' "$F/cuda_sm100f_v8.pt2  aoti  sm_100f" \
+    "$F/cuda_fatbin_multi.pt2  aoti  sm_75, sm_80, sm_90a, sm_100f, sm_120+PTX, compute_90" \
+    "$F/rocm_gfx90a.pt2  aoti  gfx90a:xnack-" "$F/cpu_x86_64.pt2  aoti  cpu x86_64 AVX-512")"
+expect 1 "$B" scan $F/cuda_sm90a_v8.pt2 $F/cuda_sm100f_v8.pt2 --target B200 --target H100
+same "$OUT" "$(printf '%s\n' \
+    "$F/cuda_sm90a_v8.pt2  aoti  sm_90a  B200: incompatible (kernels are sm_90a only; NVIDIA B200 is 10.0)  H100: compatible" \
+    "$F/cuda_sm100f_v8.pt2  aoti  sm_100f  B200: compatible  H100: incompatible (kernels are sm_100f only; NVIDIA H100 is 9.0)")"
+# PTX JIT is a way to run: not a failure.
+expect 0 "$B" scan $F/cuda_fatbin_v7_lz4.pt2 --target=B200
+same "$OUT" "$F/cuda_fatbin_v7_lz4.pt2  aoti  sm_75, sm_90+PTX, sm_90a+PTX  B200: compatible-ptx-jit"
+# A package that does not open is a line with its problem, and exit 1.
+expect 1 "$B" scan $F/cpu_x86_64.pt2 $F/broken_not_zip.pt2
+same "$(echo "$OUT" | tail -1)" "$F/broken_not_zip.pt2  error  not-a-zip: not a zip archive (no end-of-central-directory record)"
+# A folder: its *.pt2, recursively, sorted; hidden names and other files skipped.
+T=$(mktemp -d)
+mkdir -p "$T/models/team" "$T/models/.cache"
+cp $F/cuda_sm90a_v8.pt2 "$T/models/team/b.pt2"
+cp $F/cpu_x86_64.pt2 "$T/models/a.pt2"
+cp $F/cpu_x86_64.pt2 "$T/models/.cache/c.pt2"
+cp $F/cpu_x86_64.pt2 "$T/models/team/notes.txt"
+ln -s "$T/models/team" "$T/models/link"
+expect 0 "$B" scan "$T/models/"
+same "$OUT" "$(printf '%s\n' "$T/models/a.pt2  aoti  cpu x86_64 AVX-512" "$T/models/team/b.pt2  aoti  sm_90a")"
+# --json: an array of the listing's items (pt2_listing_item), one per line.
+expect 1 "$B" scan "$T/models" --json --target B200
+same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d), [(i["name"][-10:], i["kind"], i["device"], i["targets"], i["models"], i["overall"]["verdict"]) for i in d])')" \
+    "2 [('dels/a.pt2', 'aoti', 'cpu', 'cpu x86_64 AVX-512', 1, 'compatible'), ('team/b.pt2', 'aoti', 'cuda', 'sm_90a', 1, 'incompatible')]"
+same "$(echo "$OUT" | wc -l)" "4"
+rm -rf "$T"
+expect 0 "$B" scan $F/k8s --json
+same "$OUT" "[]"
+same "$ERR" "pt2scope: scan: no packages (*.pt2) found"
+expect 2 "$B" scan $F/cuda_sm90a_v8.pt2 $F/missing.pt2
+same "$OUT" ""
+same "$ERR" "pt2scope: $F/missing.pt2: No such file or directory"
+expect 2 "$B" scan
+same "$ERR" "pt2scope: usage: scan needs at least one file or folder"
+expect 2 "$B" scan $F --target H999
+same "$(echo "$ERR" | wc -l)" "1"
+expect 2 "$B" scan $F --device cuda:0
+same "$ERR" "pt2scope: usage: scan does not take --device"
+
+# advice: one indented line under every verdict that is not simply compatible, the library's
+# text (the same in --json, /v1/inspect, /v1/compatibility); none under a compatible one.
+A80='  advice: Rebuild with TORCH_CUDA_ARCH_LIST="8.0;9.0a" (or "8.0+PTX;9.0a", adding PTX for forward compatibility) and aot_inductor.emit_multi_arch_kernel=True, so the package carries code for 8.0.'
+expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target 8.0
+same "$OUT" "$(printf '%s\n' "8.0: incompatible: kernels are sm_90a only; the target is compute capability 8.0" "$A80")"
+expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target H100 --target 8.0
+same "$(echo "$OUT" | grep -c '^  advice: ')" "2"
+same "$(echo "$OUT" | tail -1)" "$A80"
+expect 1 "$B" check $F/cuda_fatbin_multi.pt2 --target B200 --driver 12.4
+same "$(echo "$OUT" | sed -n 2p)" "  advice: Upgrade the NVIDIA driver to branch 570 or newer (CUDA 12.8), the first that supports NVIDIA B200."
+expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target H100 --driver 12.4
+same "$(echo "$OUT" | sed -n 2p)" "  advice: Upgrade the NVIDIA driver to branch 580 or newer (CUDA 13.0) to load these CUDA 13 cubins, or rebuild the package with a CUDA 12.x toolkit (a torch built for CUDA 12)."
+expect 0 "$B" check $F/cuda_fatbin_multi.pt2 --target 11.0
+same "$(echo "$OUT" | sed -n 2p | cut -c1-60)" "  advice: The driver JIT-compiles this PTX when the package "
+expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target 8.0 --target H100 --json
+same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["compatibility"][0]["advice"] == d["overall"]["advice"], d["compatibility"][1]["advice"])')" "True None"
+expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --nodes $F/k8s/nodes.json
+same "$(echo "$OUT" | sed -n 3p)" "$A80"
+expect 1 "$B" check-kernel $F/bins/cubin_cuda13/sm_90a.cubin --target 8.0
+same "$(echo "$OUT" | tail -1)" "$A80"
+
+# affinity: the nodeAffinity selecting the nodes a package runs on (JSON, or --yaml for a
+# manifest); 1 when no node can run it (the selector then matches nothing), 2 for errors.
+expect 0 "$B" affinity $F/cuda_sm90a_v8.pt2
+same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin)["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]; print(len(d), [e["key"] + " " + e["operator"] for e in d[0]["matchExpressions"]])')" \
+    "2 ['nvidia.com/gpu.count NotIn', 'nvidia.com/gpu.compute.major In', 'nvidia.com/gpu.compute.minor In', 'nvidia.com/cuda.runtime-version.major Gt', 'kubernetes.io/arch In', 'kubernetes.io/os In']"
+same "$(echo "$OUT" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))')" \
+    "$("$B" inspect $F/cuda_sm90a_v8.pt2 --json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["scheduling"]["node_affinity"], sort_keys=True))')"
+expect 0 "$B" affinity $F/cpu_aarch64.pt2 --yaml
+same "$OUT" "$(printf '%s\n' "# pt2scope affinity $F/cpu_aarch64.pt2: the nodes it runs on, by their GPU Feature Discovery labels" \
+    'affinity:' '  nodeAffinity:' '    requiredDuringSchedulingIgnoredDuringExecution:' '      nodeSelectorTerms:' \
+    '      - matchExpressions:' '        - key: "kubernetes.io/arch"' '          operator: "In"' '          values: ["arm64"]' \
+    '        - key: "kubernetes.io/os"' '          operator: "In"' '          values: ["linux"]')"
+expect 0 "$B" affinity $F/cuda_sm90a_v8.pt2 --yaml
+same "$(echo "$OUT" | grep -c '^      - matchExpressions:$')" "2"
+same "$(echo "$OUT" | grep -A2 'runtime-version.major"$' | head -3 | tr -d ' ')" "$(printf '%s\n' '-key:"nvidia.com/cuda.runtime-version.major"' 'operator:"Gt"' 'values:["12"]')"
+# The YAML is the JSON: a YAML 1.2 reader (here: the JSON-compatible subset, by hand) gets the same tree.
+same "$(echo "$OUT" | python3 -c '
+import json, re, sys
+lines = [l for l in sys.stdin.read().splitlines() if l and not l.startswith("#")]
+def parse(i, ind):
+    if lines[i].lstrip().startswith("- "):
+        out = []
+        while i < len(lines) and lines[i].startswith(" " * ind + "- "):
+            lines[i] = lines[i].replace("- ", "  ", 1)
+            v, i = parse(i, ind + 2); out.append(v)
+        return out, i
+    out = {}
+    while i < len(lines) and len(lines[i]) - len(lines[i].lstrip()) == ind and not lines[i].lstrip().startswith("- "):
+        k, _, v = lines[i].strip().partition(":")
+        v = v.strip(); i += 1
+        if v: out[k] = json.loads(v)
+        else:
+            nxt = len(lines[i]) - len(lines[i].lstrip())
+            out[k], i = parse(i, nxt)
+    return out, i
+print(json.dumps(parse(0, 0)[0]["affinity"]["nodeAffinity"], sort_keys=True))')" \
+    "$("$B" affinity $F/cuda_sm90a_v8.pt2 | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))')"
+expect 1 "$B" affinity $F/rocm_gfx90a.pt2
+same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin)["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]; print(d)')" \
+    "[{'matchExpressions': [{'key': 'pt2scope.dev/no-compatible-node', 'operator': 'Exists'}, {'key': 'pt2scope.dev/no-compatible-node', 'operator': 'DoesNotExist'}]}]"
+expect 2 "$B" affinity $F/cuda_sm90a_v8.pt2 --json --yaml
+same "$ERR" "pt2scope: usage: --json and --yaml exclude each other"
+expect 2 "$B" affinity $F/cuda_sm90a_v8.pt2 --target H100
+same "$ERR" "pt2scope: usage: affinity does not take --target"
+expect 2 "$B" affinity
+same "$ERR" "pt2scope: usage: no package file given"
+expect 2 "$B" affinity $F/broken_bad_json.pt2 --json
+same "$(echo "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["type"])')" "https://pt2scope.dev/problems/metadata-invalid"
+
+# inspect --oip: the metadata is the Open Inference Protocol's model metadata response.
+expect 0 "$B" inspect $F/export_program.pt2 --json --oip
+same "$(echo "$OUT" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["metadata"]))')" \
+    '{"name": "SegmentationNet", "platform": "pytorch_export", "inputs": [{"name": "image", "datatype": "FP32", "shape": [-1, 3, 512, 512]}, {"name": "scale", "datatype": "FP32", "shape": [-1]}], "outputs": [{"name": "mask", "datatype": "FP32", "shape": [-1, 1, 512, 512]}]}'
+expect 0 "$B" inspect $F/export_program.pt2 --oip
+same "$(echo "$OUT" | sed -n '/^Model /,/^Outputs/p' | head -3)" "$(printf '%s\n' 'Model       SegmentationNet (pytorch_export)' 'Inputs' '  image            FP32       (-1, 3, 512, 512)')"
 
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

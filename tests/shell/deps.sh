@@ -5,6 +5,8 @@
 #   - the -dev packages missing, a vendor node and npm present: apt gets only
 #     the -dev packages, after one apt-get update;
 #   - no node and no npm: apt gets nodejs and npm; node without npm: npm only;
+#   - no chromium (the browser tests'): apt gets chromium only;
+#   - clang without its libFuzzer runtime: apt gets libclang-rt-14-dev only;
 #   - a Node.js too old for the OpenAPI tools: a message, exit 2, no apt call;
 #   - not root: exit 2, the apt-get command printed, no apt call;
 #   - plain `make` with something missing: names it, points to make deps,
@@ -32,10 +34,12 @@ DEV_PKGS="libzip-dev libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev nettle-
 
 # A fresh fake bin for one case. Variables: MODS (pkg-config modules present;
 # pkg-config itself is always there unless a case removes it), TOOLS (other
-# commands present), NODE_VERSION, UID_IS.
+# commands present), NODE_VERSION, UID_IS, NO_FUZZ_RT (clang's runtime
+# directory lacks libclang_rt.fuzzer when set).
 setup() {
-    rm -rf "$TMP/bin" "$TMP/calls"
-    mkdir -p "$TMP/bin"
+    rm -rf "$TMP/bin" "$TMP/calls" "$TMP/rt"
+    mkdir -p "$TMP/bin" "$TMP/rt"
+    [ -n "${NO_FUZZ_RT:-}" ] || : >"$TMP/rt/libclang_rt.fuzzer-$HOSTTYPE.a"
     : >"$TMP/calls"
     local t
     # The real tools deps.sh and make's recipes use, and nothing else.
@@ -58,6 +62,7 @@ SH
     for t in $TOOLS; do
         case $t in
         node) printf '#!/bin/sh\necho "node $*" >>"%s"\necho %s\n' "$TMP/calls" "$NODE_VERSION" ;;
+        clang) printf '#!/bin/sh\necho "clang $*" >>"%s"\necho %s\n' "$TMP/calls" "$TMP/rt" ;;
         *) printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$t" "$TMP/calls" ;;
         esac >"$TMP/bin/$t"
     done
@@ -71,7 +76,7 @@ run_make() {
 }
 apt_calls() { grep '^apt-get' "$TMP/calls" | tr '\n' ';'; }
 
-EVERY_TOOL="cc curl python3 clang-format node npm"
+EVERY_TOOL="cc curl python3 clang-format chromium clang node npm"
 
 # 1. Everything present: no apt call.
 MODS=$ALL_MODS TOOLS=$EVERY_TOOL NODE_VERSION=v20.11.1 UID_IS=0 setup
@@ -89,14 +94,14 @@ same "dev missing: apt" "$(apt_calls)" \
 same "dev missing: node untouched" "$(grep -c '^npm ' "$TMP/calls")" 0
 
 # 3. No node and no npm: Debian's nodejs and npm.
-MODS=$ALL_MODS TOOLS="cc curl python3 clang-format" NODE_VERSION= UID_IS=0 setup
+MODS=$ALL_MODS TOOLS="cc curl python3 clang-format chromium clang" NODE_VERSION= UID_IS=0 setup
 run_make deps
 same "no node: exit" "$RC" 0
 same "no node: apt" "$(apt_calls)" \
     "apt-get update -qq;apt-get install -y -qq --no-install-recommends nodejs npm;"
 
 # 4. A node without npm: npm only (never a second nodejs).
-MODS=$ALL_MODS TOOLS="cc curl python3 clang-format node" NODE_VERSION=v18.19.0 UID_IS=0 setup
+MODS=$ALL_MODS TOOLS="cc curl python3 clang-format chromium clang node" NODE_VERSION=v18.19.0 UID_IS=0 setup
 run_make deps
 same "node without npm: apt" "$(apt_calls)" \
     "apt-get update -qq;apt-get install -y -qq --no-install-recommends npm;"
@@ -110,14 +115,29 @@ same "old node: message" "$(echo "$OUT" | head -1)" \
     "pt2scope: Node.js v16.20.2 is too old for the OpenAPI tools (need >= 18.17); install a newer Node.js"
 
 # 6. Not root, tools missing too: the exact command, exit 2, no apt call.
-MODS="libzip libcjson libmicrohttpd libcurl nettle" TOOLS="cc python3 node npm" \
+MODS="libzip libcjson libmicrohttpd libcurl nettle" TOOLS="cc python3 chromium node npm" \
     NODE_VERSION=v22.1.0 UID_IS=1000 setup
 run_make deps
 same "not root: exit" "$RC" 2
 same "not root: apt" "$(apt_calls)" ""
 same "not root: message" "$(echo "$OUT" | sed -n 1,2p)" \
-    "pt2scope: missing: check curl clang-format
-run as root: apt-get update && apt-get install -y --no-install-recommends check curl clang-format"
+    "pt2scope: missing: check curl clang-format clang libclang-rt-14-dev
+run as root: apt-get update && apt-get install -y --no-install-recommends check curl clang-format clang libclang-rt-14-dev"
+
+# 6b. Everything but the browser the page's tests drive: apt gets chromium, nothing else.
+MODS=$ALL_MODS TOOLS="cc curl python3 clang-format clang node npm" NODE_VERSION=v20.20.2 UID_IS=0 setup
+run_make deps
+same "no chromium: exit" "$RC" 0
+same "no chromium: apt" "$(apt_calls)" \
+    "apt-get update -qq;apt-get install -y -qq --no-install-recommends chromium;"
+
+# 6c. clang without the libFuzzer runtime (installed without recommends): the runtime only.
+MODS=$ALL_MODS TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 NO_FUZZ_RT=1 setup
+run_make deps
+same "no fuzzer runtime: exit" "$RC" 0
+same "no fuzzer runtime: apt" "$(apt_calls)" \
+    "apt-get update -qq;apt-get install -y -qq --no-install-recommends libclang-rt-14-dev;"
+same "no fuzzer runtime: asked clang" "$(grep -c '^clang --print-runtime-dir' "$TMP/calls")" 1
 
 # 7. Plain make with the -dev packages missing: says what and where, never apt.
 MODS="check" TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 setup
@@ -129,7 +149,7 @@ same "make: message" "$(echo "$OUT" | head -1)" \
     "pt2scope: cannot build, missing: libzip-dev libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev nettle-dev; run 'make deps' (as root) to install them"
 
 # 8. No pkg-config at all: that package too, and every module it cannot see.
-MODS="" TOOLS="cc curl python3 clang-format node npm" NODE_VERSION=v20.0.0 UID_IS=1000 setup
+MODS="" TOOLS="cc curl python3 clang-format chromium clang node npm" NODE_VERSION=v20.0.0 UID_IS=1000 setup
 rm "$TMP/bin/pkg-config"
 run_make deps
 same "no pkg-config: message" "$(echo "$OUT" | head -1)" \

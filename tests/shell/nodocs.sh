@@ -2,7 +2,7 @@
 # A build without npm (NPM= stands for a machine without it): the library,
 # the CLI and the daemon still build; the daemon serves /openapi.yaml and
 # answers /docs, its assets and /openapi.json with a docs-not-built problem
-# that says how to get them. Reuses the objects of $PT2SCOPE_BUILD (none of
+# that says how to get them; the operator page at / is there all the same. Reuses the objects of $PT2SCOPE_BUILD (none of
 # them depends on npm), so only the docs object and the links are new.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -47,6 +47,10 @@ same "/docs detail" "$(curl -s "$U/docs" | python3 -c 'import json,sys; print(js
 same "/openapi.yaml" "$(curl -s -o /dev/null -w '%{http_code}' "$U/openapi.yaml")" 200
 same "/openapi.yaml body" "$(cmp -s <(curl -s "$U/openapi.yaml") openapi/openapi.yaml && echo same)" same
 same "/v1/inspect" "$(curl -s -o /dev/null -w '%{http_code}' "$U/v1/inspect?path=cpu_x86_64.pt2")" 200
+# The operator page is plain files: every build has it.
+same "/ without npm" "$(curl -s -o /dev/null -w '%{http_code} %{content_type}' "$U/")" \
+    "200 text/html; charset=utf-8"
+same "/page/app.js without npm" "$(curl -s -o /dev/null -w '%{http_code}' "$U/page/app.js")" 200
 rm -rf "$N"
 echo "nodocs: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -167,6 +167,9 @@ START_TEST(test_matrix)
             int v = gpu(&k, 1, "cuda", NULL, &d, &r);
             ck_assert_msg(v == rows[i].expect[j], "%s on %s: got %s (%s)", rows[i].name, devs[j],
                           pt2_verdict_name(v), r.reason);
+            /* Advice exactly where there is something to do. */
+            ck_assert_msg((r.advice[0] != '\0') == (v != C), "%s on %s: advice '%s'", rows[i].name,
+                          devs[j], r.advice);
         }
     }
 }
@@ -288,6 +291,11 @@ START_TEST(test_driver_abi_v8)
     ck_assert_str_eq(r.reason, "sm_90 cubins are built with CUDA 13 (ELF ABI v8) and need a CUDA "
                                "13.0+ driver; this driver supports CUDA 12.4; compute_90 PTX can "
                                "be JIT-compiled for NVIDIA H100");
+    /* ... the cubin is there: the driver is what to change. */
+    ck_assert_str_eq(r.advice, "The driver JIT-compiles this PTX when the package loads (a slow "
+                               "first load, and none at all with CUDA_DISABLE_JIT=1). Upgrade the "
+                               "NVIDIA driver to branch 580 or newer (CUDA 13.0) to run the "
+                               "package's CUDA 13 cubin instead.");
 
     /* Both refused. */
     kv[1] = ptx(90, 0, 9, 0);
@@ -638,6 +646,186 @@ END_TEST
 
 /* ---- target and driver parsing ------------------------------------------------------- */
 
+/* ---- advice ---------------------------------------------------------------------------- */
+
+START_TEST(test_driver_branch_table)
+{
+    static const struct {
+        int cuda, branch;
+    } want[] = {{11000, 450}, {12000, 525}, {12040, 550}, {12050, 555}, {12080, 570}, {12090, 575},
+                {13000, 580}, {12010, 530}, {11090, 525}, {1000, 450},  {13010, 0},   {14000, 0}};
+    size_t i;
+    int c;
+
+    for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        ck_assert_msg(pt2_compat_cuda_branch(want[i].cuda) == want[i].branch, "CUDA %d: %d",
+                      want[i].cuda, pt2_compat_cuda_branch(want[i].cuda));
+    /* One table both ways: the branch named for a CUDA version reports at least it. */
+    for (c = 11000; c <= 13000; c += 10)
+        ck_assert_int_ge(pt2_compat_branch_cuda(pt2_compat_cuda_branch(c)), c);
+    ck_assert_int_eq(pt2_compat_branch_cuda(449), 0);
+    ck_assert_int_eq(pt2_compat_branch_cuda(572), 12080);
+    ck_assert_int_eq(pt2_compat_device_min_driver(10, 3), 12090);
+    ck_assert_int_eq(pt2_compat_device_min_driver(9, 0), 0);
+    /* The floors listed one by one are the ones the rule applies, and only those. */
+    {
+        int major, minor, floor, seen = 0;
+
+        for (i = 0; (floor = pt2_compat_device_floor_at(i, &major, &minor)) != 0; i++)
+            ck_assert_int_eq(pt2_compat_device_min_driver(major, minor), floor);
+        ck_assert_uint_eq(i, 6);
+        for (major = 1; major <= 99; major++)
+            for (minor = 0; minor <= 9; minor++)
+                seen += pt2_compat_device_min_driver(major, minor) != 0;
+        ck_assert_int_eq(seen, 6);
+    }
+}
+END_TEST
+
+START_TEST(test_advice_nvidia)
+{
+    struct pt2_kernel kv[3];
+    struct pt2_verdict_result r;
+    struct pt2_device d;
+
+    /* SASS-only sm_90a on 8.0: rebuild for both, PTX as the forward-compatible option. */
+    kv[0] = sass(90, 'a', 8);
+    d = device("8.0", 0);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Rebuild with TORCH_CUDA_ARCH_LIST=\"8.0;9.0a\" (or "
+                               "\"8.0+PTX;9.0a\", adding PTX for forward compatibility) and "
+                               "aot_inductor.emit_multi_arch_kernel=True, so the package carries "
+                               "code for 8.0.");
+    /* ... the PTX goes on the highest plain architecture. */
+    kv[1] = sass(80, 0, 7);
+    d = device("B200", 0);
+    ck_assert_int_eq(gpu(kv, 2, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Rebuild with TORCH_CUDA_ARCH_LIST=\"8.0;9.0a;10.0\" (or "
+                               "\"8.0;9.0a;10.0+PTX\", adding PTX for forward compatibility) and "
+                               "aot_inductor.emit_multi_arch_kernel=True, so the package carries "
+                               "code for 10.0.");
+
+    /* A CUDA 13 cubin on a 12.x driver: the driver branch, or a CUDA 12 build. */
+    d = device("H100", 12040);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Upgrade the NVIDIA driver to branch 580 or newer (CUDA 13.0) to "
+                               "load these CUDA 13 cubins, or rebuild the package with a CUDA "
+                               "12.x toolkit (a torch built for CUDA 12).");
+    /* A GPU newer than the driver. */
+    kv[0] = sass(100, 0, 7);
+    d = device("B200", 12040);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Upgrade the NVIDIA driver to branch 570 or newer (CUDA 12.8), "
+                               "the first that supports NVIDIA B200.");
+    d = device("B300", 12080);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Upgrade the NVIDIA driver to branch 575 or newer (CUDA 12.9), "
+                               "the first that supports NVIDIA B300.");
+
+    /* PTX too new for the driver: the branch that JITs it, or a cubin for the GPU. */
+    kv[0] = ptx(80, 0, 8, 5);
+    d = device("8.6", 12040);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Upgrade the NVIDIA driver to branch 555 or newer (CUDA 12.5), "
+                               "which can JIT-compile PTX ISA 8.5; or rebuild with "
+                               "TORCH_CUDA_ARCH_LIST=\"8.0+PTX;8.6\" and "
+                               "aot_inductor.emit_multi_arch_kernel=True so a cubin for 8.6 needs "
+                               "no JIT.");
+    /* CUDA 13 PTX: a rebuild with the same toolkit would need the same driver. */
+    kv[0] = ptx(80, 0, 9, 0);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Upgrade the NVIDIA driver to branch 580 or newer (CUDA 13.0), "
+                               "which can JIT-compile PTX ISA 9.0; or rebuild the package with a "
+                               "CUDA 12.x toolkit (a torch built for CUDA 12).");
+    /* A CUDA 13 cubin and CUDA 13 PTX: the cubin's driver says it. */
+    kv[0] = sass(86, 0, 8);
+    kv[1] = ptx(80, 0, 9, 0);
+    ck_assert_int_eq(gpu(kv, 2, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Upgrade the NVIDIA driver to branch 580 or newer (CUDA 13.0), "
+                               "which loads the package's CUDA 13 cubins; or rebuild the package "
+                               "with a CUDA 12.x toolkit (a torch built for CUDA 12).");
+
+    /* PTX JIT works: it says what that costs and how to ship a cubin. */
+    kv[0] = ptx(80, 0, 8, 4);
+    kv[1] = sass(80, 0, 7);
+    ck_assert_int_eq(gpu(kv, 2, "cuda", NULL, &d, &r), C);
+    ck_assert_str_eq(r.advice, "");
+    d = device("9.0", 12040);
+    ck_assert_int_eq(gpu(kv, 2, "cuda", NULL, &d, &r), J);
+    ck_assert_str_eq(r.advice, "The driver JIT-compiles this PTX when the package loads (a slow "
+                               "first load, and none at all with CUDA_DISABLE_JIT=1). To ship a "
+                               "cubin for 9.0, rebuild with TORCH_CUDA_ARCH_LIST=\"8.0+PTX;9.0\" "
+                               "and aot_inductor.emit_multi_arch_kernel=True.");
+}
+END_TEST
+
+START_TEST(test_advice_other_devices)
+{
+    struct pt2_kernel kv[2];
+    struct pt2_kernel_list none = {0};
+    struct pt2_verdict_result r;
+    struct pt2_device d, cpu_only;
+    struct pt2_error err = {0};
+
+    /* ROCm target mismatch: the gfx to build for, beside the package's own. */
+    kv[0] = hsaco("gfx90a:xnack-", PT2_AMD_OFF, PT2_AMD_ANY);
+    d = device("gfx942", 0);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Rebuild on a ROCm build of torch with "
+                               "PYTORCH_ROCM_ARCH=\"gfx90a:xnack-;gfx942\", so the package carries "
+                               "a code object for gfx942.");
+    d = device("gfx90a:xnack+", 0);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Rebuild on a ROCm build of torch with "
+                               "PYTORCH_ROCM_ARCH=\"gfx90a:xnack-;gfx90a:xnack+\", so the package "
+                               "carries a code object for gfx90a:xnack+.");
+    /* AMD kernels on an NVIDIA GPU: a CUDA build of torch. */
+    d = device("H100", 0);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Rebuild on a CUDA build of torch with TORCH_CUDA_ARCH_LIST=\"9.0\" "
+                               "(or \"9.0+PTX\", adding PTX for forward compatibility) and "
+                               "aot_inductor.emit_multi_arch_kernel=True, so the package carries "
+                               "code for 9.0.");
+
+    /* Another device type, by key or by Intel kernels. */
+    ck_assert_int_eq(gpu(NULL, 0, "xpu", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Run it on a node with xpu devices, or re-export the model with "
+                               "AOTInductor on a CUDA device to get code for NVIDIA H100.");
+    memset(&cpu_only, 0, sizeof(cpu_only));
+    ck_assert_int_eq(gpu(NULL, 0, "mps", NULL, &cpu_only, &r), I);
+    ck_assert_str_eq(r.advice, "Run it on a node with mps devices.");
+    kv[0] = intel(PT2_KERNEL_SPIRV);
+    d = device("gfx942", 0);
+    ck_assert_int_eq(gpu(kv, 1, NULL, NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Run it on an Intel GPU (xpu), or re-export the model with "
+                               "AOTInductor on a ROCm device to get code for AMD gfx942.");
+    ck_assert_int_eq(gpu(kv, 1, NULL, NULL, &cpu_only, &r), I);
+    ck_assert_str_eq(r.advice, "Run it on a node with an Intel GPU (xpu).");
+
+    /* GPU kernels and no GPU; a CUDA package that says nothing about its GPUs. */
+    kv[0] = sass(90, 'a', 8);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &cpu_only, &r), I);
+    ck_assert_str_eq(r.advice, "Run it on a node with a GPU it was compiled for, or re-export the "
+                               "model for the CPU (AOTInductor with CPU inputs) to run it here.");
+    d = device("H100", 0);
+    ck_assert_int_eq(pt2_compat_gpu(&none, "cuda", NULL, &d, &r, &err), PT2_OK);
+    ck_assert_int_eq(r.verdict, I);
+    ck_assert_str_eq(r.advice, "Nothing in the package says which GPUs it was compiled for: "
+                               "re-export it with torch._inductor.aoti_compile_and_package, which "
+                               "records AOTI_COMPUTE_CAPABILITY, or try loading it on the GPU.");
+    /* ... but when it names one, the advice is that of the kernel it stands for. */
+    d = device("8.0", 0);
+    ck_assert_int_eq(pt2_compat_gpu(&none, "cuda", "90", &d, &r, &err), PT2_OK);
+    ck_assert_str_eq(r.advice, "Rebuild with TORCH_CUDA_ARCH_LIST=\"8.0;9.0\" (or \"8.0;9.0+PTX\", "
+                               "adding PTX for forward compatibility) and "
+                               "aot_inductor.emit_multi_arch_kernel=True, so the package carries "
+                               "code for 8.0.");
+    /* A CPU-only package is compatible: nothing to advise. */
+    ck_assert_int_eq(gpu(NULL, 0, "cpu", NULL, &d, &r), C);
+    ck_assert_str_eq(r.advice, "");
+}
+END_TEST
+
 /* ---- CPU ---------------------------------------------------------------------------- */
 
 static struct pt2_host elf(const char *machine)
@@ -682,6 +870,9 @@ START_TEST(test_cpu_isa)
     ck_assert_int_eq(cpu(&h, 1, &isa, "x86_64", avx2_node, 7, &r), I);
     ck_assert_str_eq(r.reason, "package needs AVX-512 (avx512f, avx512dq, avx512vl, avx512bw "
                                "missing); this CPU has avx2");
+    ck_assert_str_eq(r.advice, "Rebuild without -march=native, or with CPU_CAPABILITY=AVX2 so the "
+                               "code uses only what this CPU has, or run it on a CPU with avx512f, "
+                               "avx512dq, avx512vl, avx512bw.");
     ck_assert_int_eq(cpu(&h, 1, &isa, "x86_64", odd_node, 4, &r), I);
     ck_assert_str_eq(r.reason, "package needs AVX-512 (avx512f, avx512bw missing); this CPU has "
                                "avx2");
@@ -702,10 +893,13 @@ START_TEST(test_cpu_isa)
     ck_assert_int_eq(cpu(&h, 1, &isa, "x86_64", avx512_node, 10, &r), C);
     ck_assert_str_eq(r.reason, "package is a Linux x86_64 shared object; this node is Linux "
                                "x86_64; it needs AVX2 (avx2, fma, f16c), all present");
+    ck_assert_str_eq(r.advice, "");
     ck_assert_int_eq(cpu(&h, 1, &isa, "x86_64", arm_node, 1, &r), I);
     ck_assert_str_eq(r.reason,
                      "package needs AVX2 (avx2, fma, f16c missing); this CPU has no vector "
                      "extensions");
+    ck_assert_str_eq(r.advice, "Rebuild with CPU_CAPABILITY=DEFAULT so the code uses only what "
+                               "this CPU has, or run it on a CPU with avx2, fma, f16c.");
 
     /* Only -march=native: a warning, not a verdict. */
     ck_assert_int_eq(pt2_isa_from_compile_cmd(native, sizeof(native) - 1, &isa), PT2_OK);
@@ -798,11 +992,15 @@ START_TEST(test_cpu_arm)
     ck_assert_int_eq(pt2_isa_from_metadata("SVE256", &isa), PT2_OK);
     ck_assert_int_eq(cpu(&h, 1, &isa, "aarch64", arm_node, 4, &r), I);
     ck_assert_str_eq(r.reason, "package needs SVE (sve missing); this CPU has asimd");
+    ck_assert_str_eq(r.advice, "Rebuild with CPU_CAPABILITY=DEFAULT so the code uses only what "
+                               "this CPU has, or run it on a CPU with sve.");
 
     h.format = PT2_HOST_MACHO;
     snprintf(h.machine, sizeof(h.machine), "arm64");
     ck_assert_int_eq(cpu(&h, 1, NULL, "aarch64", arm_node, 4, &r), I);
     ck_assert_str_eq(r.reason, "package is a macOS arm64 dylib; this node is Linux aarch64");
+    ck_assert_str_eq(r.advice, "Re-export the model with AOTInductor on a Linux aarch64 host: "
+                               "only a Linux ELF shared object loads here.");
     h.format = PT2_HOST_MACHO_FAT;
     snprintf(h.machine, sizeof(h.machine), "arm64,x86_64");
     ck_assert_int_eq(cpu(&h, 1, NULL, "x86_64", NULL, 0, &r), I);
@@ -820,6 +1018,8 @@ START_TEST(test_cpu_machines)
     ck_assert_int_eq(cpu(hv, 1, NULL, "aarch64", NULL, 0, &r), I);
     ck_assert_str_eq(r.reason, "package is a Linux x86_64 shared object; this node is Linux "
                                "aarch64");
+    ck_assert_str_eq(r.advice, "Re-export the model with AOTInductor on (or cross-compile it for) "
+                               "a Linux aarch64 host, or run it on a Linux x86_64 node.");
     ck_assert_int_eq(cpu(hv, 1, NULL, NULL, NULL, 0, &r), C);
     ck_assert_str_eq(
         r.reason, "package is a Linux x86_64 shared object; this node's architecture is unknown");
@@ -903,6 +1103,9 @@ int main(void)
     tcase_add_test(tc, test_device_keys);
     tcase_add_test(tc, test_device_key_cuda_without_kernels);
     tcase_add_test(tc, test_gpu_bad_args);
+    tcase_add_test(tc, test_driver_branch_table);
+    tcase_add_test(tc, test_advice_nvidia);
+    tcase_add_test(tc, test_advice_other_devices);
     tcase_add_test(tc, test_cpu_isa);
     tcase_add_test(tc, test_cpu_longest_feature_list);
     tcase_add_test(tc, test_cpu_arm);

@@ -221,8 +221,8 @@ START_TEST(test_dynamic_program_views_and_validation)
     cJSON_Delete(j);
     ck_assert_int_eq(pt2_tensor_list_to_json(&in, PT2_JSON_OIP, &j, &err), PT2_OK);
     s = cJSON_PrintUnformatted(j);
-    ck_assert_str_eq(s, "[{\"name\":\"x\",\"datatype\":\"BF16\",\"shape\":[-1,3,-1,-1]},"
-                        "{\"name\":\"y\",\"datatype\":\"INT64\",\"shape\":[-1,-1]}]");
+    /* x is bfloat16, which the Open Inference Protocol has no datatype for: left out. */
+    ck_assert_str_eq(s, "[{\"name\":\"y\",\"datatype\":\"INT64\",\"shape\":[-1,-1]}]");
     cJSON_free(s);
     cJSON_Delete(j);
 

@@ -171,7 +171,93 @@ START_TEST(test_oip_view)
     ck_assert_str_eq(js(doc, "metadata.inputs.0.datatype"), "FP32");
     ck_assert_int_eq((int)jnum(doc, "metadata.inputs.0.shape.0"), -1);
     ck_assert_int_eq((int)jnum(doc, "metadata.inputs.0.shape.3"), 512);
+    /* The protocol's $metadata_model_response: a compiled package is pytorch_aoti. */
+    ck_assert_str_eq(js(doc, "metadata.name"), "SegmentationNet");
+    ck_assert_str_eq(js(doc, "metadata.platform"), "pytorch_aoti");
+    ck_assert_ptr_null(jp(doc, "metadata.model"));
+    ck_assert_ptr_null(jp(doc, "metadata.raw"));
     cJSON_Delete(doc);
+}
+END_TEST
+
+/* The metadata member alone in the OIP view (GET /v1/metadata?view=oip) as a string. */
+static char *oip_metadata(const char *fixture)
+{
+    struct pt2_error err = {0};
+    pt2_package *pkg = open_fixture(fixture);
+    cJSON *doc = NULL;
+    char *s;
+
+    ck_assert_int_eq(pt2_package_metadata_json(pkg, PT2_JSON_OIP, &doc, &err), PT2_OK);
+    s = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    pt2_package_free(pkg);
+    return s;
+}
+
+START_TEST(test_oip_metadata_response)
+{
+    char *s = oip_metadata("export_program.pt2");
+    cJSON *doc;
+
+    /* Exactly the protocol's members; an exported program only runs through torch.export. */
+    ck_assert_str_eq(s, "{\"name\":\"SegmentationNet\",\"platform\":\"pytorch_export\","
+                        "\"inputs\":[{\"name\":\"image\",\"datatype\":\"FP32\",\"shape\":[-1,3,512,"
+                        "512]},{\"name\":\"scale\",\"datatype\":\"FP32\",\"shape\":[-1]}],"
+                        "\"outputs\":[{\"name\":\"mask\",\"datatype\":\"FP32\",\"shape\":[-1,1,"
+                        "512,512]}]}");
+    cJSON_free(s);
+
+    /* bfloat16 and float8 inputs and an output of unknown dtype are left out, each said. */
+    s = oip_metadata("cuda_check_functions_v8.pt2");
+    ck_assert_str_eq(s,
+                     "{\"name\":\"cuda_check_functions_v8\",\"platform\":\"pytorch_aoti\","
+                     "\"inputs\":[{\"name\":\"arg2_1\",\"datatype\":\"INT64\",\"shape\":[4]},"
+                     "{\"name\":\"arg3_1\",\"datatype\":\"BOOL\",\"shape\":[8,7]},{\"name\":"
+                     "\"arg4_1\",\"datatype\":\"FP16\",\"shape\":[-1]}],\"outputs\":[],"
+                     "\"warnings\":[\"input 'arg0_1' is left out of the OIP view: dtype bfloat16 "
+                     "has no Open Inference Protocol datatype\",\"input 'arg1_1' is left out of "
+                     "the OIP view: dtype float8_e4m3fn has no Open Inference Protocol "
+                     "datatype\",\"output 'output0' is left out of the OIP view: its dtype is "
+                     "not recorded and its shape is not recorded\",\"output 'output1' is left "
+                     "out of the OIP view: its dtype is not recorded and its shape is not "
+                     "recorded\"]}");
+    cJSON_free(s);
+    /* ... and in the whole document, its warnings carry them too. */
+    doc = doc_of("cuda_check_functions_v8.pt2", PT2_JSON_OIP);
+    ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "warnings")), 9);
+    ck_assert_str_eq(js(doc, "warnings.1"), "input 'arg0_1' is left out of the OIP view: dtype "
+                                            "bfloat16 has no Open Inference Protocol datatype");
+    /* A model's own specs in the OIP view: left out the same way, said per model. */
+    ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "models.0.inputs")), 3);
+    ck_assert_str_eq(js(doc, "models.0.inputs.2.datatype"), "FP16");
+    ck_assert_str_eq(js(doc, "warnings.5"), "model 'model' input 'arg0_1' is left out of the OIP "
+                                            "view: dtype bfloat16 has no Open Inference Protocol "
+                                            "datatype");
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(test_scheduling_member)
+{
+    static const char *const fixtures[] = {"cuda_sm90a_v8.pt2", "cpu_x86_64.pt2", "rocm_gfx90a.pt2",
+                                           "export_program.pt2"};
+    struct pt2_error err = {0};
+    size_t i;
+
+    /* Every inspection carries the node affinity, the one pt2_package_node_affinity gives. */
+    for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+        pt2_package *pkg = open_fixture(fixtures[i]);
+        cJSON *doc = doc_of(fixtures[i], PT2_JSON_DEFAULT), *aff = NULL;
+
+        ck_assert_int_eq(pt2_package_node_affinity(pkg, &aff, NULL, &err), PT2_OK);
+        ck_assert_msg(cJSON_Compare(jp(doc, "scheduling.node_affinity"), aff, 1), "%s",
+                      fixtures[i]);
+        ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "scheduling")), 1);
+        cJSON_Delete(aff);
+        cJSON_Delete(doc);
+        pt2_package_free(pkg);
+    }
 }
 END_TEST
 
@@ -1381,6 +1467,8 @@ int main(void)
     tcase_add_test(tc, test_cuda_v8_document);
     tcase_add_test(tc, test_legacy_v7_document);
     tcase_add_test(tc, test_oip_view);
+    tcase_add_test(tc, test_oip_metadata_response);
+    tcase_add_test(tc, test_scheduling_member);
     tcase_add_test(tc, test_fatbin_targets_and_verdicts);
     tcase_add_test(tc, test_sm90a_verdict_messages);
     tcase_add_test(tc, test_multi_model_worst_verdict);

@@ -396,7 +396,10 @@ START_TEST(test_bad_documents)
                 "nodes[0]: metadata.name has a character outside printable ASCII");
     parse_fails("[{\"metadata\": {\"name\": \"a\"}}, {\"metadata\"", PT2_ERR_INVALID,
                 "nodes: invalid JSON near byte 40");
-    parse_fails("", PT2_ERR_INVALID, "nodes: invalid JSON near byte 0");
+    parse_fails("", PT2_ERR_INVALID, "nodes: empty document");
+    /* Limits are checked before a tree is built. */
+    parse_fails("{\"items\": [{\"metadata\": {\"name\": \"a\\u0000b\"}}]}", PT2_ERR_INVALID,
+                "nodes: \\u0000 (a NUL character) in a string at byte 35");
 }
 END_TEST
 
@@ -574,6 +577,9 @@ START_TEST(test_unknown_gpu_verdicts)
     ck_assert_str_eq(v.gpu.reason,
                      "cannot tell: the node has no valid nvidia.com/gpu.compute.major/.minor "
                      "labels and its nvidia.com/gpu.product 'Mystery-GPU' is not a known GPU");
+    ck_assert_str_eq(v.advice, "Label the node with nvidia.com/gpu.compute.major and "
+                               "nvidia.com/gpu.compute.minor (GPU Feature Discovery does), or "
+                               "name a known GPU in nvidia.com/gpu.product.");
     /* A CPU package does not care which GPU it is. */
     check_node("cpu_x86_64.pt2", node, 0, &v);
     ck_assert_int_eq(v.verdict, PT2_COMPATIBLE);
@@ -592,6 +598,7 @@ START_TEST(test_windows_and_unknown_arch)
     ck_assert_int_eq(v.verdict, PT2_INCOMPATIBLE);
     ck_assert_str_eq(
         v.reason, "cpu: node runs windows; AOTInductor host code is checked for Linux nodes only");
+    ck_assert_str_eq(v.advice, "Schedule it on Linux nodes (kubernetes.io/os=linux).");
 
     check_node("cpu_aarch64.pt2", "{\"metadata\": {\"name\": \"u\"}}", 0, &v);
     ck_assert_int_eq(v.verdict, PT2_COMPATIBLE);
@@ -662,9 +669,16 @@ START_TEST(test_compat_json_document)
     ck_assert_str_eq(str_at(h, "machine"), "x86_64");
     ck_assert_str_eq(str_at(h, "os"), "linux");
     ck_assert_str_eq(str_at(h, "verdict"), "incompatible");
+    ck_assert_str_eq(str_at(h, "advice"),
+                     "Upgrade the NVIDIA driver to branch 580 or newer (CUDA 13.0) to load these "
+                     "CUDA 13 cubins, or rebuild the package with a CUDA 12.x toolkit (a torch "
+                     "built for CUDA 12).");
+    c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(h, "checks"), "gpu");
+    ck_assert_str_eq(str_at(c, "advice"), str_at(h, "advice"));
     c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(h, "checks"), "cpu");
     ck_assert_str_eq(str_at(c, "verdict"), "compatible");
     ck_assert_str_eq(str_at(c, "reason"), CPU_AVX512_UNKNOWN);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "advice")));
     ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(h, "note")));
 
     c = cJSON_GetArrayItem(arr, 2);
@@ -672,6 +686,12 @@ START_TEST(test_compat_json_document)
     ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(c, "gpu")));
     ck_assert_str_eq(str_at(c, "arch"), "arm64");
     ck_assert_str_eq(str_at(c, "verdict"), "incompatible");
+    /* No GPU and the wrong architecture: both fixes. */
+    ck_assert_str_eq(str_at(c, "advice"),
+                     "Run it on a node with an NVIDIA GPU (sm_90a); `pt2scope affinity FILE` "
+                     "prints a Kubernetes nodeAffinity that selects such nodes. Re-export the "
+                     "model with AOTInductor on (or cross-compile it for) a Linux aarch64 host, "
+                     "or run it on a Linux x86_64 node.");
 
     sum = cJSON_GetObjectItemCaseSensitive(doc, "summary");
     ck_assert(num_at(sum, "total") == 3);

@@ -20,6 +20,11 @@
 #define MI250 "tests/fixtures/sysfs/mi250x2"
 #define H100 "NVIDIA H100 80GB HBM3,9.0,132,85899345920"
 #define NO_DRIVER "/nonexistent/pt2scope/libcuda.so.1"
+/* The advice for sm_90a-only kernels on 8.0. */
+#define A80                                                                                        \
+    "Rebuild with TORCH_CUDA_ARCH_LIST=\"8.0;9.0a\" (or \"8.0+PTX;9.0a\", adding PTX for "         \
+    "forward compatibility) and aot_inductor.emit_multi_arch_kernel=True, so the package carries " \
+    "code for 8.0."
 
 static pt2_package *open_fixture(const char *name)
 {
@@ -135,11 +140,12 @@ START_TEST(test_node_rule)
 {
     pt2_package *cuda = open_fixture("cuda_sm90a_v8.pt2"),
                 *cpu_only = open_fixture("cpu_x86_64.pt2");
-    struct pt2_verdict_result ok = {PT2_COMPATIBLE, "fits"}, bad = {PT2_INCOMPATIBLE, "no AVX"};
+    struct pt2_verdict_result ok = {PT2_COMPATIBLE, "fits", ""},
+                              bad = {PT2_INCOMPATIBLE, "no AVX", "Use AVX2."};
     struct pt2_gpu_check g[3] = {
-        {PT2_VENDOR_NVIDIA, "cuda:0", {PT2_INCOMPATIBLE, "is 8.0"}},
-        {PT2_VENDOR_NVIDIA, "cuda:1", {PT2_COMPATIBLE, "runs"}},
-        {PT2_VENDOR_AMD, "rocm:0", {PT2_INCOMPATIBLE, "is gfx90a"}},
+        {PT2_VENDOR_NVIDIA, "cuda:0", {PT2_INCOMPATIBLE, "is 8.0", "Rebuild for 8.0."}},
+        {PT2_VENDOR_NVIDIA, "cuda:1", {PT2_COMPATIBLE, "runs", ""}},
+        {PT2_VENDOR_AMD, "rocm:0", {PT2_INCOMPATIBLE, "is gfx90a", "Rebuild for gfx90a."}},
     };
     struct pt2_verdict_result part, out;
 
@@ -147,17 +153,28 @@ START_TEST(test_node_rule)
     ck_assert_int_eq(out.verdict, PT2_COMPATIBLE);
     ck_assert_str_eq(part.reason, "cuda:1: runs");
     ck_assert_str_eq(out.reason, "cuda:1: runs; cpu: fits");
+    ck_assert_str_eq(out.advice, "");
     pt2_verdicts_node_rule(cuda, g, 3, "no driver", &bad, &part, &out);
     ck_assert_int_eq(out.verdict, PT2_INCOMPATIBLE);
     ck_assert_str_eq(out.reason, "cpu: no AVX");
+    ck_assert_str_eq(out.advice, "Use AVX2.");
     pt2_verdicts_node_rule(cuda, g, 1, "no driver", &ok, &part, &out);
     ck_assert_int_eq(out.verdict, PT2_INCOMPATIBLE);
     ck_assert_str_eq(out.reason, "cuda:0: is 8.0");
+    ck_assert_str_eq(out.advice, "Rebuild for 8.0.");
+    /* Both sides refuse: both fixes are needed, GPU first. */
+    pt2_verdicts_node_rule(cuda, g, 1, "no driver", &bad, &part, &out);
+    ck_assert_str_eq(out.reason, "cuda:0: is 8.0; cpu: no AVX");
+    ck_assert_str_eq(out.advice, "Rebuild for 8.0. Use AVX2.");
     /* Only GPUs of another kind, or none at all. */
     pt2_verdicts_node_rule(cuda, g + 2, 1, "no driver", &ok, &part, &out);
     ck_assert_int_eq(out.verdict, PT2_INCOMPATIBLE);
     ck_assert_str_eq(out.reason, "the package needs an NVIDIA GPU (sm_90a); this node has none "
                                  "(its GPU: AMD rocm:0)");
+    ck_assert_str_eq(out.advice, "Run it on a node with an NVIDIA GPU (sm_90a); `pt2scope "
+                                 "affinity FILE` prints a Kubernetes nodeAffinity that selects "
+                                 "such nodes.");
+    ck_assert_str_eq(part.advice, out.advice);
     pt2_verdicts_node_rule(cuda, NULL, 0, "no driver", &ok, &part, &out);
     ck_assert_str_eq(out.reason,
                      "the package needs an NVIDIA GPU (sm_90a); this node has none: no driver");
@@ -165,7 +182,10 @@ START_TEST(test_node_rule)
     pt2_verdicts_node_rule(cpu_only, g, 1, NULL, &ok, &part, &out);
     ck_assert_int_eq(out.verdict, PT2_COMPATIBLE);
     ck_assert_str_eq(out.reason, "cpu: fits");
+    ck_assert_str_eq(out.advice, "");
     ck_assert_str_eq(part.reason, "the package needs no GPU");
+    pt2_verdicts_node_rule(cpu_only, g, 1, NULL, &bad, &part, &out);
+    ck_assert_str_eq(out.advice, "Use AVX2.");
     pt2_package_free(cuda);
     pt2_package_free(cpu_only);
 }
@@ -185,6 +205,9 @@ START_TEST(test_no_gpu_node)
                      "the package needs an NVIDIA GPU (sm_90a); this node has none: " NO_DRIVER
                      " not found: no NVIDIA driver installed (dlopen: " NO_DRIVER
                      ": cannot open shared object file: No such file or directory)");
+    ck_assert_str_eq(overall(doc, "advice"),
+                     "Run it on a node with an NVIDIA GPU (sm_90a); `pt2scope affinity FILE` "
+                     "prints a Kubernetes nodeAffinity that selects such nodes.");
     cJSON_Delete(doc);
     pt2_node_free(node);
     pt2_package_free(pkg);
@@ -219,6 +242,8 @@ START_TEST(test_nvidia_node)
     ck_assert_str_eq(overall(doc, "verdict"), "incompatible");
     ck_assert_str_eq(overall(doc, "reason"), "cuda:1: kernels are sm_90a only; NVIDIA "
                                              "A100-SXM4-80GB (cuda:1) is 8.0");
+    ck_assert_str_eq(overall(doc, "advice"), A80);
+    ck_assert_str_eq(entry(doc, 0, "advice"), A80);
     cJSON_Delete(doc);
     pt2_node_free(node);
     pt2_package_free(pkg);
@@ -293,11 +318,20 @@ START_TEST(test_targets_overall)
     ck_assert_int_eq(r.verdict, PT2_INCOMPATIBLE);
     ck_assert_str_eq(r.reason,
                      "8.0: kernels are sm_90a only; the target is compute capability 8.0");
+    ck_assert_str_eq(r.advice, A80);
     ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
     ck_assert_int_eq(entries(doc), 4);
     ck_assert_str_eq(entry(doc, 0, "kind"), "target");
     ck_assert_str_eq(entry(doc, 3, "kind"), "cpu");
     ck_assert_str_eq(overall(doc, "reason"), r.reason);
+    /* Advice: null where the verdict is compatible, the same text everywhere else. */
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "compatibility"), 0), "advice")));
+    ck_assert_str_eq(entry(doc, 1, "advice"), A80);
+    ck_assert_str_eq(entry(doc, 2, "advice"), A80);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "compatibility"), 3), "advice")));
+    ck_assert_str_eq(overall(doc, "advice"), A80);
     cJSON_Delete(doc);
     pt2_verdicts_free(v);
     pt2_node_free(node);

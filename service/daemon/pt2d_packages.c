@@ -1,0 +1,441 @@
+/*
+ * pt2d_packages.c - GET /v1/packages (see pt2d_packages.h).
+ *
+ * The walk: per root, depth first, openat() with O_NOFOLLOW for every
+ * directory (a symlinked directory is never entered, so no loop and no way
+ * out of the root), d_type where the filesystem gives it, else one
+ * fstatat(). A `*.pt2` entry that is a file or a symlink is a candidate:
+ * whether it is inside the root, a regular file and a package is for the
+ * open to say, as for ?path=. Directories whose path cannot lead to the
+ * prefix are not entered. Names that are not UTF-8 or hold control bytes
+ * cannot be written into JSON as themselves, and so could not be asked for
+ * again: they are left out.
+ *
+ * The page: a max-heap of the limit + 1 smallest candidate names after the
+ * cursor; one more than the page tells whether there is a next one.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pt2d_cache.h"
+#include "pt2d_packages.h"
+
+#define PKGS_SUFFIX ".pt2"
+
+static const char pkgs_b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+void pt2d_packages_query_init(struct pt2d_packages_query *q)
+{
+    memset(q, 0, sizeof(*q));
+    q->limit = PT2D_PACKAGES_LIMIT_DEFAULT;
+}
+
+void pt2d_packages_cursor(const char *name, char *out, size_t cap)
+{
+    const unsigned char *p = (const unsigned char *)name;
+    size_t len = strlen(name), i, n = 0;
+
+    for (i = 0; i < len && n + 5 <= cap; i += 3) {
+        unsigned v = (unsigned)p[i] << 16;
+
+        if (i + 1 < len)
+            v |= (unsigned)p[i + 1] << 8;
+        if (i + 2 < len)
+            v |= p[i + 2];
+        out[n++] = pkgs_b64[(v >> 18) & 63];
+        out[n++] = pkgs_b64[(v >> 12) & 63];
+        if (i + 1 < len)
+            out[n++] = pkgs_b64[(v >> 6) & 63];
+        if (i + 2 < len)
+            out[n++] = pkgs_b64[v & 63];
+    }
+    if (cap > 0)
+        out[n < cap ? n : cap - 1] = '\0';
+}
+
+static int pkgs_b64_value(char c)
+{
+    const char *p = c != '\0' ? strchr(pkgs_b64, c) : NULL;
+
+    return p != NULL ? (int)(p - pkgs_b64) : -1;
+}
+
+/* The name a cursor stands for into out (PT2D_PATH_MAX): PT2_OK or PT2_ERR_INVALID. */
+static int pkgs_cursor_decode(const char *text, char *out, struct pt2_error *err)
+{
+    size_t len = strlen(text), i, n = 0;
+    unsigned acc = 0;
+    int bits = 0;
+
+    if (len == 0 || len >= PT2D_PACKAGES_CURSOR_MAX || len % 4 == 1)
+        goto bad;
+    for (i = 0; i < len; i++) {
+        int v = pkgs_b64_value(text[i]);
+
+        if (v < 0)
+            goto bad;
+        acc = (acc << 6) | (unsigned)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[n] = (char)((acc >> bits) & 0xff);
+            if (out[n] == '\0' || n + 1 >= PT2D_PATH_MAX)
+                goto bad;
+            n++;
+        }
+    }
+    /* Leftover bits must be zero, or two texts would stand for one name. */
+    if ((acc & ((1u << bits) - 1)) != 0)
+        goto bad;
+    out[n] = '\0';
+    return PT2_OK;
+bad:
+    out[0] = '\0';
+    return pt2_error_set(err, PT2_ERR_INVALID,
+                         "cursor is not one this server gave out (use the \"next\" of a page)");
+}
+
+int pt2d_packages_add_query(struct pt2d_packages_query *q, struct pt2d_options *o, const char *key,
+                            const char *value, struct pt2_error *err)
+{
+    long limit;
+
+    if (value == NULL)
+        value = "";
+    if (strcmp(key, "limit") == 0) {
+        if (q->has_limit)
+            return pt2_error_set(err, PT2_ERR_INVALID, "limit given more than once");
+        if (pt2_num_long(value, 1, PT2D_PACKAGES_LIMIT_MAX, &limit) != PT2_OK)
+            return pt2_error_set(err, PT2_ERR_INVALID,
+                                 "limit '%.32s' is not a whole number from 1 to %u", value,
+                                 PT2D_PACKAGES_LIMIT_MAX);
+        q->limit = (unsigned)limit;
+        q->has_limit = 1;
+        return PT2_OK;
+    }
+    if (strcmp(key, "cursor") == 0) {
+        if (q->has_cursor)
+            return pt2_error_set(err, PT2_ERR_INVALID, "cursor given more than once");
+        q->has_cursor = 1;
+        return pkgs_cursor_decode(value, q->after, err);
+    }
+    if (strcmp(key, "prefix") == 0) {
+        if (q->has_prefix)
+            return pt2_error_set(err, PT2_ERR_INVALID, "prefix given more than once");
+        if (strlen(value) >= sizeof(q->prefix))
+            return pt2_error_set(err, PT2_ERR_INVALID, "prefix is longer than %zu bytes",
+                                 sizeof(q->prefix) - 1);
+        snprintf(q->prefix, sizeof(q->prefix), "%s", value);
+        q->has_prefix = 1;
+        return PT2_OK;
+    }
+    if (strcmp(key, "target") == 0 || strcmp(key, "driver") == 0 || strcmp(key, "nocache") == 0)
+        return pt2d_options_add_query(o, key, value, err);
+    return PT2_OK;
+}
+
+/* ---- the walk ------------------------------------------------------------------ */
+
+struct pkgs_walk {
+    const struct pt2d_job_env *env;
+    const struct pt2d_packages_query *q;
+    size_t root;    /* index of the root being walked */
+    char **heap;    /* max-heap by strcmp: the smallest names seen */
+    size_t n, cap;  /* cap = limit + 1 */
+    size_t entries; /* directory entries looked at */
+    struct pt2_error err;
+};
+
+static void pkgs_swap(char **a, char **b)
+{
+    char *t = *a;
+
+    *a = *b;
+    *b = t;
+}
+
+static void pkgs_sift_down(struct pkgs_walk *w, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+
+        if (l < w->n && strcmp(w->heap[l], w->heap[m]) > 0)
+            m = l;
+        if (r < w->n && strcmp(w->heap[r], w->heap[m]) > 0)
+            m = r;
+        if (m == i)
+            return;
+        pkgs_swap(&w->heap[i], &w->heap[m]);
+        i = m;
+    }
+}
+
+/* Keep `name` if it is among the cap smallest seen so far. */
+static int pkgs_offer(struct pkgs_walk *w, const char *name)
+{
+    char *copy;
+    size_t i;
+
+    if (w->n == w->cap && strcmp(name, w->heap[0]) >= 0)
+        return PT2_OK;
+    copy = strdup(name);
+    if (copy == NULL)
+        return pt2_error_set(&w->err, PT2_ERR_NOMEM, "out of memory listing packages");
+    if (w->n == w->cap) {
+        free(w->heap[0]);
+        w->heap[0] = copy;
+        pkgs_sift_down(w, 0);
+        return PT2_OK;
+    }
+    i = w->n++;
+    w->heap[i] = copy;
+    while (i > 0 && strcmp(w->heap[(i - 1) / 2], w->heap[i]) < 0) {
+        pkgs_swap(&w->heap[(i - 1) / 2], &w->heap[i]);
+        i = (i - 1) / 2;
+    }
+    return PT2_OK;
+}
+
+/* 1 when `name` resolves in an earlier root, as ?path= would find it there first. */
+static int pkgs_shadowed(const struct pkgs_walk *w, const char *name)
+{
+    char full[2 * PT2D_PATH_MAX];
+    size_t j;
+
+    for (j = 0; j < w->root; j++) {
+        snprintf(full, sizeof(full), "%s/%s", w->env->roots[j], name);
+        if (access(full, F_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 for names JSON carries as themselves: UTF-8 without control bytes. */
+static int pkgs_plain(const char *name, size_t len)
+{
+    char copy[PT2D_PATH_MAX];
+    size_t i;
+
+    for (i = 0; i < len; i++)
+        if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+            return 0;
+    memcpy(copy, name, len + 1);
+    pt2_utf8_scrub(copy, len);
+    return memcmp(copy, name, len) == 0;
+}
+
+static int pkgs_is_package(const char *name, size_t len)
+{
+    size_t s = sizeof(PKGS_SUFFIX) - 1;
+
+    return len > s && memcmp(name + len - s, PKGS_SUFFIX, s) == 0;
+}
+
+/* 1 when a directory at `path` ("a/b/") can hold names with the prefix. */
+static int pkgs_dir_may_match(const char *prefix, const char *path, size_t len)
+{
+    size_t plen = strlen(prefix);
+
+    return strncmp(path, prefix, len < plen ? len : plen) == 0;
+}
+
+static void pkgs_candidate(struct pkgs_walk *w, const char *rel, size_t len)
+{
+    const struct pt2d_packages_query *q = w->q;
+
+    if (!pkgs_is_package(rel, len) || strncmp(rel, q->prefix, strlen(q->prefix)) != 0 ||
+        (q->after[0] != '\0' && strcmp(rel, q->after) <= 0) || !pkgs_plain(rel, len) ||
+        (w->root > 0 && pkgs_shadowed(w, rel)))
+        return;
+    pkgs_offer(w, rel);
+}
+
+/* Walk the directory open at `fd` (taken over), whose path from the root is rel[0..len). */
+static void pkgs_walk_dir(struct pkgs_walk *w, int fd, char *rel, size_t len, unsigned depth)
+{
+    DIR *d = fdopendir(fd);
+    struct dirent *e;
+
+    if (d == NULL) {
+        close(fd);
+        return; /* unreadable directories are skipped, as missing ones */
+    }
+    while (w->err.code == PT2_OK && (e = readdir(d)) != NULL) {
+        size_t nlen = strlen(e->d_name);
+        unsigned char type = e->d_type;
+        struct stat st;
+        int sub;
+
+        if (e->d_name[0] == '.')
+            continue; /* ".", "..", and hidden names (a spool, an editor's backup) */
+        if (++w->entries > PT2D_PACKAGES_ENTRIES_MAX) {
+            pt2_error_set(&w->err, PT2_ERR_TOO_LARGE,
+                          "the model roots hold more than %u entries; list a part with prefix=",
+                          PT2D_PACKAGES_ENTRIES_MAX);
+            break;
+        }
+        if (len + nlen + 2 > PT2D_PATH_MAX)
+            continue;
+        memcpy(rel + len, e->d_name, nlen + 1);
+        if (type == DT_UNKNOWN) {
+            if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                continue;
+            type = S_ISDIR(st.st_mode)   ? DT_DIR
+                   : S_ISREG(st.st_mode) ? DT_REG
+                   : S_ISLNK(st.st_mode) ? DT_LNK
+                                         : DT_UNKNOWN;
+        }
+        if (type == DT_REG || type == DT_LNK) {
+            pkgs_candidate(w, rel, len + nlen);
+        } else if (type == DT_DIR && depth + 1 < PT2D_PACKAGES_DEPTH_MAX) {
+            rel[len + nlen] = '/';
+            rel[len + nlen + 1] = '\0';
+            if (!pkgs_dir_may_match(w->q->prefix, rel, len + nlen + 1))
+                continue;
+            sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0)
+                pkgs_walk_dir(w, sub, rel, len + nlen + 1, depth + 1);
+        }
+    }
+    rel[len] = '\0';
+    closedir(d);
+}
+
+static int pkgs_by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---- the page ------------------------------------------------------------------ */
+
+/* One item: open through the job cache, the library's item, the inspect ETag. */
+static int pkgs_item(const struct pt2d_job_env *env, const struct pt2d_options *o,
+                     const struct pt2_listing_target *targets, const struct pt2d_node_snap *snap,
+                     struct pt2d_buf *scratch, const char *name, cJSON **out, struct pt2_error *err)
+{
+    struct pt2d_path_file pf = {.fd = -1};
+    struct pt2_listing_file file = {name, 0, 0, 0};
+    struct pt2_error perr = {0};
+    struct pt2d_pkgref *ref = NULL;
+    char key[PT2D_CACHE_KEY_MAX], etag[PT2D_ETAG_MAX] = "";
+    int rc;
+
+    rc = pt2d_path_open_at(env->roots, env->root_fds, env->n_roots, name, &pf, &perr);
+    if (rc == PT2_OK) {
+        file.has_stat = 1;
+        file.size = (uint64_t)pf.st.st_size;
+        file.mtime = (int64_t)pf.st.st_mtim.tv_sec;
+        pt2d_job_file_key(key, sizeof(key), &pf.st, pf.name);
+        rc = pt2d_job_etag(PT2D_ROUTE_INSPECT, key, o, snap, scratch, etag, sizeof(etag));
+        if (rc != PT2_OK) {
+            close(pf.fd);
+            return pt2_error_set(err, rc, "request options too large to fingerprint");
+        }
+        rc = pt2d_job_package(env, o->nocache, pf.fd, pf.name, key, &ref, &perr);
+        close(pf.fd);
+    }
+    rc = pt2_listing_item(&file, ref != NULL ? pt2d_pkgref_pkg(ref) : NULL, &perr, targets,
+                          o->n_targets, out, err);
+    pt2d_pkgref_release(ref);
+    /* An item /v1/inspect would answer with a problem carries no ETag, as that answer. */
+    if (rc == PT2_OK && etag[0] != '\0' && cJSON_GetObjectItemCaseSensitive(*out, "type") == NULL &&
+        cJSON_AddStringToObject(*out, "etag", etag) == NULL) {
+        cJSON_Delete(*out);
+        *out = NULL;
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory listing packages");
+    }
+    return rc;
+}
+
+static int pkgs_page(const struct pt2d_job_env *env, const struct pkgs_walk *w, size_t count,
+                     const struct pt2d_options *o, cJSON *items)
+{
+    struct pt2_listing_target targets[PT2D_MAX_TARGETS];
+    const struct pt2d_node_snap *snap = NULL;
+    struct pt2d_buf scratch;
+    struct pt2_error err = {0};
+    size_t i;
+    int rc = PT2_OK;
+
+    for (i = 0; i < o->n_targets; i++) {
+        targets[i].label = o->targets[i].text;
+        targets[i].dev = o->targets[i].dev;
+        if (o->driver_version != 0)
+            targets[i].dev.driver_cuda_version = o->driver_version;
+    }
+    /* The snapshot /v1/inspect's ETag covers: one for the page, as for one job. */
+    if (env->node != NULL)
+        snap = pt2d_node_acquire(env->node);
+    pt2d_buf_init(&scratch, PT2D_JOB_FINGERPRINT_MAX);
+    for (i = 0; rc == PT2_OK && i < count; i++) {
+        cJSON *item = NULL;
+
+        rc = pkgs_item(env, o, targets, snap, &scratch, w->heap[i], &item, &err);
+        if (rc == PT2_OK && !cJSON_AddItemToArray(items, item)) {
+            cJSON_Delete(item);
+            rc = PT2_ERR_NOMEM;
+        }
+    }
+    pt2d_buf_free(&scratch);
+    pt2d_node_release(snap);
+    return rc;
+}
+
+void pt2d_packages_serve(const struct pt2d_job_env *env, const struct pt2d_packages_query *q,
+                         const struct pt2d_options *o, const char *request_id,
+                         struct pt2d_reply *reply)
+{
+    struct pkgs_walk w;
+    char rel[PT2D_PATH_MAX], cursor[PT2D_PACKAGES_CURSOR_MAX];
+    cJSON *doc = NULL, *items;
+    size_t i, count;
+    int fd, rc;
+
+    memset(&w, 0, sizeof(w));
+    w.env = env;
+    w.q = q;
+    w.cap = (size_t)q->limit + 1;
+    w.heap = calloc(w.cap, sizeof(*w.heap));
+    if (w.heap == NULL) {
+        pt2d_reply_problem(reply, PT2_ERR_NOMEM, "out of memory listing packages", request_id);
+        return;
+    }
+    for (w.root = 0; w.root < env->n_roots && w.err.code == PT2_OK; w.root++) {
+        fd = open(env->roots[w.root], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        rel[0] = '\0';
+        if (fd >= 0)
+            pkgs_walk_dir(&w, fd, rel, 0, 0);
+    }
+    if (w.err.code != PT2_OK) {
+        pt2d_reply_problem(reply, w.err.code, w.err.message, request_id);
+        goto cleanup;
+    }
+    qsort(w.heap, w.n, sizeof(*w.heap), pkgs_by_name);
+    count = w.n < q->limit ? w.n : q->limit;
+    doc = cJSON_CreateObject();
+    items = doc != NULL ? cJSON_AddArrayToObject(doc, "items") : NULL;
+    rc = items != NULL ? pkgs_page(env, &w, count, o, items) : PT2_ERR_NOMEM;
+    if (rc == PT2_OK && w.n > count) {
+        pt2d_packages_cursor(w.heap[count - 1], cursor, sizeof(cursor));
+        rc = cJSON_AddStringToObject(doc, "next", cursor) != NULL ? PT2_OK : PT2_ERR_NOMEM;
+    } else if (rc == PT2_OK) {
+        rc = cJSON_AddNullToObject(doc, "next") != NULL ? PT2_OK : PT2_ERR_NOMEM;
+    }
+    if (rc == PT2_ERR_TOO_LARGE)
+        pt2d_reply_problem(reply, rc, "request options too large to fingerprint", request_id);
+    else if (rc != PT2_OK)
+        pt2d_reply_problem(reply, PT2_ERR_NOMEM, "out of memory listing packages", request_id);
+    else
+        pt2d_reply_json(reply, 200, doc);
+cleanup:
+    cJSON_Delete(doc);
+    for (i = 0; i < w.n; i++)
+        free(w.heap[i]);
+    free(w.heap);
+}

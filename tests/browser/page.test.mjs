@@ -1,0 +1,249 @@
+// page.test.mjs - the operator page at / as a person uses it, in chromium:
+// drop a package, read the verdicts and the spec table, type targets, pick
+// from the model root, check a shape that fails, see an error, share a URL,
+// use only the keyboard, in dark mode and on a phone. Each test leaves a
+// screenshot of its state in SHOTS. Exact values come from the fixtures and
+// the stand-in driver's two GPUs (tests/browser/run.sh).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const FIX = 'tests/fixtures';
+const TIMEOUT = 15000;
+
+async function shot(ctx, name) {
+  await ctx.page.screenshot({ path: path.join(ctx.env.shots, `${name}.png`), fullPage: true });
+}
+
+async function open(ctx, query) {
+  await ctx.page.goto(new URL(query || '', ctx.env.base).href);
+  await ctx.page.waitForSelector('body[data-ready="true"]', { timeout: TIMEOUT });
+}
+
+// Drop `fixture` on the drop zone as a browser drag and drop does: a File in a DataTransfer.
+async function drop(ctx, fixture) {
+  const b64 = fs.readFileSync(path.join(FIX, fixture)).toString('base64');
+  await ctx.page.evaluate(([name, data]) => {
+    const raw = atob(data);
+    const bytes = new Uint8Array(raw.length);
+    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], name, { type: 'application/octet-stream' }));
+    const zone = document.getElementById('dropzone');
+    zone.dispatchEvent(new DragEvent('dragenter', { bubbles: true, cancelable: true, dataTransfer: dt }));
+    zone.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
+  }, [fixture, b64]);
+}
+
+async function reportFor(ctx, name) {
+  await ctx.page.waitForFunction((n) => {
+    const r = document.getElementById('report');
+    return !r.hidden && document.getElementById('r-name').textContent === n && !r.hasAttribute('aria-busy');
+  }, name, { timeout: TIMEOUT });
+}
+
+// The GPU table as [{device, where, arch, verdict, reason}] (verdict: the badge's data-verdict).
+async function gpuRows(ctx) {
+  return ctx.page.$$eval('#r-gpus tbody tr', (trs) => trs.map((tr) => ({
+    device: tr.querySelector('.dev') ? tr.querySelector('.dev').textContent : tr.textContent,
+    where: tr.cells[1] ? tr.cells[1].textContent : '',
+    arch: tr.cells[2] ? tr.cells[2].textContent : '',
+    verdict: tr.querySelector('[data-verdict]') ? tr.querySelector('[data-verdict]').dataset.verdict : '',
+    reason: tr.querySelector('td.reason') ? tr.querySelector('td.reason').firstChild.textContent : '',
+  })));
+}
+
+async function specRows(ctx, model, caption) {
+  return ctx.page.$$eval(`[data-model="${model}"] table.specs`, (tables, cap) => {
+    const t = tables.find((x) => x.caption.textContent === cap);
+    return [...t.tBodies[0].rows].map((r) => [...r.cells].map((c) => c.textContent));
+  }, caption);
+}
+
+async function waitRows(ctx, n) {
+  await ctx.page.waitForFunction((k) => document.querySelectorAll('#packages tbody tr').length === k,
+    n, { timeout: TIMEOUT });
+}
+
+const FIXTURE_COUNT = fs.readdirSync(FIX).filter((f) => f.endsWith('.pt2')).length;
+
+export const pageTests = [
+  ['loads / with the model root listing and no remote field', async (ctx) => {
+    await open(ctx);
+    await waitRows(ctx, FIXTURE_COUNT);
+    assert.equal(await ctx.page.title(), 'pt2scope');
+    assert.match(await ctx.page.textContent('#version'), /^pt2scoped \d+\.\d+\.\d+$/);
+    assert.equal(await ctx.page.textContent('#picker-status'), `${FIXTURE_COUNT} packages`);
+    // Remote packages do not exist yet: /v1/version has no remote flag, so no URL field.
+    assert.equal(await ctx.page.isVisible('#url-form'), false);
+    assert.equal(await ctx.page.isVisible('#report'), false);
+    const row = await ctx.page.$$eval('#packages tbody tr[data-name="cuda_fatbin_multi.pt2"] td',
+      (tds) => tds.map((td) => td.textContent));
+    assert.deepEqual(row.slice(0, 3), ['aoti', 'sm_75, sm_80, sm_90a, sm_100f, sm_120+PTX, compute_90', '1']);
+    const bad = await ctx.page.textContent('#packages tbody tr[data-name="broken_not_zip.pt2"] .badge');
+    assert.equal(bad, 'not-a-zip');
+    await shot(ctx, '01-start');
+  }],
+
+  ['drop a package: verdict cells for this node\'s GPUs and the spec table', async (ctx) => {
+    await open(ctx);
+    await drop(ctx, 'cuda_sm90a_v8.pt2');
+    await reportFor(ctx, 'cuda_sm90a_v8.pt2');
+    const rows = await gpuRows(ctx);
+    assert.deepEqual(rows, [
+      { device: 'cuda:0', where: 'this node', arch: 'CC 9.0', verdict: 'compatible',
+        reason: 'sm_90a cubin runs on NVIDIA H100 80GB HBM3 (cuda:0)' },
+      { device: 'cuda:1', where: 'this node', arch: 'CC 8.0', verdict: 'incompatible',
+        reason: 'kernels are sm_90a only; NVIDIA A100-SXM4-40GB (cuda:1) is 8.0' },
+    ]);
+    assert.deepEqual(await ctx.page.$$eval('#r-chips li', (lis) => lis.map((l) => l.textContent)), ['sm_90a']);
+    assert.deepEqual(await specRows(ctx, 'model', 'Inputs'), [
+      ['image', 'float32', '(B, 3, 512, 512)', 'axis 0: B'],
+      ['scale', 'float32', '(B)', 'axis 0: B'],
+    ]);
+    assert.deepEqual(await specRows(ctx, 'model', 'Outputs'), [['mask', 'float32', '(B, 1, 512, 512)', 'axis 0: B']]);
+    assert.match(await ctx.page.textContent('#bytes'), /^Read [\d,]+ bytes of headers/);
+    // An upload cannot be shared: no path in the URL.
+    assert.equal(new URL(ctx.page.url()).searchParams.get('path'), null);
+    await shot(ctx, '02-dropped-report');
+  }],
+
+  ['type targets and see their verdicts appear, with reasons', async (ctx) => {
+    await open(ctx, '?path=cuda_sm90a_v8.pt2');
+    await reportFor(ctx, 'cuda_sm90a_v8.pt2');
+    await ctx.page.fill('#targets', 'B200, 9.0');
+    await ctx.page.waitForSelector('#r-gpus tr[data-target="B200"]', { timeout: TIMEOUT });
+    const rows = await gpuRows(ctx);
+    assert.deepEqual(rows.slice(0, 2), [
+      { device: 'B200', where: 'typed target', arch: 'CC 10.0', verdict: 'incompatible',
+        reason: 'kernels are sm_90a only; NVIDIA B200 is 10.0' },
+      { device: '9.0', where: 'typed target', arch: 'CC 9.0', verdict: 'compatible',
+        reason: 'sm_90a cubin runs on compute capability 9.0; it needs a CUDA 13.0+ driver (ELF ABI v8), driver version unknown' },
+    ]);
+    assert.equal(await ctx.page.getAttribute('#r-overall', 'data-verdict'), 'incompatible');
+    assert.equal(await ctx.page.textContent('#r-overall .reason'), 'B200: kernels are sm_90a only; NVIDIA B200 is 10.0');
+    const q = new URL(ctx.page.url()).searchParams;
+    assert.deepEqual([q.get('path'), ...q.getAll('target')], ['cuda_sm90a_v8.pt2', 'B200', '9.0']);
+    // The listing carries the same targets' overall.
+    await ctx.page.waitForSelector('#packages.with-verdicts', { timeout: TIMEOUT });
+    await shot(ctx, '03-typed-targets');
+    // A target that means nothing: said next to the field, the report stays.
+    await ctx.page.fill('#targets', 'B200, H999');
+    await ctx.page.waitForSelector('#targets-error:not([hidden])', { timeout: TIMEOUT });
+    assert.match(await ctx.page.textContent('#targets-error'), /H999/);
+    assert.equal(await ctx.page.getAttribute('#targets', 'aria-invalid'), 'true');
+    assert.equal(await ctx.page.isVisible('#report'), true);
+    // The listing stays, without verdicts.
+    await ctx.page.waitForSelector('#packages:not(.with-verdicts) tbody tr', { timeout: TIMEOUT });
+    assert.equal(await ctx.page.textContent('#picker-status'), `${FIXTURE_COUNT} packages`);
+    await shot(ctx, '04-bad-target');
+  }],
+
+  ['pick a package from the listing', async (ctx) => {
+    await open(ctx);
+    await waitRows(ctx, FIXTURE_COUNT);
+    await ctx.page.fill('#prefix', 'multi_m');
+    await waitRows(ctx, 1);
+    await ctx.page.click('#packages button[data-path="multi_model.pt2"]');
+    await reportFor(ctx, 'multi_model.pt2');
+    assert.deepEqual(await ctx.page.$$eval('#r-models [data-model]', (s) => s.map((x) => x.dataset.model)), ['model', 'model2']);
+    assert.deepEqual(await ctx.page.$$eval('#r-chips li', (lis) => lis.map((l) => l.textContent)), ['sm_90a', 'sm_80']);
+    assert.equal(new URL(ctx.page.url()).searchParams.get('path'), 'multi_model.pt2');
+    assert.equal(await ctx.page.getAttribute('#packages tr[data-name="multi_model.pt2"]', 'aria-current'), 'true');
+    await shot(ctx, '05-picked');
+  }],
+
+  ['a shape that fails: every violation next to its input', async (ctx) => {
+    await open(ctx, '?path=cuda_sm90a_v8.pt2');
+    await reportFor(ctx, 'cuda_sm90a_v8.pt2');
+    assert.equal(await ctx.page.inputValue('#v-inputs [data-input="image"] input'), '1,3,512,512');
+    await ctx.page.fill('#v-inputs [data-input="image"] input', '8,3,511,512');
+    await ctx.page.fill('#v-inputs [data-input="scale"] input', '8,2');
+    await ctx.page.click('#validate-form button[type="submit"]');
+    await ctx.page.waitForSelector('#v-result[data-valid="false"]', { timeout: TIMEOUT });
+    assert.equal(await ctx.page.textContent('#v-result'), 'invalid: 2 problems');
+    assert.equal(await ctx.page.textContent('#v-inputs [data-input="image"] .error'), "input 'image' axis 2: expected 512, got 511");
+    assert.equal(await ctx.page.textContent('#v-inputs [data-input="scale"] .error'), "input 'scale': expected 1 dimension (B), got 2");
+    await shot(ctx, '06-invalid-shape');
+    await ctx.page.fill('#v-inputs [data-input="image"] input', '8,3,512,512');
+    await ctx.page.fill('#v-inputs [data-input="scale"] input', '8');
+    await ctx.page.click('#validate-form button[type="submit"]');
+    await ctx.page.waitForSelector('#v-result[data-valid="true"]', { timeout: TIMEOUT });
+    assert.equal(await ctx.page.textContent('#v-result'), 'valid');
+    assert.equal(await ctx.page.isVisible('#v-inputs [data-input="image"] .error'), false);
+  }],
+
+  ['error states: a file that is not a zip, a name that is not there', async (ctx) => {
+    await open(ctx);
+    await drop(ctx, 'broken_not_zip.pt2');
+    await ctx.page.waitForSelector('#state .problem', { timeout: TIMEOUT });
+    assert.equal(await ctx.page.getAttribute('#state .problem', 'data-type'), 'not-a-zip');
+    assert.equal(await ctx.page.textContent('#state .problem h2'), 'The file is not a zip archive');
+    assert.equal(await ctx.page.textContent('#state .problem .detail'), 'not a zip archive (no end-of-central-directory record)');
+    assert.equal(await ctx.page.getAttribute('#state .problem', 'role'), 'alert');
+    assert.equal(await ctx.page.isVisible('#report'), false);
+    await shot(ctx, '07-error-not-a-zip');
+    await open(ctx, '?path=missing.pt2');
+    await ctx.page.waitForSelector('#state .problem[data-type="not-found"]', { timeout: TIMEOUT });
+    assert.equal(await ctx.page.textContent('#state .problem .detail'), "no package 'missing.pt2' under any model root");
+    await open(ctx, '?path=torch_save_checkpoint.pt2');
+    await ctx.page.waitForSelector('#state .problem[data-type="torch-save-checkpoint"]', { timeout: TIMEOUT });
+    assert.match(await ctx.page.textContent('#state .problem .hint'), /torch\.load/);
+  }],
+
+  ['a shared URL opens the same answer', async (ctx) => {
+    await open(ctx, '?path=cuda_fatbin_v7_lz4.pt2&target=B200&driver=13.0');
+    await reportFor(ctx, 'cuda_fatbin_v7_lz4.pt2');
+    assert.equal(await ctx.page.inputValue('#targets'), 'B200');
+    assert.equal(await ctx.page.inputValue('#driver'), '13.0');
+    const rows = await gpuRows(ctx);
+    assert.equal(rows[0].device, 'B200');
+    assert.equal(rows[0].verdict, 'compatible-ptx-jit');
+    assert.deepEqual(await ctx.page.$$eval('#r-chips li', (lis) => lis.map((l) => l.textContent)),
+      ['sm_75', 'sm_90', 'sm_90a', 'compute_90', 'compute_90a']);
+  }],
+
+  ['keyboard only: tab to the targets, type, Enter', async (ctx) => {
+    await open(ctx, '?path=cpu_x86_64.pt2');
+    await reportFor(ctx, 'cpu_x86_64.pt2');
+    let reached = false;
+    for (let i = 0; i < 200 && !reached; i++) {
+      await ctx.page.keyboard.press('Tab');
+      reached = await ctx.page.evaluate(() => document.activeElement && document.activeElement.id === 'targets');
+    }
+    assert.ok(reached, 'Tab never reached the targets field');
+    // The file picker is in the tab order too (its label shows the focus).
+    const order = await ctx.page.evaluate(() => [...document.querySelectorAll('input, button, a[href]')]
+      .filter((e) => e.tabIndex >= 0 && !e.closest('[hidden]')).map((e) => e.id).filter(Boolean));
+    assert.ok(order.indexOf('file') >= 0 && order.indexOf('file') < order.indexOf('targets'));
+    await ctx.page.keyboard.type('H100');
+    await ctx.page.keyboard.press('Enter');
+    await ctx.page.waitForSelector('#r-gpus tr[data-target="H100"]', { timeout: TIMEOUT });
+    const rows = await gpuRows(ctx);
+    assert.equal(rows[0].verdict, 'compatible');
+    assert.equal(rows[0].reason, 'CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs no GPU');
+    assert.deepEqual(await ctx.page.$$eval('#r-chips li', (lis) => lis.map((l) => l.textContent)), ['cpu x86_64 AVX-512']);
+    await shot(ctx, '08-keyboard-cpu');
+  }],
+
+  ['dark theme from the system setting', async (ctx) => {
+    await open(ctx, '?path=rocm_gfx90a.pt2&target=MI300X&target=gfx90a');
+    await reportFor(ctx, 'rocm_gfx90a.pt2');
+    const bg = await ctx.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    assert.equal(bg, 'rgb(17, 20, 24)');
+    const rows = await gpuRows(ctx);
+    assert.deepEqual(rows.slice(0, 2).map((r) => [r.device, r.arch, r.verdict]),
+      [['MI300X', 'gfx942', 'incompatible'], ['gfx90a', 'gfx90a', 'compatible']]);
+    await shot(ctx, '09-dark');
+  }, { colorScheme: 'dark' }],
+
+  ['a phone: one column, nothing wider than the screen', async (ctx) => {
+    await open(ctx, '?path=cuda_fatbin_multi.pt2&target=H100');
+    await reportFor(ctx, 'cuda_fatbin_multi.pt2');
+    const overflow = await ctx.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+    const bg = await ctx.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    assert.equal(bg, 'rgb(246, 247, 249)');
+    await shot(ctx, '10-phone');
+  }, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, colorScheme: 'light' }],
+];

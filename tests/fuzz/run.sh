@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# run.sh SECONDS NAME... - run each libFuzzer harness build/fuzz/fuzz_NAME
+# for SECONDS: first every saved crasher of tests/fuzz/regressions/NAME/
+# (each must now pass), then fuzzing from a corpus seeded with the
+# fixtures. A crash fails the run and leaves its input under
+# $FUZZ_DIR/artifacts/: copy it into tests/fuzz/regressions/NAME/ with the fix.
+# Prints "fuzz: N passed, N failed" (one per harness). From the repository root.
+set -u
+SECS=$1
+shift
+FUZZ_DIR=${FUZZ_DIR:-build/fuzz}
+pass=0 fail=0
+
+seed() { # seed NAME DIR: the harness's starting corpus in DIR
+    local name=$1 dir=$2 f i
+    case $name in
+    package)
+        for f in tests/fixtures/*.pt2; do
+            case $f in *wrapper_over_cap*) continue ;; esac
+            cp "$f" "$dir/"
+        done ;;
+    binary)
+        find tests/fixtures/bins -type f -size -300k \( -name '*.cubin' -o -name '*.fatbin' \
+            -o -name '*.hsaco' -o -name '*.so' -o -name '*.ptx' -o -name '*.dylib' \) \
+            -exec cp {} "$dir/" \; ;;
+    json)
+        # The first byte picks the reader (fuzz_json.c): one seed per reader and document.
+        i=0
+        for f in tests/fixtures/json/*.json tests/fixtures/k8s/nodes.json; do
+            for sel in 0 1 2 3 4 5; do
+                { printf "\\x3$sel"; cat "$f"; } >"$dir/seed$i.$sel"
+            done
+            i=$((i + 1))
+        done ;;
+    text)
+        cp tests/fuzz/seeds/text/* tests/fixtures/wrapper/* "$dir/" ;;
+    request)
+        cp tests/fuzz/seeds/request/* "$dir/" ;;
+    esac
+}
+
+for name in "$@"; do
+    bin=$FUZZ_DIR/fuzz_$name
+    corpus=$FUZZ_DIR/corpus/$name
+    mkdir -p "$corpus" "$FUZZ_DIR/artifacts"
+    seed "$name" "$corpus"
+    ok=1
+    reg=(tests/fuzz/regressions/"$name"/*)
+    if [ -e "${reg[0]}" ]; then
+        "$bin" -rss_limit_mb=1024 "${reg[@]}" >"$FUZZ_DIR/$name.regressions.log" 2>&1 || {
+            ok=0; echo "FAIL fuzz_$name: a saved crasher crashes again"
+            tail -20 "$FUZZ_DIR/$name.regressions.log"; }
+    fi
+    if [ "$ok" = 1 ]; then
+        "$bin" -max_total_time="$SECS" -max_len=1048576 -rss_limit_mb=1024 -timeout=10 \
+            -artifact_prefix="$FUZZ_DIR/artifacts/$name-" -print_final_stats=1 \
+            "$corpus" >"$FUZZ_DIR/$name.log" 2>&1 || {
+            ok=0; echo "FAIL fuzz_$name (log: $FUZZ_DIR/$name.log)"; tail -30 "$FUZZ_DIR/$name.log"; }
+    fi
+    if [ "$ok" = 1 ]; then
+        pass=$((pass + 1))
+        echo "fuzz_$name: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$FUZZ_DIR/$name.log" |
+            grep -o '[0-9]*$') executions in ${SECS} s, no crash"
+    else
+        fail=$((fail + 1))
+    fi
+done
+echo "fuzz: $pass passed, $fail failed"
+[ "$fail" = 0 ]

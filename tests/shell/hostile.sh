@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Reproductions of what an attack run found (hostile clients), each one now
+# answered without harm. So far: a 16 MiB JSON body of tiny values is
+# refused (413) before any parse tree exists, and the daemon's peak RSS
+# stays under 64 MiB; a NUL byte in a JSON string or a query value is a 400,
+# never a silently truncated path.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+B=${PT2SCOPE_BUILD:-build}
+D=${PT2SCOPE_DAEMON:-$B/pt2scoped}
+TMP=$(mktemp -d /tmp/pt2scope-hostile-XXXXXX)
+PID=
+cleanup() {
+    if [ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; then wait "$PID" 2>/dev/null; fi
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+pass=0 fail=0
+same() { # same WHAT ACTUAL EXPECTED
+    if [ "$2" = "$3" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); printf 'FAIL %s: got\n  %s\nwant\n  %s\n' "$1" "$2" "$3"; fi
+}
+
+"$D" --listen 127.0.0.1:0 --port-file "$TMP/port" --model-root tests/fixtures 2>"$TMP/log" &
+PID=$!
+for _ in $(seq 1 500); do [ -s "$TMP/port" ] && break; sleep 0.01; done
+PORT=$(cat "$TMP/port" 2>/dev/null)
+[ -n "$PORT" ] || { echo "FAIL: daemon did not start"; cat "$TMP/log"; exit 1; }
+U=http://127.0.0.1:$PORT
+hwm() { awk '$1 == "VmHWM:" { print $2 }' "/proc/$PID/status"; } # peak RSS, KiB
+
+# 1. {"path": ..., "nodes": [0,0,0,...]} of 16 MiB (and 4 MiB): 8 M values for cJSON.
+for mib in 4 16; do
+    python3 - "$TMP/body" "$mib" <<'PY'
+import sys
+size = int(sys.argv[2]) << 20
+head = b'{"path": "cuda_sm90a_v8.pt2", "nodes": ['
+body = head + b"0," * ((size - len(head) - 2) // 2)
+open(sys.argv[1], "wb").write(body[:-1] + b"]}")
+PY
+    out=$(curl -s -o "$TMP/resp" -w '%{http_code}' -H 'Content-Type: application/json' \
+        --data-binary @"$TMP/body" "$U/v1/compatibility")
+    same "$mib MiB nodes body: status" "$out" 413
+    same "$mib MiB nodes body: problem" \
+        "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["type"].rsplit("/",1)[1], d["detail"])' "$TMP/resp")" \
+        "too-large request body: more than 500000 JSON values at byte 1000030"
+done
+peak=$(hwm)
+if [ "$peak" -lt $((64 * 1024)) ]; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: peak RSS ${peak} KiB after the nodes bodies (want < 64 MiB)"; fi
+
+# 5 (edges). A NUL byte never truncates: in a JSON string and in a query value.
+out=$(curl -s -o "$TMP/resp" -w '%{http_code}' -H 'Content-Type: application/json' \
+    -d '{"path": "cuda_sm90a_v8.pt2\u0000.txt"}' "$U/v1/inspect")
+same "NUL in a JSON path: status" "$out" 400
+out=$(curl -s -o "$TMP/resp" -w '%{http_code}' "$U/v1/inspect?path=cuda_sm90a_v8.pt2%00.txt")
+same "NUL in ?path=: status" "$out" 400
+out=$(curl -s -o "$TMP/resp" -w '%{http_code}' "$U/v1/inspect?path=cuda_sm90a_v8.pt2&target=H100%00x")
+same "NUL in ?target=: status" "$out" 400
+
+# 5 (edges). Framing a proxy could read differently is refused (request smuggling), and
+# HTTP/1.1 needs Host; each with a problem document, never silence.
+raw() { # raw REQUEST: the status line and the problem's detail, from a raw socket
+    python3 - "$PORT" "$1" <<'PY'
+import json, socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(5)
+s.sendall(sys.argv[2].encode().decode("unicode_escape").encode("latin-1"))
+d = b""
+try:
+    while True:
+        x = s.recv(65536)
+        if not x:
+            break
+        d += x
+except socket.timeout:
+    pass
+head, _, body = d.partition(b"\r\n\r\n")
+line = head.split(b"\r\n")[0].decode() if head else "<no answer>"
+try:
+    detail = json.loads(body)["detail"]
+except Exception:
+    detail = "-"
+print(line + " | " + detail)
+PY
+}
+same "HTTP/1.1 without Host" "$(raw 'GET /livez HTTP/1.1\r\n\r\n')" \
+    "HTTP/1.1 400 Bad Request | an HTTP/1.1 request needs a Host header"
+same "two Host headers" "$(raw 'GET /livez HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n')" \
+    "HTTP/1.1 400 Bad Request | more than one Host header"
+same "HTTP/1.0 without Host" "$(raw 'GET /livez HTTP/1.0\r\n\r\n' | cut -d' ' -f1-3)" "HTTP/1.1 200 OK"
+same "duplicate Content-Length" \
+    "$(raw 'POST /v1/inspect HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 7\r\nContent-Length: 7\r\n\r\n{"a":1}')" \
+    "HTTP/1.1 400 Bad Request | more than one Content-Length header"
+same "Transfer-Encoding: gzip, chunked" \
+    "$(raw 'POST /v1/inspect HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n')" \
+    "HTTP/1.1 400 Bad Request | unsupported Transfer-Encoding (only chunked is accepted)"
+
+echo "hostile: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,194 @@
+/*
+ * test_oom.c - allocation-failure injection: one inspection (open, the
+ * document in both views, validation, verdicts on targets and on a node,
+ * Kubernetes verdicts) is repeated with the n-th allocation failing, for
+ * every n until it needs no more, so each out-of-memory path of the library
+ * runs at least once. Each run must end in PT2_OK or a clean error (never a
+ * crash; under ASan no leak, no use of freed memory).
+ *
+ * The library's own malloc/calloc/realloc/strdup are redirected here by the
+ * linker (-Wl,--wrap=..., set for this suite only in the Makefile) and
+ * cJSON's through cJSON_InitHooks; libzip's allocations inside its shared
+ * library are not counted (its failures reach us as its errors).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2scope.h"
+#include "testutil.h"
+
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+/* Leaks are checked after every run, so a report names the allocation that failed. */
+#define LEAKED() __lsan_do_recoverable_leak_check()
+#else
+#define LEAKED() 0
+#endif
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+char *__real_strdup(const char *s);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t n);
+char *__wrap_strdup(const char *s);
+
+static long fail_at; /* 1-based allocation to fail; 0 = none */
+static long counted; /* allocations so far in this run */
+static int armed;    /* count only inside the code under test */
+
+static int fails(void)
+{
+    if (!armed)
+        return 0;
+    return ++counted == fail_at;
+}
+
+void *__wrap_malloc(size_t n)
+{
+    return fails() ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    return fails() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    return fails() ? NULL : __real_realloc(p, n);
+}
+
+char *__wrap_strdup(const char *s)
+{
+    return fails() ? NULL : __real_strdup(s);
+}
+
+static void *hook_malloc(size_t n)
+{
+    return __wrap_malloc(n);
+}
+
+/* One inspection as the daemon does it; returns the first failing status (or PT2_OK). */
+static int inspect_once(const char *fixture)
+{
+    static const char nodes[] = "[{\"metadata\": {\"name\": \"a\", \"labels\": "
+                                "{\"nvidia.com/gpu.compute.major\": \"9\", "
+                                "\"nvidia.com/gpu.compute.minor\": \"0\"}}}]";
+    struct pt2_node_options no = {"/nonexistent/pt2scope/libcuda.so.1",
+                                  "tests/fixtures/sysfs/mi250x2", "n"};
+    struct pt2_error err = {0};
+    struct pt2_device dev;
+    pt2_package *pkg = NULL;
+    pt2_verdicts *v = NULL;
+    pt2_node *node = NULL;
+    pt2_k8s_nodes *kn = NULL;
+    cJSON *doc = NULL, *in = NULL;
+    char path[256];
+    int rc;
+
+    in = cJSON_Parse("{\"image\": [8, 3, 512, 511], \"x\": [1]}"); /* the caller's, not counted */
+    ck_assert_ptr_nonnull(in);
+    armed = 1;
+    rc = pt2_package_open_path(&pkg, tu_fixture(fixture, path, sizeof(path)), NULL, &err);
+    if (rc == PT2_OK)
+        rc = pt2_package_to_json(pkg, PT2_JSON_DEFAULT, &doc, &err);
+    cJSON_Delete(doc);
+    doc = NULL;
+    if (rc == PT2_OK)
+        rc = pt2_package_to_json(pkg, PT2_JSON_OIP, &doc, &err);
+    cJSON_Delete(doc);
+    doc = NULL;
+    if (rc == PT2_OK) {
+        rc = pt2_package_validate(pkg, in, &doc, &err);
+        cJSON_Delete(doc);
+        doc = NULL;
+    }
+    if (rc == PT2_OK)
+        rc = pt2_verdicts_new(&v, &err);
+    if (rc == PT2_OK && (rc = pt2_target_parse("H100", &dev, &err)) == PT2_OK)
+        rc = pt2_verdicts_add_target(v, pkg, "H100", &dev, &err);
+    if (rc == PT2_OK)
+        rc = pt2_node_probe(&node, &no, &err);
+    if (rc == PT2_OK)
+        rc = pt2_verdicts_add_node(v, pkg, node, NULL, 0, &err);
+    if (rc == PT2_OK)
+        rc = pt2_verdicts_to_json(v, &doc, &err);
+    cJSON_Delete(doc);
+    doc = NULL;
+    if (rc == PT2_OK)
+        rc = pt2_k8s_nodes_parse_text(&kn, nodes, sizeof(nodes) - 1, &err);
+    if (rc == PT2_OK)
+        rc = pt2_k8s_compat_json(pkg, kn, &doc, &err);
+    cJSON_Delete(doc);
+    armed = 0;
+    /* A failure is clean: a status and a message, nothing half done. */
+    if (rc != PT2_OK)
+        ck_assert_msg(err.code == rc && err.message[0] != '\0',
+                      "allocation %ld: status %d with error %d '%s'", fail_at, rc, err.code,
+                      err.message);
+    cJSON_Delete(in);
+    pt2_k8s_nodes_free(kn);
+    pt2_node_free(node);
+    pt2_verdicts_free(v);
+    pt2_package_free(pkg);
+    return rc;
+}
+
+static void every_allocation(const char *fixture)
+{
+    cJSON_Hooks hooks = {hook_malloc, free};
+    long total, n, nomem = 0;
+
+    cJSON_InitHooks(&hooks);
+    fail_at = 0;
+    counted = 0;
+    ck_assert_int_eq(inspect_once(fixture), PT2_OK);
+    total = counted;
+    ck_assert_int_gt(total, 10);
+    for (n = 1; n <= total; n++) {
+        int rc;
+
+        fail_at = n;
+        counted = 0;
+        rc = inspect_once(fixture);
+        ck_assert_msg(!LEAKED(), "%s: a leak after allocation %ld failed (status %d)", fixture, n,
+                      rc);
+        nomem += rc == PT2_ERR_NOMEM;
+    }
+    /* Most failures surface as out of memory (some are absorbed: a warning, a fallback). */
+    ck_assert_int_gt(nomem, total / 2);
+    cJSON_InitHooks(NULL);
+}
+
+START_TEST(test_every_allocation_cuda)
+{
+    every_allocation("cuda_sm90a_v8.pt2");
+}
+END_TEST
+
+START_TEST(test_every_allocation_wrapper)
+{
+    every_allocation("cpu_inline_checks_v8.pt2");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("oom");
+    TCase *tc = tcase_create("core");
+
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_every_allocation_cuda);
+    tcase_add_test(tc, test_every_allocation_wrapper);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(suite());
+}
