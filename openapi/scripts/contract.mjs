@@ -157,6 +157,15 @@ export class Contract {
         rec.body && typeof rec.body === 'object' && String(rec.body.type).endsWith('/bad-request') &&
         !(item && item[m0] && item[m0].responses && status in item[m0].responses))
       return implicit('malformed-request', `${method.toUpperCase()} ${hit ? hit.tpl : '(any path)'}`);
+    /* Access control refuses before routing too (x-pt2scope-implicit unauthorized and
+     * host-not-allowed): only that problem type, and only where the operation declares no
+     * such status itself. */
+    for (const rule of ['unauthorized', 'host-not-allowed']) {
+      if (status === String(this.implicit[rule].status) &&
+          rec.body && typeof rec.body === 'object' && String(rec.body.type).endsWith(`/${rule}`) &&
+          !(item && item[m0] && item[m0].responses && status in item[m0].responses))
+        return implicit(rule, `${method.toUpperCase()} ${hit ? hit.tpl : '(any path)'}`);
+    }
     if (!hit) return implicit('unknown-path', `${method.toUpperCase()} (unknown path)`);
     const base = `#/paths/${escapePointer(hit.tpl)}`;
     let m = method;

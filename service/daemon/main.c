@@ -14,6 +14,9 @@
  * runs, else with _exit, since a worker thread in a job cannot be
  * interrupted and a clean teardown would join it.
  *
+ * SIGHUP, at any point, re-reads --token-file (pt2d_server_reload) and is
+ * otherwise ignored: it neither starts nor shortens a drain.
+ *
  * --healthcheck runs none of that: it asks the configured address's /livez
  * once (pt2d_health.h) and exits 0 or 1, the container HEALTHCHECK's
  * convention; even a bad setting is 1 there, never 2.
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -59,20 +63,36 @@ static int write_port_file(const char *path, unsigned port)
     return 0;
 }
 
-/* Wait for the next SIGTERM/SIGINT, up to timeout_ms (-1 = forever). 1 = got one. */
-static int wait_signal(int sfd, int timeout_ms)
+static long long mono_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait for the next SIGTERM/SIGINT, up to timeout_ms (-1 = forever). 1 = got one. A SIGHUP
+ * on the way re-reads the token file and the wait goes on to the same deadline.
+ */
+static int wait_signal(int sfd, int timeout_ms, struct pt2d_server *srv)
 {
     struct pollfd pfd = {sfd, POLLIN, 0};
     struct signalfd_siginfo si;
+    long long deadline = timeout_ms >= 0 ? mono_ms() + timeout_ms : -1;
 
     for (;;) {
-        int n = poll(&pfd, 1, timeout_ms);
+        long long left = deadline >= 0 ? deadline - mono_ms() : -1;
+        int n = poll(&pfd, 1, deadline < 0 ? -1 : left > 0 ? (int)left : 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             return 0;
-        if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+        if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+            continue;
+        if (si.ssi_signo != SIGHUP)
             return 1;
+        pt2d_server_reload(srv);
     }
 }
 
@@ -130,6 +150,7 @@ int main(int argc, char **argv)
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP); /* its default would end the process */
     if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0 ||
         (sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0) {
         fprintf(stderr, "pt2scoped: cannot set up signal handling: %s\n", strerror(errno));
@@ -152,13 +173,13 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    wait_signal(sfd, -1);
+    wait_signal(sfd, -1, srv);
     if (cfg.drain_delay > 0) {
         pt2d_server_unready(srv);
         pt2d_log_event(stderr, "info",
                        "unready: /readyz answers 503, still serving for %u s (--drain-delay)",
                        cfg.drain_delay);
-        again = wait_signal(sfd, (int)cfg.drain_delay * 1000);
+        again = wait_signal(sfd, (int)cfg.drain_delay * 1000, srv);
     }
     pt2d_log_event(stderr, "info", "draining: no new connections, finishing requests in flight");
     /* Drain in steps so that a second signal can cut the wait short. */
@@ -166,7 +187,7 @@ int main(int argc, char **argv)
         left = pt2d_server_drain(srv, again ? 0 : DRAIN_STEP_MS);
         if (left == 0 || again)
             break;
-        again = wait_signal(sfd, 0);
+        again = wait_signal(sfd, 0, srv);
     }
     if (left > 0) {
         /* Workers still in a job would be joined by a clean teardown: leave now instead. */

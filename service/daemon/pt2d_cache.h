@@ -5,7 +5,7 @@
  * are thread-safe, so the cache keeps opened packages themselves: a hit
  * serves any endpoint (inspect, arch, metadata, validate, compatibility)
  * without touching the file. Keys identify content, not names:
- *   "f:<st_dev>:<st_ino>:<size>:<mtime_ns>|<display name>" for paths,
+ *   "f:<st_dev>:<st_ino>:<size>:<mtime>:<ctime>|<display name>" for paths,
  *   "u:<sha256 hex>|<display name>" for uploads.
  * The cache is bounded by entry count; the least recently used entry goes.
  *

@@ -22,6 +22,7 @@
 #define URL_MAX 8192       /* a peer request URL with its query */
 #define LOOP_SLACK_MS 2000 /* the multi loop's own deadline past the timeout */
 #define POLL_MS 200
+#define AUTH_HEADER_MAX 1024 /* "Bearer " + a token (pt2d_auth caps tokens far below) */
 
 struct xfer {
     CURL *h;
@@ -407,7 +408,8 @@ static cJSON *peer_json(const struct peer *p, struct tally *t)
 /* ---- the request ------------------------------------------------------------ */
 
 int pt2d_cluster_query(const struct pt2d_cluster_cfg *cfg, const struct pt2d_options *o,
-                       const char *request_id, cJSON **out, struct pt2_error *err)
+                       const char *request_id, const char *authorization, cJSON **out,
+                       struct pt2_error *err)
 {
     struct peer *peers = NULL;
     struct curl_slist *headers = NULL;
@@ -415,7 +417,7 @@ int pt2d_cluster_query(const struct pt2d_cluster_cfg *cfg, const struct pt2d_opt
     struct tally t = {0};
     CURLM *m = NULL;
     cJSON *doc = NULL, *arr, *item, *sum;
-    char hdr[128];
+    char hdr[128], auth[AUTH_HEADER_MAX + 16];
     size_t n = 0, i;
     int rc = PT2_OK;
 
@@ -449,6 +451,17 @@ int pt2d_cluster_query(const struct pt2d_cluster_cfg *cfg, const struct pt2d_opt
 
         snprintf(hdr, sizeof(hdr), "X-Request-Id: %.100s", request_id);
         if ((h2 = curl_slist_append(headers, hdr)) == NULL)
+            goto nomem;
+        headers = h2;
+    }
+    /* Longer than any token file allows: not a credential worth passing on. */
+    if (authorization != NULL && strlen(authorization) <= AUTH_HEADER_MAX) {
+        struct curl_slist *h2;
+
+        snprintf(auth, sizeof(auth), "Authorization: %s", authorization);
+        h2 = curl_slist_append(headers, auth);
+        explicit_bzero(auth, sizeof(auth));
+        if (h2 == NULL)
             goto nomem;
         headers = h2;
     }
@@ -501,12 +514,12 @@ cleanup:
 }
 
 void pt2d_cluster_serve(const struct pt2d_cluster_cfg *cfg, const struct pt2d_options *o,
-                        const char *request_id, struct pt2d_reply *reply)
+                        const char *request_id, const char *authorization, struct pt2d_reply *reply)
 {
     struct pt2_error err = {0};
     cJSON *doc = NULL;
 
-    if (pt2d_cluster_query(cfg, o, request_id, &doc, &err) != PT2_OK)
+    if (pt2d_cluster_query(cfg, o, request_id, authorization, &doc, &err) != PT2_OK)
         pt2d_reply_problem(reply, err.code, err.message, request_id);
     else
         pt2d_reply_json(reply, 200, doc);

@@ -57,13 +57,17 @@ struct pt2d_cluster_cfg {
  *  "summary": {"peers", "ok", "unreachable", "error",
  *              "compatible", "compatible-ptx-jit", "incompatible"}}
  * `o` must name a path (PT2_ERR_INVALID otherwise). `request_id` (may be
- * NULL) is sent to the peers as X-Request-Id.
+ * NULL) is sent to the peers as X-Request-Id, and `authorization` (the
+ * caller's Authorization header value, may be NULL) as Authorization: peers
+ * of one deployment share the --token-file. Neither is logged.
  */
 int pt2d_cluster_query(const struct pt2d_cluster_cfg *cfg, const struct pt2d_options *o,
-                       const char *request_id, cJSON **out, struct pt2_error *err);
+                       const char *request_id, const char *authorization, cJSON **out,
+                       struct pt2_error *err);
 
 /* pt2d_cluster_query() answered into `reply` (200 document or a problem). */
 void pt2d_cluster_serve(const struct pt2d_cluster_cfg *cfg, const struct pt2d_options *o,
-                        const char *request_id, struct pt2d_reply *reply);
+                        const char *request_id, const char *authorization,
+                        struct pt2d_reply *reply);
 
 #endif

@@ -9,9 +9,11 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pt2d_auth.h"
 #include "pt2d_config.h"
 #include "pt2d_pool.h"
 #include "pt2d_url.h"
@@ -28,6 +30,7 @@ struct opt {
     opt_apply_fn apply;
     int list; /* repeatable; the variable form is split on `sep` */
     char sep;
+    int boolean; /* a flag without a value; the variable takes 1/0, true/false, yes/no, on/off */
 };
 
 static int parse_uint(const char *src, const char *value, unsigned long lo, unsigned long hi,
@@ -354,68 +357,154 @@ static int set_max_uploads(struct pt2d_config *cfg, const char *src, const char 
     return parse_uint(src, v, 0, 65536, &cfg->max_uploads, err);
 }
 
+static int set_max_connections(struct pt2d_config *cfg, const char *src, const char *v,
+                               struct pt2_error *err)
+{
+    return parse_uint(src, v, 0, 1000000, &cfg->max_connections, err);
+}
+
+static int set_max_connections_per_ip(struct pt2d_config *cfg, const char *src, const char *v,
+                                      struct pt2_error *err)
+{
+    return parse_uint(src, v, 0, 1000000, &cfg->max_connections_per_ip, err);
+}
+
 static int set_peer_connect_timeout(struct pt2d_config *cfg, const char *src, const char *v,
                                     struct pt2_error *err)
 {
     return parse_uint(src, v, 1, 300, &cfg->peer_connect_timeout, err);
 }
 
+/* Checked now, so a bad file is exit 2 at start; the server reads it again (and on SIGHUP). */
+static int set_token_file(struct pt2d_config *cfg, const char *src, const char *v,
+                          struct pt2_error *err)
+{
+    struct pt2d_auth_tokens *t = NULL;
+    struct pt2_error e = {0};
+
+    if (v[0] == '\0' || strlen(v) >= sizeof(cfg->token_file))
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: bad file name '%.64s'", src, v);
+    if (pt2d_auth_tokens_load(v, &t, &e) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: %s", src, e.message);
+    pt2d_auth_tokens_free(t);
+    snprintf(cfg->token_file, sizeof(cfg->token_file), "%s", v);
+    return PT2_OK;
+}
+
+static int set_metrics_public(struct pt2d_config *cfg, const char *src, const char *v,
+                              struct pt2_error *err)
+{
+    static const char *const yes[] = {"1", "true", "yes", "on"};
+    static const char *const no[] = {"0", "false", "no", "off", ""};
+    size_t i;
+
+    for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+        if (strcasecmp(v, yes[i]) == 0) {
+            cfg->metrics_public = 1;
+            return PT2_OK;
+        }
+    for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        if (strcasecmp(v, no[i]) == 0) {
+            cfg->metrics_public = 0;
+            return PT2_OK;
+        }
+    return pt2_error_set(err, PT2_ERR_INVALID, "%s: '%.64s' is not a boolean (1/0, true/false)",
+                         src, v);
+}
+
+static int add_allowed_host(struct pt2d_config *cfg, const char *src, const char *v,
+                            struct pt2_error *err)
+{
+    char name[PT2D_HOST_MAX];
+
+    if (v[0] == '\0')
+        return PT2_OK; /* "a,,b" and a trailing comma are harmless */
+    /* Stored as a Host header's name is compared: lowercase, no port or brackets. */
+    if (pt2d_auth_host_name(v, name, sizeof(name)) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "%s: '%.64s' is not a host name (NAME, IPv4 or [IPv6])", src, v);
+    if (cfg->n_allowed_hosts == PT2D_MAX_ALLOWED_HOSTS)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: more than %d host names", src,
+                             PT2D_MAX_ALLOWED_HOSTS);
+    snprintf(cfg->allowed_hosts[cfg->n_allowed_hosts++], PT2D_HOST_MAX, "%s", name);
+    return PT2_OK;
+}
+
 static const struct opt opts[] = {
     {"--listen", "PT2SCOPE_LISTEN", "HOST:PORT",
      "address to listen on (default 127.0.0.1:8080; [::1]:PORT for IPv6; port 0 = any free)",
-     set_listen, 0, 0},
+     set_listen, 0, 0, 0},
     {"--workers", "PT2SCOPE_WORKERS", "N", "worker threads doing archive work (default: CPUs)",
-     set_workers, 0, 0},
+     set_workers, 0, 0, 0},
     {"--queue", "PT2SCOPE_QUEUE", "N", "jobs that may wait for a worker before 503 (default 64)",
-     set_queue, 0, 0},
+     set_queue, 0, 0, 0},
     {"--model-root", "PT2SCOPE_MODEL_ROOT", "DIR",
      "directory that path references resolve in (repeatable; variable: colon-separated)", add_root,
-     1, ':'},
+     1, ':', 0},
     {"--spool-dir", "PT2SCOPE_SPOOL_DIR", "DIR", "where uploads are spooled (default $TMPDIR)",
-     set_spool, 0, 0},
+     set_spool, 0, 0, 0},
     {"--max-upload", "PT2SCOPE_MAX_UPLOAD", "SIZE", "largest upload, e.g. 16G, 512M (default 16G)",
-     set_max_upload, 0, 0},
+     set_max_upload, 0, 0, 0},
     {"--cors-origin", "PT2SCOPE_CORS_ORIGIN", "ORIGIN",
-     "allowed browser origin or * (repeatable; comma lists accepted)", add_origin, 1, ','},
+     "allowed browser origin or * (repeatable; comma lists accepted)", add_origin, 1, ',', 0},
     {"--request-timeout", "PT2SCOPE_REQUEST_TIMEOUT", "SECONDS",
-     "idle connection timeout, 1..86400 (default 60)", set_timeout, 0, 0},
+     "idle connection timeout, 1..86400 (default 60)", set_timeout, 0, 0, 0},
     {"--cache-entries", "PT2SCOPE_CACHE_ENTRIES", "N",
-     "inspection results kept in memory (default 256; 0 = no cache)", set_cache, 0, 0},
+     "inspection results kept in memory (default 256; 0 = no cache)", set_cache, 0, 0, 0},
     {"--port-file", "PT2SCOPE_PORT_FILE", "FILE", "write the bound port to FILE once listening",
-     set_port_file, 0, 0},
+     set_port_file, 0, 0, 0},
     {"--libcuda", "PT2SCOPE_LIBCUDA", "PATH",
-     "CUDA driver library to load at run time (default libcuda.so.1)", set_libcuda, 0, 0},
+     "CUDA driver library to load at run time (default libcuda.so.1)", set_libcuda, 0, 0, 0},
     {"--sysfs-root", "PT2SCOPE_SYSFS_ROOT", "DIR",
-     "sysfs to read AMD GPUs from (class/kfd/kfd/topology; default /sys)", set_sysfs_root, 0, 0},
+     "sysfs to read AMD GPUs from (class/kfd/kfd/topology; default /sys)", set_sysfs_root, 0, 0, 0},
     {"--node-name", "PT2SCOPE_NODE_NAME", "NAME",
      "name /v1/node reports (default: the host name; in Kubernetes use spec.nodeName)",
-     set_node_name, 0, 0},
+     set_node_name, 0, 0, 0},
     {"--peer", "PT2SCOPE_PEERS", "URL",
      "cluster peer, e.g. http://10.0.0.7:8080 (repeatable; variable: comma-separated)", add_peer, 1,
-     ','},
+     ',', 0},
     {"--peers-dns", "PT2SCOPE_PEERS_DNS", "NAME",
-     "headless Service whose A/AAAA records are peers, resolved per request", set_peers_dns, 0, 0},
+     "headless Service whose A/AAAA records are peers, resolved per request", set_peers_dns, 0, 0,
+     0},
     {"--peers-port", "PT2SCOPE_PEERS_PORT", "PORT",
-     "port of the --peers-dns peers (default: this daemon's port)", set_peers_port, 0, 0},
+     "port of the --peers-dns peers (default: this daemon's port)", set_peers_port, 0, 0, 0},
     {"--peer-timeout", "PT2SCOPE_PEER_TIMEOUT", "SECONDS",
-     "limit on each peer request, connection included (default 5)", set_peer_timeout, 0, 0},
+     "limit on each peer request, connection included (default 5)", set_peer_timeout, 0, 0, 0},
     {"--peer-connect-timeout", "PT2SCOPE_PEER_CONNECT_TIMEOUT", "SECONDS",
-     "limit on connecting to a peer (default 2)", set_peer_connect_timeout, 0, 0},
+     "limit on connecting to a peer (default 2)", set_peer_connect_timeout, 0, 0, 0},
     {"--drain-delay", "PT2SCOPE_DRAIN_DELAY", "SECONDS",
      "after SIGTERM keep serving this long with /readyz 503 before closing the listener, 0..300 "
      "(default 0)",
-     set_drain_delay, 0, 0},
+     set_drain_delay, 0, 0, 0},
     {"--drain-timeout", "PT2SCOPE_DRAIN_TIMEOUT", "SECONDS",
      "after closing the listener, wait this long for running jobs, then exit; queued jobs are "
      "answered 503 at once (default 25: with the default --drain-delay 0 it fits Kubernetes' 30 s "
      "grace period)",
-     set_drain_timeout, 0, 0},
+     set_drain_timeout, 0, 0, 0},
     {"--max-uploads", "PT2SCOPE_MAX_UPLOADS", "N",
      "uploads spooled at once; more are refused with 503 (default 0 = no limit)", set_max_uploads,
-     0, 0},
+     0, 0, 0},
+    {"--max-connections", "PT2SCOPE_MAX_CONNECTIONS", "N",
+     "open connections at once; more are closed on arrival (default 0 = the descriptor limit "
+     "less 128, kept for packages, spool files and peers)",
+     set_max_connections, 0, 0, 0},
+    {"--max-connections-per-ip", "PT2SCOPE_MAX_CONNECTIONS_PER_IP", "N",
+     "open connections from one client address; more are closed on arrival, so one client "
+     "cannot hold every connection (default 128, 0 = no limit)",
+     set_max_connections_per_ip, 0, 0, 0},
+    {"--token-file", "PT2SCOPE_TOKEN_FILE", "FILE",
+     "bearer tokens, one a line (# comments); then /v1/* and /metrics need Authorization: Bearer; "
+     "re-read on SIGHUP",
+     set_token_file, 0, 0, 0},
+    {"--metrics-public", "PT2SCOPE_METRICS_PUBLIC", NULL,
+     "serve /metrics without a token even with --token-file", set_metrics_public, 0, 0, 1},
+    {"--allowed-host", "PT2SCOPE_ALLOWED_HOSTS", "NAME",
+     "Host name answered besides loopback names (repeatable; comma lists accepted); given, it is "
+     "enforced on any listener",
+     add_allowed_host, 1, ',', 0},
 #ifdef PT2SCOPE_TEST_HOOKS
     {"--test-gate", "PT2SCOPE_TEST_GATE", "FILE",
-     "test build only: every package job waits (up to 30 s) until FILE exists", set_test_gate, 0,
+     "test build only: every package job waits (up to 30 s) until FILE exists", set_test_gate, 0, 0,
      0},
 #endif
 };
@@ -440,6 +529,7 @@ void pt2d_config_defaults(struct pt2d_config *cfg)
     cfg->peer_timeout = 5;
     cfg->peer_connect_timeout = 2;
     cfg->drain_timeout = 25;
+    cfg->max_connections_per_ip = 128;
 }
 
 /* Apply one value; list settings split it on their separator. */
@@ -489,7 +579,8 @@ int pt2d_config_load(struct pt2d_config *cfg, int argc, char *const argv[], char
     int c, rc = PT2_OK;
 
     for (k = 0; k < N_OPTS; k++)
-        lo[k] = (struct option){opts[k].flag + 2, required_argument, NULL, OPT_TABLE + (int)k};
+        lo[k] = (struct option){opts[k].flag + 2, opts[k].boolean ? no_argument : required_argument,
+                                NULL, OPT_TABLE + (int)k};
     lo[N_OPTS] = (struct option){"help", no_argument, NULL, OPT_HELP};
     lo[N_OPTS + 1] = (struct option){"version", no_argument, NULL, OPT_VERSION};
     lo[N_OPTS + 2] = (struct option){"healthcheck", no_argument, NULL, OPT_HEALTHCHECK};
@@ -524,7 +615,7 @@ int pt2d_config_load(struct pt2d_config *cfg, int argc, char *const argv[], char
             goto cleanup;
         }
         pairs[npairs].k = (size_t)(c - OPT_TABLE);
-        pairs[npairs++].value = optarg;
+        pairs[npairs++].value = opts[c - OPT_TABLE].boolean ? "true" : optarg;
         given[c - OPT_TABLE] = 1;
     }
     if (optind < argc) {
@@ -561,8 +652,8 @@ void pt2d_config_usage(FILE *out)
             "Each option may also be set with its environment variable; the flag wins.\n\n",
             PT2SCOPE_VERSION);
     for (k = 0; k < N_OPTS; k++)
-        fprintf(out, "  %s %s\n      %s [%s]\n", opts[k].flag, opts[k].metavar, opts[k].help,
-                opts[k].env);
+        fprintf(out, "  %s%s%s\n      %s [%s]\n", opts[k].flag, opts[k].metavar != NULL ? " " : "",
+                opts[k].metavar != NULL ? opts[k].metavar : "", opts[k].help, opts[k].env);
     fprintf(out,
             "  --healthcheck\n      exit 0 when GET /livez on the --listen address answers 200 "
             "within 2 s, else 1 (for a container HEALTHCHECK)\n");

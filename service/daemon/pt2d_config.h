@@ -15,12 +15,12 @@
 #include <stdio.h>
 
 #include "pt2scope.h"
+#include "pt2d_auth.h"
 #include "pt2d_path.h"
 
 #define PT2D_MAX_ROOTS 16
 #define PT2D_MAX_ORIGINS 16
 #define PT2D_ORIGIN_MAX 256
-#define PT2D_HOST_MAX 256
 #define PT2D_MAX_PEERS 64
 #define PT2D_PEER_URL_MAX 256 /* "http://host:port", no trailing slash */
 
@@ -38,8 +38,10 @@ struct pt2d_config {
     char roots[PT2D_MAX_ROOTS][PT2D_PATH_MAX]; /* canonical (realpath) */
     unsigned n_roots;
     char spool_dir[PT2D_PATH_MAX];
-    uint64_t max_upload;  /* bytes */
-    unsigned max_uploads; /* upload bodies spooled at once (more: 503), 0 = no limit */
+    uint64_t max_upload;             /* bytes */
+    unsigned max_uploads;            /* upload bodies spooled at once (more: 503), 0 = no limit */
+    unsigned max_connections;        /* open connections; 0 = the descriptor limit less a reserve */
+    unsigned max_connections_per_ip; /* open connections from one address; 0 = no limit */
     char origins[PT2D_MAX_ORIGINS][PT2D_ORIGIN_MAX];
     unsigned n_origins;            /* "*" is stored like any origin */
     unsigned request_timeout;      /* seconds, 1..86400 */
@@ -57,6 +59,11 @@ struct pt2d_config {
     unsigned peer_connect_timeout; /* seconds per peer connection, 1..300 */
     unsigned drain_delay;   /* seconds after SIGTERM still serving with /readyz 503, 0..300 */
     unsigned drain_timeout; /* seconds the drain waits for running jobs, then exit (25) */
+    char token_file[PT2D_PATH_MAX]; /* bearer tokens, one a line (pt2d_auth.h); "" = none */
+    int metrics_public;             /* /metrics needs no token even with token_file */
+    /* Host names answered besides loopback names (pt2d_auth.h), lowercase, no port. */
+    char allowed_hosts[PT2D_MAX_ALLOWED_HOSTS][PT2D_HOST_MAX];
+    unsigned n_allowed_hosts;
 #ifdef PT2SCOPE_TEST_HOOKS
     /* Test builds only (pt2d_gate.h): every package job waits at a gate first. */
     char test_gate_file[PT2D_PATH_MAX]; /* --test-gate: open once this file exists; "" = none */

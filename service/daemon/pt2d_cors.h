@@ -12,7 +12,8 @@
 
 #include "pt2d_config.h"
 
-#define PT2D_CORS_ALLOW_HEADERS "Content-Type, If-None-Match, X-Request-Id, Cache-Control"
+#define PT2D_CORS_ALLOW_HEADERS                                                                    \
+    "Authorization, Content-Type, If-None-Match, X-Request-Id, Cache-Control"
 #define PT2D_CORS_EXPOSE_HEADERS "ETag, Retry-After, X-Request-Id"
 #define PT2D_CORS_MAX_AGE "7200" /* Chromium's cap; Firefox allows more */
 

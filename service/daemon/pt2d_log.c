@@ -250,6 +250,10 @@ void pt2d_log_access(FILE *out, const struct pt2d_access_record *r)
         line_puts(&l, ",\"error\":");
         line_json(&l, r->error, 256);
     }
+    if (r->detail != NULL) {
+        line_puts(&l, ",\"detail\":");
+        line_json(&l, r->detail, 1024);
+    }
     line_put(&l, "}\n", 2);
     if (!l.over)
         log_emit(out, l.text, l.len);

@@ -30,6 +30,7 @@ struct pt2d_access_record {
     double duration_ms;
     const char *remote; /* client address */
     const char *error;  /* why the request ended abnormally, or NULL */
+    const char *detail; /* a 5xx problem's detail the client did not get, or NULL */
 };
 
 void pt2d_log_access(FILE *out, const struct pt2d_access_record *r);

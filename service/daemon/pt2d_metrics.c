@@ -58,6 +58,7 @@ struct pt2d_metrics {
     struct histogram inspect;
     uint64_t bytes_read;
     uint64_t upload_bytes;
+    uint64_t refused[PT2D_REFUSED_COUNT];
     char proc_root[PROC_ROOT_MAX]; /* "/proc" (tests: a fake tree) */
 };
 
@@ -138,6 +139,15 @@ void pt2d_metrics_upload(struct pt2d_metrics *m, uint64_t bytes)
 {
     pthread_mutex_lock(&m->lock);
     m->upload_bytes += bytes;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void pt2d_metrics_auth_refused(struct pt2d_metrics *m, enum pt2d_metrics_refusal reason)
+{
+    if ((unsigned)reason >= PT2D_REFUSED_COUNT)
+        return;
+    pthread_mutex_lock(&m->lock);
+    m->refused[reason]++;
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -235,6 +245,19 @@ static void render_scalars(struct pt2d_buf *b, const struct pt2d_metrics *snap,
         render_header(b, scalars[i].name, scalars[i].type, scalars[i].help);
         pt2d_buf_printf(b, "%s %llu\n", scalars[i].name, (unsigned long long)scalars[i].value);
     }
+}
+
+/* Both reasons always, 0 included: an alert can watch the series before the first refusal. */
+static void render_refused(struct pt2d_buf *b, const struct pt2d_metrics *snap)
+{
+    static const char *const reasons[PT2D_REFUSED_COUNT] = {"unauthorized", "host-not-allowed"};
+    size_t i;
+
+    render_header(b, "pt2scope_auth_refused_total", "counter",
+                  "Requests refused before routing: no valid bearer token, or a Host not allowed.");
+    for (i = 0; i < PT2D_REFUSED_COUNT; i++)
+        pt2d_buf_printf(b, "pt2scope_auth_refused_total{reason=\"%s\"} %llu\n", reasons[i],
+                        (unsigned long long)snap->refused[i]);
 }
 
 /* ---- process_* -------------------------------------------------------- */
@@ -413,6 +436,7 @@ char *pt2d_metrics_render(struct pt2d_metrics *m, const struct pt2d_metrics_gaug
     snap->inspect = m->inspect;
     snap->bytes_read = m->bytes_read;
     snap->upload_bytes = m->upload_bytes;
+    memcpy(snap->refused, m->refused, sizeof(m->refused));
     memcpy(snap->proc_root, m->proc_root, sizeof(m->proc_root));
     pthread_mutex_unlock(&m->lock);
 
@@ -426,6 +450,7 @@ char *pt2d_metrics_render(struct pt2d_metrics *m, const struct pt2d_metrics_gaug
     render_histogram(&b, "pt2scope_inspect_duration_seconds", "", &snap->inspect, inspect_buckets,
                      N_INSPECT_BUCKETS);
     render_scalars(&b, snap, g);
+    render_refused(&b, snap);
     render_process(&b, snap->proc_root);
     if (b.failed == PT2_OK)
         out = pt2d_buf_detach(&b, len_out);

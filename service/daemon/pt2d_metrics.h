@@ -67,6 +67,11 @@ void pt2d_metrics_inspection(struct pt2d_metrics *m, double seconds, uint64_t by
 /* Request body bytes accepted into the spool. */
 void pt2d_metrics_upload(struct pt2d_metrics *m, uint64_t bytes);
 
+/* Requests refused before routing (pt2d_auth.h): the `reason` label of
+ * pt2scope_auth_refused_total. */
+enum pt2d_metrics_refusal { PT2D_REFUSED_UNAUTHORIZED = 0, PT2D_REFUSED_HOST, PT2D_REFUSED_COUNT };
+void pt2d_metrics_auth_refused(struct pt2d_metrics *m, enum pt2d_metrics_refusal reason);
+
 /* Where the process_* series are read from: "/proc" unless a test points at a fake tree. */
 void pt2d_metrics_set_proc_root(struct pt2d_metrics *m, const char *proc_root);
 

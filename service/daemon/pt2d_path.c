@@ -176,7 +176,7 @@ int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroo
                 beneath = 1;
                 break;
             }
-            if (errno == ENOENT || errno == ENOTDIR)
+            if (errno == ENOENT || errno == ENOTDIR || errno == ENAMETOOLONG)
                 continue;
             /* Refused or unsupported: the portable code below decides and words it. */
         }
@@ -184,9 +184,14 @@ int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroo
         fd = open(candidate, PATH_OPEN_FLAGS);
         if (fd >= 0)
             break;
-        if (errno != ENOENT && errno != ENOTDIR) {
+        /* A component longer than NAME_MAX names nothing that can exist: not found. */
+        if (errno != ENOENT && errno != ENOTDIR && errno != ENAMETOOLONG) {
             if (errno == ELOOP)
                 return pt2_error_set(err, PT2_ERR_INVALID, "path '%s': too many symlinks", rel);
+            /* The client's doing only in that it named the file: 403, and the
+             * permissions, owners and modes of the server's files stay unsaid. */
+            if (errno == EACCES || errno == EPERM)
+                return pt2_error_set(err, PT2_ERR_FORBIDDEN, "path '%s' cannot be read", rel);
             return pt2_error_set(err, PT2_ERR_IO, "cannot open '%s': %s", rel,
                                  strerror_r(errno, eb, sizeof(eb)));
         }

@@ -8,6 +8,7 @@
 #include <zip.h>
 
 #include "pt2d_probe.h"
+#include "pt2d_spool.h"
 #include "pt2scope.h"
 
 cJSON *pt2d_probe_version_json(void)
@@ -29,6 +30,7 @@ cJSON *pt2d_probe_version_json(void)
 void pt2d_probe_run(enum pt2d_route route, const struct pt2d_probe_state *st, struct pt2d_reply *r,
                     const char *request_id)
 {
+    struct pt2_error err = {0};
     cJSON *doc;
     size_t len = 0;
     char *text;
@@ -38,10 +40,13 @@ void pt2d_probe_run(enum pt2d_route route, const struct pt2d_probe_state *st, st
         pt2d_reply_text(r, 200, PT2D_PROBE_CTYPE, "ok\n");
         break;
     case PT2D_ROUTE_READYZ:
-        if (st->gauges.ready)
-            pt2d_reply_text(r, 200, PT2D_PROBE_CTYPE, "ok\n");
-        else
+        if (!st->gauges.ready)
             pt2d_reply_text(r, 503, PT2D_PROBE_CTYPE, "draining\n");
+        else if (st->spool_dir != NULL && pt2d_spool_check(st->spool_dir, &err) != PT2_OK)
+            /* Every upload would fail here: send them elsewhere (the reason is the log's). */
+            pt2d_reply_text(r, 503, PT2D_PROBE_CTYPE, "spool unavailable\n");
+        else
+            pt2d_reply_text(r, 200, PT2D_PROBE_CTYPE, "ok\n");
         break;
     case PT2D_ROUTE_METRICS:
         text = pt2d_metrics_render(st->metrics, &st->gauges, &len);

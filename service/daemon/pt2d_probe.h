@@ -21,6 +21,7 @@
 struct pt2d_probe_state {
     struct pt2d_metrics *metrics;
     struct pt2d_metrics_gauges gauges; /* sampled by the caller */
+    const char *spool_dir;             /* checked by /readyz; NULL: not checked */
 };
 
 /* The version document: version, schema_version, api, libmicrohttpd, libzip, cjson. */

@@ -1,6 +1,7 @@
 /*
  * pt2d_reply.c - response bodies (see pt2d_reply.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,7 +94,14 @@ int pt2d_reply_problem(struct pt2d_reply *r, int code, const char *detail, const
 {
     const struct pt2d_problem_type *t = pt2d_problem_lookup(code);
     size_t len = 0;
-    char *body = pt2d_problem_json(code, detail, request_id, &len);
+    char *body;
+
+    r->withheld[0] = '\0';
+    if (t->status == 500) {
+        snprintf(r->withheld, sizeof(r->withheld), "%s", detail != NULL ? detail : "");
+        detail = PT2D_REPLY_WITHHELD;
+    }
+    body = pt2d_problem_json(code, detail, request_id, &len);
 
     r->etag[0] = '\0';
     pt2d_reply_take(r, t->status, body != NULL ? PT2D_PROBLEM_CTYPE : NULL, body, len);

@@ -21,6 +21,7 @@
 
 #define PT2D_JSON_CTYPE "application/json"
 #define PT2D_ETAG_MAX 72
+#define PT2D_REPLY_WITHHELD "the server failed; its log has the details under this request's id"
 
 struct pt2d_reply {
     unsigned status; /* 0 = not set */
@@ -33,6 +34,10 @@ struct pt2d_reply {
     const char *allow;                /* static Allow header value or NULL */
     int close;                        /* ask MHD to close the connection */
     int preflight;                    /* add the CORS preflight headers (with allow) */
+    const char *www_authenticate;     /* static WWW-Authenticate value (401) or NULL */
+    /* The detail of a server-side failure, kept for the access log: a 5xx
+     * problem never sends it (it names spool files, libraries, errno text). */
+    char withheld[PT2_ERROR_MSG_MAX];
 };
 
 void pt2d_reply_init(struct pt2d_reply *r);
@@ -41,7 +46,11 @@ void pt2d_reply_free(struct pt2d_reply *r);
 /* A JSON body (unformatted, newline-terminated). Status 500 problem on failure. */
 int pt2d_reply_json(struct pt2d_reply *r, unsigned status, const cJSON *doc);
 
-/* A problem+json body for `code` (see pt2d_problem.h). */
+/*
+ * A problem+json body for `code` (see pt2d_problem.h). For a server-side
+ * failure (a 500: unreadable, internal) the client gets PT2D_REPLY_WITHHELD
+ * as the detail and `detail` goes to r->withheld, for the log.
+ */
 int pt2d_reply_problem(struct pt2d_reply *r, int code, const char *detail, const char *request_id);
 
 /* A body copied from a string. */

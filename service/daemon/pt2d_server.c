@@ -25,12 +25,14 @@
 #include <string.h>
 #include <strings.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
 
+#include "pt2d_auth.h"
 #include "pt2d_cache.h"
 #include "pt2d_cluster.h"
 #include "pt2d_docs.h"
@@ -60,6 +62,8 @@
 
 #define MAX_QUERY_ARGS 256
 #define CONN_MEMORY_LIMIT (128 * 1024)
+/* Descriptors kept back from --max-connections 0: packages, spool files, peers, logs. */
+#define FD_RESERVE 128
 #define HTTP_THREADS_MAX 16u
 #define INM_MAX 1024
 #define LOG_PATH_MAX 512
@@ -83,6 +87,7 @@ struct pt2d_server {
     struct pt2d_pool *cluster_pool;
     struct pt2d_cache *cache;
     struct pt2d_metrics *metrics;
+    struct pt2d_auth *auth; /* Host check and bearer tokens (pt2d_auth.h) */
     FILE *log;
     struct pt2d_listener listener;
     atomic_int draining;
@@ -118,6 +123,9 @@ struct request {
     char remote[64];
     char inm[INM_MAX]; /* If-None-Match, "" when absent or too long */
     struct pt2d_cors cors;
+    /* The caller's Authorization header (MHD's memory, valid for the request), passed on
+     * to cluster peers, which share the token file; NULL when absent. */
+    const char *authorization;
     double t0;
     atomic_int state;
     struct pt2_error qerr; /* first bad query argument */
@@ -209,6 +217,8 @@ static enum MHD_Result answer(struct request *rq)
     }
     if (r->allow != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+    if (r->www_authenticate != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r->www_authenticate);
     if (r->preflight) {
         MHD_add_response_header(resp, "Access-Control-Allow-Methods", r->allow);
         MHD_add_response_header(resp, "Access-Control-Allow-Headers", PT2D_CORS_ALLOW_HEADERS);
@@ -240,7 +250,7 @@ static enum MHD_Result answer_problem(struct request *rq, int code, const char *
 static void probe(struct request *rq)
 {
     struct pt2d_server *s = rq->srv;
-    struct pt2d_probe_state st = {s->metrics, {0}};
+    struct pt2d_probe_state st = {s->metrics, {0}, s->cfg.spool_dir};
     struct pt2d_metrics_gauges *g = &st.gauges;
     struct pt2d_pool_stats ps;
     struct pt2d_cache_stats cs;
@@ -457,6 +467,27 @@ static int upload_slot_take(struct request *rq)
     return 1;
 }
 
+/*
+ * The Host check and the bearer token (pt2d_auth.h): 1 with the refusal in rq->reply. The
+ * Authorization header is only read here, never copied, logged or recorded.
+ */
+static int access_refused(struct request *rq)
+{
+    struct pt2d_auth_verdict v;
+
+    pt2d_auth_decide(rq->srv->auth, rq->route != NULL ? rq->route->id : PT2D_ROUTE_OTHER,
+                     rq->method, MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Host"),
+                     MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Authorization"), &v);
+    if (v.code == PT2_OK)
+        return 0;
+    pt2d_metrics_auth_refused(rq->srv->metrics, v.code == PT2_ERR_HOST_NOT_ALLOWED
+                                                    ? PT2D_REFUSED_HOST
+                                                    : PT2D_REFUSED_UNAUTHORIZED);
+    pt2d_reply_problem(&rq->reply, v.code, v.detail, rq->id);
+    rq->reply.www_authenticate = v.challenge;
+    return 1;
+}
+
 /* First handler call: headers only. Answer now or get ready for the body. */
 static enum MHD_Result request_begin(struct request *rq)
 {
@@ -465,8 +496,12 @@ static enum MHD_Result request_begin(struct request *rq)
     struct pt2d_intake_limits lim = {s->cfg.spool_dir, s->cfg.max_upload, 0, NULL, 0};
     const char *h;
 
+    rq->authorization = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Authorization");
     pt2d_cors_decide(&s->cfg, MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Origin"),
                      &rq->cors);
+    /* After CORS, so a browser can read the 401; before routing, so nothing else leaks. */
+    if (access_refused(rq))
+        return early(rq);
     if (rq->route == NULL)
         return early_problem(rq, PT2_ERR_NO_ROUTE, "no such endpoint");
     if (rq->method == PT2D_METHOD_OPTIONS) {
@@ -546,7 +581,7 @@ static void run_task(void *arg)
     struct pt2d_server *s = rq->srv;
 
     if (rq->route->id == PT2D_ROUTE_CLUSTER)
-        pt2d_cluster_serve(&s->cluster, &rq->opts, rq->id, &rq->reply);
+        pt2d_cluster_serve(&s->cluster, &rq->opts, rq->id, rq->authorization, &rq->reply);
     else if (rq->route->id == PT2D_ROUTE_PACKAGES)
         pt2d_packages_serve(&s->env, &rq->list, &rq->opts, rq->id, &rq->reply);
     else
@@ -746,6 +781,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     rec.duration_ms = (now_s() - rq->t0) * 1000.0;
     rec.remote = rq->remote;
     rec.error = termination_name(toe);
+    rec.detail = rq->reply.withheld[0] != '\0' ? rq->reply.withheld : NULL;
     pt2d_log_access(s->log, &rec);
     request_free(rq);
 }
@@ -764,6 +800,26 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 /* ---- life cycle -------------------------------------------------------- */
+
+/*
+ * --max-connections, or the descriptor limit less FD_RESERVE. MHD splits the
+ * limit among its threads, so it is at least one connection per thread.
+ */
+static unsigned connection_limit(const struct pt2d_config *cfg, unsigned threads)
+{
+    struct rlimit rl;
+    unsigned long long n = cfg->max_connections;
+
+    if (n == 0) {
+        n = 1024;
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            n = rl.rlim_cur;
+        n = n > FD_RESERVE + 64 ? n - FD_RESERVE : 64;
+        if (n > 1000000)
+            n = 1000000;
+    }
+    return n < threads ? threads : (unsigned)n;
+}
 
 void pt2d_server_log_node(struct pt2d_server *s)
 {
@@ -841,6 +897,12 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     pt2d_path_roots_open(s->root_fds, s->roots, s->cfg.n_roots);
 
     rc = pt2d_metrics_create(&s->metrics, err);
+    {
+        struct pt2d_auth_settings as = {s->cfg.token_file, s->cfg.host,
+                                        (const char(*)[PT2D_HOST_MAX])s->cfg.allowed_hosts,
+                                        s->cfg.n_allowed_hosts, s->cfg.metrics_public};
+        rc = rc ? rc : pt2d_auth_create(&s->auth, &as, err);
+    }
     rc = rc ? rc : pt2d_cache_create(&s->cache, s->cfg.cache_entries, err);
     rc = rc ? rc : pt2d_pool_create(&s->pool, s->cfg.workers, s->cfg.queue, err);
     rc = rc ? rc : pt2d_pool_create(&s->cluster_pool, CLUSTER_WORKERS, CLUSTER_QUEUE, err);
@@ -867,12 +929,17 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     s->env.metrics = s->metrics;
     if (s->listener.family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    /* The logger goes first so MHD reports option problems through it. */
+    /* The logger goes first so MHD reports option problems through it. A connection
+     * over either limit is closed on arrival: one address dripping bytes into a
+     * thousand connections cannot take the descriptors every other client (and the
+     * kubelet's probes) need. */
     s->mhd = MHD_start_daemon(
         flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->listener.fd, MHD_OPTION_NOTIFY_COMPLETED,
         on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)s->cfg.request_timeout,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT, MHD_OPTION_CONNECTION_LIMIT,
+        connection_limit(&s->cfg, threads), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        s->cfg.max_connections_per_ip,
         /* MHD refuses a pool of one: then the list simply ends here. */
         threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, threads, MHD_OPTION_END);
     if (s->mhd == NULL) {
@@ -895,6 +962,23 @@ uint16_t pt2d_server_port(const struct pt2d_server *s)
 const char *pt2d_server_address(const struct pt2d_server *s)
 {
     return s->listener.address;
+}
+
+void pt2d_server_reload(struct pt2d_server *s)
+{
+    struct pt2_error err = {0};
+    unsigned n = 0;
+
+    if (!pt2d_auth_has_tokens(s->auth)) {
+        pt2d_log_event(s->log, "info", "SIGHUP: nothing to re-read (no --token-file)");
+        return;
+    }
+    if (pt2d_auth_reload(s->auth, &n, &err) != PT2_OK)
+        pt2d_log_event(s->log, "warn", "SIGHUP: %s; keeping the %u token%s loaded before",
+                       err.message, n, n == 1 ? "" : "s");
+    else
+        pt2d_log_event(s->log, "info", "SIGHUP: token file re-read, %u token%s", n,
+                       n == 1 ? "" : "s");
 }
 
 void pt2d_server_unready(struct pt2d_server *s)
@@ -965,6 +1049,7 @@ void pt2d_server_free(struct pt2d_server *s)
     pt2d_node_free(s->node);
     pt2d_cache_free(s->cache);
     pt2d_metrics_free(s->metrics);
+    pt2d_auth_free(s->auth);
     pt2d_path_roots_close(s->root_fds, s->cfg.n_roots);
 #ifdef PT2SCOPE_TEST_HOOKS
     if (s->has_file_gate)

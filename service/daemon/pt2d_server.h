@@ -41,6 +41,12 @@ const char *pt2d_server_address(const struct pt2d_server *s);
 void pt2d_server_log_node(struct pt2d_server *s);
 
 /*
+ * SIGHUP: re-read --token-file (pt2d_auth.h). A file that cannot be used leaves the tokens as
+ * they were; either way one line is logged. Safe while requests are being served.
+ */
+void pt2d_server_reload(struct pt2d_server *s);
+
+/*
  * Answer /readyz with 503 (pt2scope_ready 0) and close kept-alive connections after each
  * response, while still serving every request: the --drain-delay after SIGTERM, so that
  * clients routed here before the endpoints update are answered. Safe to call more than once.

@@ -46,6 +46,21 @@ static int spool_create_fd(const char *dir, struct pt2_error *err)
     return fd;
 }
 
+int pt2d_spool_check(const char *dir, struct pt2_error *err)
+{
+    char eb[128];
+    int fd = spool_create_fd(dir, err), rc = PT2_OK;
+
+    if (fd < 0)
+        return fd;
+    /* posix_fallocate asks for a block now; a plain write could be delayed allocation. */
+    if ((errno = posix_fallocate(fd, 0, 1)) != 0 && errno != EOPNOTSUPP && errno != EINVAL)
+        rc = pt2_error_set(err, PT2_ERR_IO, "spool: cannot write in %s: %s", dir,
+                           strerror_r(errno, eb, sizeof(eb)));
+    close(fd);
+    return rc;
+}
+
 int pt2d_spool_open(struct pt2d_spool **out, const char *dir, uint64_t cap, struct pt2_error *err)
 {
     struct pt2d_spool *s;

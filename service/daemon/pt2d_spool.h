@@ -34,6 +34,14 @@ int pt2d_spool_write(struct pt2d_spool *s, const void *data, size_t len, struct 
 /* Finish hashing: the digest of everything written. Further writes are refused. */
 void pt2d_spool_finish(struct pt2d_spool *s, uint8_t digest[SHA256_DIGEST_SIZE]);
 
+/*
+ * Whether an upload could be spooled now: an anonymous file is created in
+ * `dir`, one byte written and the file closed. PT2_OK, or PT2_ERR_IO with
+ * the reason (a removed or read-only directory, a full disk, no inodes).
+ * For /readyz: a replica that would fail every upload is not ready.
+ */
+int pt2d_spool_check(const char *dir, struct pt2_error *err);
+
 int pt2d_spool_fd(const struct pt2d_spool *s);
 uint64_t pt2d_spool_size(const struct pt2d_spool *s);
 

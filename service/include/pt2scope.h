@@ -63,10 +63,13 @@ enum pt2_status {
     PT2_ERR_MEDIA_TYPE = -17,     /* input of a type not accepted ("unsupported-media-type") */
     PT2_ERR_NO_ROUTE = -18,       /* no such operation at all ("not-found") */
     PT2_ERR_DOCS_NOT_BUILT = -19, /* a document this build left out ("docs-not-built") */
-    PT2_ERR_TORCH_SAVE = -20 /* a torch.save checkpoint, not a .pt2 ("torch-save-checkpoint") */
+    PT2_ERR_TORCH_SAVE = -20,   /* a torch.save checkpoint, not a .pt2 ("torch-save-checkpoint") */
+    PT2_ERR_FORBIDDEN = -21,    /* the server may not read it; why is not said ("forbidden") */
+    PT2_ERR_UNAUTHORIZED = -22, /* no valid credentials ("unauthorized") */
+    PT2_ERR_HOST_NOT_ALLOWED = -23 /* a Host this server does not answer for ("host-not-allowed") */
 };
 /* The lowest status code: every code from PT2_ERR_LAST to PT2_OK has a slug. */
-#define PT2_ERR_LAST PT2_ERR_TORCH_SAVE
+#define PT2_ERR_LAST PT2_ERR_HOST_NOT_ALLOWED
 
 #define PT2_ERROR_MSG_MAX 512
 

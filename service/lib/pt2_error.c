@@ -80,6 +80,12 @@ const char *pt2_status_slug(int code)
         return "docs-not-built";
     case PT2_ERR_TORCH_SAVE:
         return "torch-save-checkpoint";
+    case PT2_ERR_FORBIDDEN:
+        return "forbidden";
+    case PT2_ERR_UNAUTHORIZED:
+        return "unauthorized";
+    case PT2_ERR_HOST_NOT_ALLOWED:
+        return "host-not-allowed";
     case PT2_ERR_NOMEM:
     case PT2_ERR_INTERNAL:
     default:

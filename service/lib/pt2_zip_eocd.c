@@ -57,7 +57,8 @@ static int eocd_read_exact(const struct pt2_zip_eocd *e, uint64_t off, void *buf
     if (rc != PT2_OK)
         return rc;
     if (got != len)
-        return pt2_error_set(err, PT2_ERR_IO, "read error: the file shrank while being read");
+        return pt2_error_set(err, PT2_ERR_TRUNCATED,
+                             "the file shrank while being read (it is being rewritten?)");
     return PT2_OK;
 }
 

@@ -8,6 +8,8 @@
 #      cached and uncached GET /v1/inspect, /livez
 #   4. a 2 GiB upload with curl: daemon vs a discarding sink (bench_server),
 #      the daemon's peak RSS, spool space afterwards
+#   5. a soak (soak.sh): 256 connections for 60 s of mixed cached, uncached,
+#      upload and error requests; errors, p99, RSS and descriptors before/after
 #
 # Results go to tests/bench/results/*.json (one file per part, plus
 # machine.json) and summary.md, the table tests/bench/README.md shows.
@@ -208,6 +210,10 @@ stop "$SINK_PID"
 stop "$UPD_PID"
 python3 tests/bench/summarize.py upload "$WORK/upload.jsonl" "$UP_HWM" >"$RESULTS/upload.json"
 rm -f "$UP"
+
+# ---- 5. soak -----------------------------------------------------------------
+say "5. soak: ${SOAK_CONNECTIONS:-256} connections for ${SOAK_SECONDS:-60} s, mixed requests"
+BUILD=$BUILD BENCH_RESULTS=$RESULTS BENCH_TMPDIR=$WORK bash tests/bench/soak.sh
 
 # ---- report ------------------------------------------------------------------
 python3 tests/bench/summarize.py machine "$BUILD" >"$RESULTS/machine.json"

@@ -288,6 +288,27 @@ def report_startup(su, out, targets):
         su["ready_ms_median"], su["ready_ms_max"]), su["ready_ms_max"] < STARTUP_MAX_MS))
 
 
+def report_soak(so, out, targets):
+    out.append("### 5. Soak (%d connections, %d s, cached/uncached/upload/error mix)\n" % (
+        so["connections"], so["seconds"]))
+    sock = so["errors_connect"] + so["errors_read"] + so["errors_write"] + so["errors_timeout"]
+    out.append("%d requests (%.0f req/s), p50 %.1f ms, p99 %.1f ms, max %.1f ms. Answers: %d ok, "
+               "%d client errors (by design), %d `503 overloaded`, %d server errors; %d socket "
+               "errors. RSS %s before, %s after (peak %s); descriptors %d before, %d after; "
+               "`/livez` after: %d.\n" % (
+                   so["requests"], so["rps"], so["p50_us"] / 1e3, so["p99_us"] / 1e3,
+                   so["max_us"] / 1e3, so["ok"], so["client_errors"], so["overloaded"],
+                   so["server_errors"], sock, human(so["rss_before_kib"] * 1024),
+                   human(so["rss_after_kib"] * 1024), human(so["peak_rss_kib"] * 1024),
+                   so["fds_before"], so["fds_after"], so["livez_after"]))
+    targets.append(("Soak: no 5xx, no socket errors, no descriptor left, alive",
+                    "%d server errors, %d socket errors, descriptors %d -> %d, /livez %d" % (
+                        so["server_errors"], sock, so["fds_before"], so["fds_after"],
+                        so["livez_after"]),
+                    so["server_errors"] == 0 and sock == 0 and so["fds_after"] <= so["fds_before"]
+                    and so["livez_after"] == 200))
+
+
 def cmd_report(results):
     out, targets = [], []
     m = load(results, "machine.json")
@@ -301,7 +322,8 @@ def cmd_report(results):
                        m["pt2scope"].replace("pt2scope ", "", 1), m["commit"], ", uncommitted changes" if m["dirty"] else "",
                        m["date_utc"]))
     for name, fn in (("inspect.json", report_inspect), ("wrapper.json", report_wrapper), ("http.json", report_http),
-                     ("upload.json", report_upload), ("startup.json", report_startup)):
+                     ("upload.json", report_upload), ("startup.json", report_startup),
+                     ("soak.json", report_soak)):
         doc = load(results, name)
         if doc is not None:
             fn(doc, out, targets)

@@ -159,6 +159,25 @@ start cluster --peer "$U" --peer http://127.0.0.1:9 --peer-timeout 2 --libcuda /
 expect 200 "$URL_cluster/v1/cluster/compatibility?path=$PKG&target=H100&driver=13.0"
 expect 200 "$URL_cluster/v1/cluster/compatibility?path=$PKG&device=cuda:7"
 
+# Access control (README "Security"): a token file; the Host check of a loopback listener.
+printf '# exercise\n\nexercise-token\n' >"$tmp/tokens"
+start auth --token-file "$tmp/tokens"
+A=$URL_auth
+expect 401 "$A/v1/version"
+expect 401 -H 'Authorization: Bearer wrong' "$A/v1/inspect?path=$PKG"
+expect 401 -H "Content-Type: $JSON" -d "{\"path\":\"$PKG\"}" "$A/v1/arch"
+expect 401 "$A/metrics"
+expect 401 "$A/v2/inspect"
+expect 200 -H 'Authorization: Bearer exercise-token' "$A/v1/version"
+expect 200 -H 'Authorization: Bearer exercise-token' "$A/v1/arch?path=$PKG"
+expect 200 "$A/livez"
+expect 200 "$A/"
+expect 204 -X OPTIONS "$A/v1/inspect"
+expect 403 -H 'Host: evil.example' "$A/v1/version"
+expect 403 -H 'Host: evil.example' "$U/"
+expect 403 -H 'Host: evil.example:8080' "$U/v1/inspect?path=$PKG"
+expect 200 -H 'Host: evil.example' "$U/livez"
+
 # 503: one worker, one queue slot, and jobs held at the gate until
 # $tmp/slow.gate exists; two requests fill both (seen in /metrics), the rest
 # are refused at once.

@@ -301,3 +301,62 @@ test('a framing 400 on any path is the shared malformed-request answer', () => {
   r = contract.check(sample('inspect_post_400_json'));
   assert.deepEqual([r.op, r.status, r.errors], ['POST /v1/inspect', '400', []]);
 });
+
+test('a 401 unauthorized and a 403 host-not-allowed on any path are the shared access answers', () => {
+  // Built from a real problem, turned into the refusals the access checks send before routing.
+  const base = structuredClone(sample('inspect_post_400_json'));
+  base.method = 'GET';
+  base.path = '/v1/packages';
+  base.query = {};
+  base.request_json = null;
+  const unauth = structuredClone(base);
+  unauth.status = 401;
+  unauth.headers['WWW-Authenticate'] = 'Bearer realm="pt2scope", error="invalid_token"';
+  Object.assign(unauth.body, {
+    type: 'https://pt2scope.dev/problems/unauthorized',
+    title: 'A valid bearer token is required',
+    status: 401,
+    detail: 'the bearer token is not valid',
+  });
+  let r = contract.check(unauth);
+  assert.deepEqual([r.op, r.status, r.errors], ['GET /v1/packages', '401', []]);
+  // Unknown paths too.
+  r = contract.check({ ...structuredClone(unauth), path: '/no/such/thing' });
+  assert.deepEqual([r.op, r.status, r.errors], ['GET (any path)', '401', []]);
+  // The challenge is one of the two declared values; the title is the type's own.
+  assertRejected(contract.check({ ...structuredClone(unauth),
+    headers: { ...unauth.headers, 'WWW-Authenticate': 'Basic realm="x"' } }).errors,
+  'header WWW-Authenticate');
+  const wrongTitle = structuredClone(unauth);
+  wrongTitle.body.title = 'Go away';
+  assertRejected(contract.check(wrongTitle).errors, 'GET /v1/packages -> 401: body');
+  // Another problem type with 401 is not declared anywhere.
+  const other = structuredClone(unauth);
+  other.body.type = 'https://pt2scope.dev/problems/not-found';
+  assertRejected(contract.check(other).errors, 'GET /v1/packages: status 401 is not declared');
+
+  const host = structuredClone(base);
+  host.path = '/';
+  host.status = 403;
+  Object.assign(host.body, {
+    type: 'https://pt2scope.dev/problems/host-not-allowed',
+    title: 'This server does not answer for that Host',
+    status: 403,
+    detail: 'this server does not answer for that Host (see --allowed-host)',
+  });
+  r = contract.check(host);
+  assert.deepEqual([r.op, r.status, r.errors], ['GET /', '403', []]);
+  // A 403 host-not-allowed carries no WWW-Authenticate.
+  assertRejected(contract.check({ ...structuredClone(host),
+    headers: { ...host.headers, 'WWW-Authenticate': 'Bearer realm="pt2scope"' } }).errors,
+  'header WWW-Authenticate is not declared');
+  // The outside-root 403 of /v1/inspect is still that operation's own answer.
+  const outside = structuredClone(host);
+  outside.path = '/v1/inspect';
+  Object.assign(outside.body, {
+    type: 'https://pt2scope.dev/problems/outside-root',
+    title: 'The path is outside every model root',
+  });
+  r = contract.check(outside);
+  assert.deepEqual([r.op, r.status, r.errors], ['GET /v1/inspect', '403', []]);
+});

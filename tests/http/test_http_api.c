@@ -757,7 +757,7 @@ START_TEST(test_cors_preflight_and_simple)
     ck_assert(th_header(&r, "Access-Control-Allow-Methods", v, sizeof(v)));
     ck_assert_str_eq(v, "GET, HEAD, POST, OPTIONS");
     ck_assert(th_header(&r, "Access-Control-Allow-Headers", v, sizeof(v)));
-    ck_assert_str_eq(v, "Content-Type, If-None-Match, X-Request-Id, Cache-Control");
+    ck_assert_str_eq(v, "Authorization, Content-Type, If-None-Match, X-Request-Id, Cache-Control");
     ck_assert(th_header(&r, "Access-Control-Max-Age", v, sizeof(v)));
     ck_assert_str_eq(v, "7200");
     ck_assert(th_header(&r, "Vary", v, sizeof(v)));

@@ -576,12 +576,97 @@ START_TEST(test_drain_finishes_inflight_and_fails_readyz)
 }
 END_TEST
 
+/* ---- connections per client address ------------------------------------- */
+
+#define PER_IP 4
+
+static void setup_per_ip(void)
+{
+    th_config(&T);
+    T.cfg.max_connections_per_ip = PER_IP;
+    th_start(&T);
+}
+
+/* A connection from `from` (network order) to the server on 127.0.0.1. */
+static int connect_from(uint16_t port, in_addr_t from)
+{
+    struct sockaddr_in sa;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+    ck_assert_int_ge(fd, 0);
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = from;
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    sa.sin_port = htons(port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    return fd;
+}
+
+/* The status code of the first response on fd (0 when the server closed it first). */
+static int read_status(int fd)
+{
+    char buf[256];
+    size_t n = 0;
+    ssize_t k;
+    int code = 0;
+
+    while (n < sizeof(buf) - 1 && (k = recv(fd, buf + n, sizeof(buf) - 1 - n, 0)) > 0) {
+        n += (size_t)k;
+        buf[n] = '\0';
+        if (strstr(buf, "\r\n") != NULL)
+            break;
+    }
+    buf[n] = '\0';
+    if (sscanf(buf, "HTTP/1.1 %d", &code) != 1)
+        return 0;
+    return code;
+}
+
+/*
+ * One address holding its share of connections with half-sent headers (a
+ * slow client, or a thousand of them) cannot lock another address out: the
+ * next connection from the first address is closed on arrival, a probe
+ * from a second address is answered, and the held connections still work.
+ */
+START_TEST(test_per_ip_limit_keeps_others_served)
+{
+    static const char partial[] = "GET /livez HTTP/1.1\r\nHost: a\r\n";
+    static const char full[] = "GET /livez HTTP/1.1\r\nHost: b\r\nConnection: close\r\n\r\n";
+    uint16_t port = pt2d_server_port(T.srv);
+    in_addr_t one = inet_addr("127.0.0.1"), two = inet_addr("127.0.0.2");
+    int held[PER_IP], extra, other, i;
+
+    for (i = 0; i < PER_IP; i++) {
+        held[i] = connect_from(port, one);
+        send_all(held[i], partial, sizeof(partial) - 1);
+    }
+    /* Accepted by the kernel, closed by the server without a response. */
+    extra = connect_from(port, one);
+    send_all(extra, full, sizeof(full) - 1);
+    ck_assert_int_eq(read_status(extra), 0);
+    close(extra);
+    /* Another address is served. */
+    other = connect_from(port, two);
+    send_all(other, full, sizeof(full) - 1);
+    ck_assert_int_eq(read_status(other), 200);
+    close(other);
+    /* The held connections were never cut: one finishes its request. */
+    send_all(held[0], "\r\n", 2);
+    ck_assert_int_eq(read_status(held[0]), 200);
+    for (i = 0; i < PER_IP; i++)
+        close(held[i]);
+}
+END_TEST
+
 static Suite *limits_suite(void)
 {
     Suite *s = suite_create("http_limits");
     TCase *small = tcase_create("upload_cap");
     TCase *slow = tcase_create("slow_worker");
     TCase *plain = tcase_create("paths");
+    TCase *per_ip = tcase_create("per_ip");
 
     tcase_add_checked_fixture(small, setup_small, teardown);
     tcase_set_timeout(small, 30);
@@ -605,6 +690,11 @@ static Suite *limits_suite(void)
     tcase_add_test(plain, test_paths_symlinks_and_dirs);
     tcase_add_test(plain, test_path_fifo_does_not_hang);
     suite_add_tcase(s, plain);
+
+    tcase_add_checked_fixture(per_ip, setup_per_ip, teardown);
+    tcase_set_timeout(per_ip, 30);
+    tcase_add_test(per_ip, test_per_ip_limit_keeps_others_served);
+    suite_add_tcase(s, per_ip);
     return s;
 }
 

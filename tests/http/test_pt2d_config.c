@@ -442,7 +442,58 @@ START_TEST(test_usage_lists_every_flag)
     ck_assert(strstr(text, "  --spool-dir DIR\n") != NULL);
     ck_assert(strstr(text, "  --peer URL\n") != NULL);
     ck_assert(strstr(text, "[PT2SCOPE_LIBCUDA]") != NULL);
+    ck_assert(strstr(text, "  --token-file FILE\n") != NULL);
+    ck_assert(strstr(text, "  --metrics-public\n") != NULL); /* a flag without a value */
+    ck_assert(strstr(text, "  --allowed-host NAME\n") != NULL);
     free(text);
+}
+END_TEST
+
+START_TEST(test_access_settings)
+{
+    struct pt2d_config c;
+    struct pt2_error err;
+    char tokens[] = "/tmp/pt2d-cfg-tokens-XXXXXX";
+    int fd = mkstemp(tokens);
+    char *const argv[] = {"pt2scoped",        "--token-file",   tokens,
+                          "--metrics-public", "--allowed-host", "UI.Example:8443",
+                          "--allowed-host",   "[::2]",          NULL};
+    char *const env[] = {"PT2SCOPE_ALLOWED_HOSTS=a.example,,b.example",
+                         "PT2SCOPE_METRICS_PUBLIC=yes", NULL};
+    char *const env_off[] = {"PT2SCOPE_METRICS_PUBLIC=0", NULL};
+    char *const env_bad[] = {"PT2SCOPE_METRICS_PUBLIC=maybe", NULL};
+    char *const bad_host[] = {"pt2scoped", "--allowed-host", "a/b", NULL};
+    char *const bad_file[] = {"pt2scoped", "--token-file", "/nonexistent/pt2scope/t", NULL};
+    char *const none[] = {"pt2scoped", NULL};
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "# c\nsecret\n", 11), 11);
+    close(fd);
+    ck_assert_int_eq(load(&c, argv, env, &err), PT2_OK);
+    ck_assert_str_eq(c.token_file, tokens);
+    ck_assert_int_eq(c.metrics_public, 1);
+    /* The flag replaces the variable's list; names are stored as a Host header is compared. */
+    ck_assert_uint_eq(c.n_allowed_hosts, 2);
+    ck_assert_str_eq(c.allowed_hosts[0], "ui.example");
+    ck_assert_str_eq(c.allowed_hosts[1], "::2");
+    ck_assert_int_eq(load(&c, none, env, &err), PT2_OK);
+    ck_assert_uint_eq(c.n_allowed_hosts, 2);
+    ck_assert_str_eq(c.allowed_hosts[0], "a.example");
+    ck_assert_str_eq(c.allowed_hosts[1], "b.example");
+    ck_assert_int_eq(c.metrics_public, 1);
+    ck_assert_str_eq(c.token_file, "");
+    ck_assert_int_eq(load(&c, none, env_off, &err), PT2_OK);
+    ck_assert_int_eq(c.metrics_public, 0);
+    ck_assert_int_eq(load(&c, none, env_bad, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message,
+                     "PT2SCOPE_METRICS_PUBLIC: 'maybe' is not a boolean (1/0, true/false)");
+    ck_assert_int_eq(load(&c, bad_host, NULL, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message,
+                     "--allowed-host: 'a/b' is not a host name (NAME, IPv4 or [IPv6])");
+    ck_assert_int_eq(load(&c, bad_file, NULL, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "--token-file: token file '/nonexistent/pt2scope/t': No such "
+                                  "file or directory");
+    unlink(tokens);
 }
 END_TEST
 
@@ -465,6 +516,7 @@ int main(void)
     tcase_add_test(tc, test_node_and_peer_settings);
     tcase_add_test(tc, test_node_and_peer_errors);
     tcase_add_test(tc, test_too_many_peers);
+    tcase_add_test(tc, test_access_settings);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

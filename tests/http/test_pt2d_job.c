@@ -111,7 +111,7 @@ START_TEST(test_path_inspect_and_304)
 END_TEST
 
 /*
- * A path's ETag is made from "f:<dev>:<ino>:<size>:<mtime>|<name>" (formatted
+ * A path's ETag is made from "f:<dev>:<ino>:<size>:<mtime>:<ctime>|<name>" (formatted
  * by hand in the job) and is the same through the roots' descriptors
  * (openat2); a memoised hit is answered from memory with the shared body.
  */
@@ -126,9 +126,10 @@ START_TEST(test_file_key_fast_path_and_memo)
 
     snprintf(p, sizeof(p), "%s/cpu_x86_64.pt2", root);
     ck_assert_int_eq(stat(p, &st), 0);
-    snprintf(key, sizeof(key), "f:%llu:%llu:%lld:%lld.%09ld|%s", (unsigned long long)st.st_dev,
-             (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-             st.st_mtim.tv_nsec, "cpu_x86_64.pt2");
+    snprintf(key, sizeof(key), "f:%llu:%llu:%lld:%lld.%09ld:%lld.%09ld|%s",
+             (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (long long)st.st_size,
+             (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
+             st.st_ctim.tv_nsec, "cpu_x86_64.pt2");
     pt2d_options_add_query(&opts, "path", "cpu_x86_64.pt2", NULL);
     pt2d_buf_init(&fp, 4096);
     ck_assert_int_eq(pt2d_options_fingerprint(&opts, &fp), PT2_OK);

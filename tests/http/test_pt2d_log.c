@@ -24,8 +24,9 @@ static char *capture(void (*fn)(FILE *))
 
 static void write_access(FILE *f)
 {
-    struct pt2d_access_record r = {"id-1", "POST", "/v1/inspect", "/v1/inspect\"\n\x01", 413,
-                                   250,    1.5,    "127.0.0.1",   "client-abort"};
+    struct pt2d_access_record r = {
+        "id-1", "POST", "/v1/inspect", "/v1/inspect\"\n\x01", 500,
+        250,    1.5,    "127.0.0.1",   "client-abort",        "spool: cannot read /s/u-1"};
 
     pt2d_log_access(f, &r);
 }
@@ -39,9 +40,10 @@ START_TEST(test_access_line)
     ck_assert_ptr_nonnull(nl);
     ck_assert_str_eq(nl, "\n"); /* exactly one line */
     ck_assert(strstr(t, ",\"id\":\"id-1\",\"method\":\"POST\",\"route\":\"/v1/inspect\","
-                        "\"path\":\"/v1/inspect\\\"\\u000a\\u0001\",\"status\":413,"
+                        "\"path\":\"/v1/inspect\\\"\\u000a\\u0001\",\"status\":500,"
                         "\"bytes\":250,\"duration_ms\":1.500,\"remote\":\"127.0.0.1\","
-                        "\"error\":\"client-abort\"}\n") != NULL);
+                        "\"error\":\"client-abort\",\"detail\":\"spool: cannot read /s/u-1\"}\n") !=
+              NULL);
     doc = cJSON_Parse(t);
     ck_assert_ptr_nonnull(doc);
     ck_assert_uint_eq(strlen(cJSON_GetObjectItem(doc, "ts")->valuestring), 24);

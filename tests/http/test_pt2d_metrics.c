@@ -44,6 +44,9 @@ START_TEST(test_render)
     pt2d_metrics_inspection(m, 0.5, 1000);
     pt2d_metrics_inspection(m, 0.004, 24);
     pt2d_metrics_upload(m, 77);
+    pt2d_metrics_auth_refused(m, PT2D_REFUSED_UNAUTHORIZED);
+    pt2d_metrics_auth_refused(m, PT2D_REFUSED_UNAUTHORIZED);
+    pt2d_metrics_auth_refused(m, (enum pt2d_metrics_refusal)7); /* ignored, never indexed */
     t = pt2d_metrics_render(m, &g, &len);
     ck_assert_ptr_nonnull(t);
     ck_assert_uint_eq(len, strlen(t));
@@ -84,6 +87,9 @@ START_TEST(test_render)
     ck_assert(has_line(t, "pt2scope_cache_misses_total 4"));
     ck_assert(has_line(t, "pt2scope_cache_entries 6"));
     ck_assert(has_line(t, "pt2scope_ready 1"));
+    ck_assert(has_line(t, "# TYPE pt2scope_auth_refused_total counter"));
+    ck_assert(has_line(t, "pt2scope_auth_refused_total{reason=\"unauthorized\"} 2"));
+    ck_assert(has_line(t, "pt2scope_auth_refused_total{reason=\"host-not-allowed\"} 0"));
     ck_assert_int_eq(t[len - 1], '\n');
     free(t);
     pt2d_metrics_free(m);

@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 #include <zip.h>
@@ -15,7 +16,7 @@
 
 START_TEST(test_livez_readyz)
 {
-    struct pt2d_probe_state st = {NULL, {0}};
+    struct pt2d_probe_state st = {NULL, {0}, NULL};
     struct pt2d_reply r;
 
     pt2d_reply_init(&r);
@@ -37,9 +38,45 @@ START_TEST(test_livez_readyz)
 }
 END_TEST
 
+/* A spool that would fail every upload makes the replica unready; a working one does not. */
+START_TEST(test_readyz_checks_the_spool)
+{
+    struct pt2d_probe_state st = {NULL, {0}, NULL};
+    struct pt2d_reply r;
+    char dir[] = "/tmp/pt2d-probe-XXXXXX", file[64];
+    FILE *f;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    st.gauges.ready = 1;
+    st.spool_dir = dir;
+    pt2d_reply_init(&r);
+    pt2d_probe_run(PT2D_ROUTE_READYZ, &st, &r, "x");
+    ck_assert_uint_eq(r.status, 200);
+    /* The check leaves nothing behind: rmdir only removes an empty directory. Then it is
+     * gone (an emptyDir lost, a mount gone). */
+    ck_assert_int_eq(rmdir(dir), 0);
+    pt2d_probe_run(PT2D_ROUTE_READYZ, &st, &r, "x");
+    ck_assert_uint_eq(r.status, 503);
+    ck_assert_str_eq(r.body, "spool unavailable\n");
+    /* A file where the directory should be. */
+    snprintf(file, sizeof(file), "%s", dir);
+    f = fopen(file, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    pt2d_probe_run(PT2D_ROUTE_READYZ, &st, &r, "x");
+    ck_assert_uint_eq(r.status, 503);
+    /* Draining wins over the spool: the word says why. */
+    st.gauges.ready = 0;
+    pt2d_probe_run(PT2D_ROUTE_READYZ, &st, &r, "x");
+    ck_assert_str_eq(r.body, "draining\n");
+    ck_assert_int_eq(unlink(file), 0);
+    pt2d_reply_free(&r);
+}
+END_TEST
+
 START_TEST(test_metrics)
 {
-    struct pt2d_probe_state st = {NULL, {0}};
+    struct pt2d_probe_state st = {NULL, {0}, NULL};
     struct pt2d_reply r;
 
     ck_assert_int_eq(pt2d_metrics_create(&st.metrics, NULL), PT2_OK);
@@ -77,6 +114,7 @@ int main(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_livez_readyz);
+    tcase_add_test(tc, test_readyz_checks_the_spool);
     tcase_add_test(tc, test_metrics);
     tcase_add_test(tc, test_version);
     suite_add_tcase(s, tc);

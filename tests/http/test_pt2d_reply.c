@@ -48,6 +48,32 @@ START_TEST(test_problem_reply)
     ck_assert_str_eq(r.body, "{\"type\":\"https://pt2scope.dev/problems/overloaded\",\"title\":"
                              "\"The server is overloaded; retry later\",\"status\":503,"
                              "\"detail\":\"busy\",\"instance\":\"urn:request:id9\"}\n");
+    ck_assert_str_eq(r.withheld, "");
+    pt2d_reply_free(&r);
+}
+END_TEST
+
+/* A server-side failure's detail (a spool path, errno text) stays in the log. */
+START_TEST(test_problem_5xx_withholds_detail)
+{
+    struct pt2d_reply r;
+
+    pt2d_reply_init(&r);
+    ck_assert_int_eq(pt2d_reply_problem(&r, PT2_ERR_IO,
+                                        "spool: cannot unlink /var/spool/pt2scope/u-1: EIO", "id1"),
+                     PT2_OK);
+    ck_assert_uint_eq(r.status, 500);
+    ck_assert_str_eq(r.body, "{\"type\":\"https://pt2scope.dev/problems/unreadable\",\"title\":"
+                             "\"The package could not be read\",\"status\":500,"
+                             "\"detail\":\"the server failed; its log has the details under this "
+                             "request's id\",\"instance\":\"urn:request:id1\"}\n");
+    ck_assert_ptr_null(strstr(r.body, "/var/spool"));
+    ck_assert_str_eq(r.withheld, "spool: cannot unlink /var/spool/pt2scope/u-1: EIO");
+    /* A client's mistake keeps its detail; the next reply forgets the withheld one. */
+    ck_assert_int_eq(pt2d_reply_problem(&r, PT2_ERR_NOT_FOUND, "no package 'a.pt2'", "id2"),
+                     PT2_OK);
+    ck_assert_ptr_nonnull(strstr(r.body, "\"detail\":\"no package 'a.pt2'\""));
+    ck_assert_str_eq(r.withheld, "");
     pt2d_reply_free(&r);
 }
 END_TEST
@@ -58,6 +84,7 @@ int main(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_json_and_text);
+    tcase_add_test(tc, test_problem_5xx_withholds_detail);
     tcase_add_test(tc, test_problem_reply);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

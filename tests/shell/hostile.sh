@@ -3,7 +3,8 @@
 # answered without harm. So far: a 16 MiB JSON body of tiny values is
 # refused (413) before any parse tree exists, and the daemon's peak RSS
 # stays under 64 MiB; a NUL byte in a JSON string or a query value is a 400,
-# never a silently truncated path.
+# never a silently truncated path; ambiguous framing is a 400; 1,100 slow
+# connections from one address do not lock another address out.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${PT2SCOPE_BUILD:-build}
@@ -21,7 +22,9 @@ same() { # same WHAT ACTUAL EXPECTED
         fail=$((fail + 1)); printf 'FAIL %s: got\n  %s\nwant\n  %s\n' "$1" "$2" "$3"; fi
 }
 
-"$D" --listen 127.0.0.1:0 --port-file "$TMP/port" --model-root tests/fixtures 2>"$TMP/log" &
+# The descriptor limit of a typical container (1024): what 1,100 connections exhaust.
+(ulimit -n 1024 && exec "$D" --listen 127.0.0.1:0 --port-file "$TMP/port" \
+    --model-root tests/fixtures 2>"$TMP/log") &
 PID=$!
 for _ in $(seq 1 500); do [ -s "$TMP/port" ] && break; sleep 0.01; done
 PORT=$(cat "$TMP/port" 2>/dev/null)
@@ -95,6 +98,40 @@ same "duplicate Content-Length" \
 same "Transfer-Encoding: gzip, chunked" \
     "$(raw 'POST /v1/inspect HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n')" \
     "HTTP/1.1 400 Bad Request | unsupported Transfer-Encoding (only chunked is accepted)"
+
+# 2. 1,100 connections from one address, each dripping a header byte at a time:
+# another address's /livez and inspections are still answered (the
+# per-address limit, 128 by default, closes the rest on arrival).
+python3 - "$PORT" >"$TMP/slow.out" 2>&1 <<'PY' &
+import resource, socket, sys, time
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+port = int(sys.argv[1])
+held, refused = [], 0
+for i in range(1100):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.connect(("127.0.0.1", port))
+    s.send(b"GET /livez HTTP/1.1\r\nHo")
+    held.append(s)
+print("open", flush=True)
+for _ in range(30):  # drip, as an attacker would; the test reads "open" and then probes
+    for s in held:
+        try:
+            s.send(b"s")
+        except OSError:
+            pass
+    time.sleep(0.2)
+PY
+SLOW=$!
+for _ in $(seq 1 1000); do grep -q open "$TMP/slow.out" 2>/dev/null && break; sleep 0.01; done
+same "1,100 slow connections: opened" "$(head -1 "$TMP/slow.out")" open
+same "1,100 slow connections: another address's /livez" \
+    "$(curl -s -m 5 --interface 127.0.0.2 -o /dev/null -w '%{http_code}' "$U/livez")" 200
+same "1,100 slow connections: another address's inspection" \
+    "$(curl -s -m 10 --interface 127.0.0.2 -o /dev/null -w '%{http_code}' "$U/v1/arch?path=cuda_sm90a_v8.pt2")" 200
+kill "$SLOW" 2>/dev/null
+wait "$SLOW" 2>/dev/null
 
 echo "hostile: $pass passed, $fail failed"
 [ "$fail" = 0 ]
