@@ -357,6 +357,16 @@ static int set_max_uploads(struct pt2d_config *cfg, const char *src, const char 
     return parse_uint(src, v, 0, 65536, &cfg->max_uploads, err);
 }
 
+static int set_memory_budget(struct pt2d_config *cfg, const char *src, const char *v,
+                             struct pt2_error *err)
+{
+    struct pt2_error e = {0};
+
+    if (pt2d_config_parse_size(v, &cfg->memory_budget, &e) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: %s", src, e.message);
+    return PT2_OK;
+}
+
 static int set_max_connections(struct pt2d_config *cfg, const char *src, const char *v,
                                struct pt2_error *err)
 {
@@ -484,6 +494,11 @@ static const struct opt opts[] = {
     {"--max-uploads", "PT2SCOPE_MAX_UPLOADS", "N",
      "uploads spooled at once; more are refused with 503 (default 0 = no limit)", set_max_uploads,
      0, 0, 0},
+    {"--memory-budget", "PT2SCOPE_MEMORY_BUDGET", "SIZE",
+     "request body bytes held in memory at once (JSON bodies, kept form fields), all "
+     "connections together; more are refused with 503 (default 128M: within a 256 MiB "
+     "container; 0 = no limit)",
+     set_memory_budget, 0, 0, 0},
     {"--max-connections", "PT2SCOPE_MAX_CONNECTIONS", "N",
      "open connections at once; more are closed on arrival (default 0 = the descriptor limit "
      "less 128, kept for packages, spool files and peers)",
@@ -530,6 +545,7 @@ void pt2d_config_defaults(struct pt2d_config *cfg)
     cfg->peer_connect_timeout = 2;
     cfg->drain_timeout = 25;
     cfg->max_connections_per_ip = 128;
+    cfg->memory_budget = 128ull << 20;
 }
 
 /* Apply one value; list settings split it on their separator. */

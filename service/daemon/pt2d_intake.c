@@ -22,13 +22,36 @@ static int media_is(const char *ctype, const char *want)
            (ctype[n] == '\0' || ctype[n] == ';' || ctype[n] == ' ');
 }
 
+/* Free the buffers and give their reservation back. */
+static void intake_release(struct pt2d_intake *in)
+{
+    pt2d_buf_free(&in->json);
+    pt2d_buf_free(&in->field);
+    if (in->budget != NULL && in->reserved > 0)
+        pt2d_budget_give(in->budget, in->reserved);
+    in->reserved = 0;
+}
+
 static void intake_fail(struct pt2d_intake *in)
 {
     /* The upload will not be used: give the disk space back right away. */
     pt2d_spool_free(in->spool);
     in->spool = NULL;
-    pt2d_buf_free(&in->json);
-    pt2d_buf_free(&in->field);
+    intake_release(in);
+}
+
+/* Reserve `len` more buffered bytes: 1, or 0 with in->err set (503) when the budget is spent. */
+static int intake_reserve(struct pt2d_intake *in, size_t len)
+{
+    if (in->budget == NULL)
+        return 1;
+    if (!pt2d_budget_take(in->budget, len)) {
+        pt2_error_set(&in->err, PT2_ERR_OVERLOADED,
+                      "the memory for request bodies (--memory-budget) is in use; retry");
+        return 0;
+    }
+    in->reserved += len;
+    return 1;
 }
 
 static void copy_filename(struct pt2d_intake *in, const char *filename)
@@ -61,6 +84,8 @@ static enum MHD_Result on_post_field(void *cls, enum MHD_ValueKind kind, const c
                           in->field_name);
             return MHD_NO;
         }
+        if (size > 0 && !intake_reserve(in, size))
+            return MHD_NO;
         if (size > 0 && pt2d_buf_append(&in->field, data, size) != PT2_OK) {
             pt2_error_set(&in->err, PT2_ERR_TOO_LARGE,
                           "multipart field '%s' exceeds the %zu-byte limit", in->field_name,
@@ -103,6 +128,7 @@ int pt2d_intake_begin(struct pt2d_intake *in, struct MHD_Connection *conn, int h
     pt2d_buf_init(&in->json, lim->json_max > 0 ? lim->json_max : PT2D_JSON_BODY_MAX);
     pt2d_buf_init(&in->field, lim->field_max);
     in->field_name = lim->field_name;
+    in->budget = lim->budget;
     in->cap = lim->max_upload;
     if (clen != NULL) {
         if (parse_length(clen, &declared) != 0)
@@ -176,6 +202,8 @@ int pt2d_intake_feed(struct pt2d_intake *in, const char *data, size_t len)
             pt2_error_set(&in->err, PT2_ERR_INVALID, "malformed multipart/form-data body");
         break;
     case PT2D_BODY_JSON:
+        if (!intake_reserve(in, len))
+            break;
         if (pt2d_buf_append(&in->json, data, len) != PT2_OK)
             pt2_error_set(&in->err, PT2_ERR_TOO_LARGE, "JSON body exceeds %zu bytes", in->json.cap);
         break;
@@ -221,6 +249,5 @@ void pt2d_intake_free(struct pt2d_intake *in)
     in->pp = NULL;
     pt2d_spool_free(in->spool);
     in->spool = NULL;
-    pt2d_buf_free(&in->json);
-    pt2d_buf_free(&in->field);
+    intake_release(in);
 }

@@ -26,6 +26,7 @@
 #include <microhttpd.h>
 
 #include "pt2scope.h"
+#include "pt2d_budget.h"
 #include "pt2d_buf.h"
 #include "pt2d_path.h"
 #include "pt2d_spool.h"
@@ -54,7 +55,9 @@ struct pt2d_intake {
     struct pt2d_buf field;  /* its bytes */
     int field_parts;        /* parts named field_name seen */
     uint8_t digest[SHA256_DIGEST_SIZE];
-    struct pt2_error err; /* first failure; code != PT2_OK once failed */
+    struct pt2_error err;       /* first failure; code != PT2_OK once failed */
+    struct pt2d_budget *budget; /* what buffered bytes are reserved from, or NULL */
+    uint64_t reserved;          /* bytes of `budget` this body holds */
 };
 
 struct pt2d_intake_limits {
@@ -63,6 +66,9 @@ struct pt2d_intake_limits {
     size_t json_max;        /* cap on a JSON body; 0 = PT2D_JSON_BODY_MAX */
     const char *field_name; /* multipart field to keep besides `file` (static), or NULL */
     size_t field_max;       /* cap on that field's bytes */
+    /* Bytes buffered in memory (JSON, the kept field) are reserved here first; when
+     * it is spent the body fails with PT2_ERR_OVERLOADED (503). NULL: no budget. */
+    struct pt2d_budget *budget;
 };
 
 /*

@@ -238,6 +238,10 @@ static void render_scalars(struct pt2d_buf *b, const struct pt2d_metrics *snap,
         {"pt2scope_inflight_requests", "gauge", "Requests received and not yet completed.",
          g->inflight},
         {"pt2scope_ready", "gauge", "1 while accepting work, 0 when draining.", g->ready ? 1u : 0u},
+        {"pt2scope_body_memory_bytes", "gauge",
+         "Request body bytes held in memory (JSON bodies, kept form fields).", g->body_bytes},
+        {"pt2scope_body_memory_budget_bytes", "gauge",
+         "--memory-budget: more body bytes are refused with 503 (0: no limit).", g->body_budget},
     };
     size_t i;
 

@@ -33,6 +33,7 @@
 #include <microhttpd.h>
 
 #include "pt2d_auth.h"
+#include "pt2d_budget.h"
 #include "pt2d_cache.h"
 #include "pt2d_cluster.h"
 #include "pt2d_docs.h"
@@ -73,6 +74,7 @@
 enum req_state { REQ_BODY, REQ_QUEUED, REQ_DONE, REQ_ANSWERED };
 
 struct pt2d_server {
+    struct pt2d_budget budget; /* request bodies buffered in memory (--memory-budget) */
     struct pt2d_config cfg;
     const char *roots[PT2D_MAX_ROOTS];
     int root_fds[PT2D_MAX_ROOTS]; /* O_PATH, for openat2 beneath them (pt2d_path.h) */
@@ -264,6 +266,8 @@ static void probe(struct request *rq)
     g->cache_hits = cs.hits;
     g->cache_misses = cs.misses;
     g->cache_entries = cs.entries;
+    g->body_bytes = pt2d_budget_used(&s->budget);
+    g->body_budget = s->budget.limit;
     pthread_mutex_lock(&s->lock);
     g->inflight = s->inflight;
     pthread_mutex_unlock(&s->lock);
@@ -493,7 +497,7 @@ static enum MHD_Result request_begin(struct request *rq)
 {
     struct pt2d_server *s = rq->srv;
     struct pt2_error err = {0};
-    struct pt2d_intake_limits lim = {s->cfg.spool_dir, s->cfg.max_upload, 0, NULL, 0};
+    struct pt2d_intake_limits lim = {s->cfg.spool_dir, s->cfg.max_upload, 0, NULL, 0, &s->budget};
     const char *h;
 
     rq->authorization = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Authorization");
@@ -896,6 +900,7 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
         s->roots[i] = s->cfg.roots[i];
     pt2d_path_roots_open(s->root_fds, s->roots, s->cfg.n_roots);
 
+    pt2d_budget_init(&s->budget, s->cfg.memory_budget);
     rc = pt2d_metrics_create(&s->metrics, err);
     {
         struct pt2d_auth_settings as = {s->cfg.token_file, s->cfg.host,

@@ -660,6 +660,77 @@ START_TEST(test_per_ip_limit_keeps_others_served)
 }
 END_TEST
 
+/* ---- the memory budget for request bodies -------------------------------- */
+
+#define BUDGET (2u << 20)
+#define HELD (1536u << 10) /* what one slow client has sent of its nodes document */
+
+static void setup_budget(void)
+{
+    th_config(&T);
+    T.cfg.memory_budget = BUDGET;
+    th_start(&T);
+}
+
+/* A complete 1 MiB POST /v1/compatibility body; the response's status. */
+static long post_mib(struct th_resp *r)
+{
+    static char body[1u << 20];
+    static const char head[] = "{\"path\": \"cpu_x86_64.pt2\", \"nodes\": []";
+    struct th_req rq = {.method = "POST",
+                        .path = "/v1/compatibility",
+                        .body = body,
+                        .body_len = sizeof(body),
+                        .ctype = "application/json"};
+
+    memset(body, ' ', sizeof(body));
+    memcpy(body, head, sizeof(head) - 1);
+    body[sizeof(body) - 1] = '}';
+    th_do(T.base, &rq, r);
+    return r->status;
+}
+
+/*
+ * Twenty slow clients holding 15 MiB bodies were 300 MiB: now body bytes
+ * come from one budget. While one client holds most of it another body is
+ * refused 503 overloaded (Retry-After), not buffered; when the first goes
+ * away its bytes come back.
+ */
+START_TEST(test_memory_budget_refuses_then_recovers)
+{
+    static char part[HELD];
+    char hdr[256], v[16];
+    struct th_resp r = {0};
+    int fd;
+
+    ck_assert(wait_metric("pt2scope_body_memory_budget_bytes", BUDGET));
+    fd = connect_local(pt2d_server_port(T.srv));
+    snprintf(
+        hdr, sizeof(hdr),
+        "POST /v1/compatibility HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+        "Content-Length: %u\r\n\r\n",
+        4u << 20);
+    send_all(fd, hdr, strlen(hdr));
+    memset(part, ' ', sizeof(part));
+    part[0] = '[';
+    send_all(fd, part, sizeof(part));
+    ck_assert(wait_metric("pt2scope_body_memory_bytes", HELD));
+
+    ck_assert_int_eq(post_mib(&r), 503);
+    th_assert_problem(&r, 503, "overloaded",
+                      "the memory for request bodies (--memory-budget) is in use; retry");
+    ck_assert(th_header(&r, "Retry-After", v, sizeof(v)));
+    ck_assert_str_eq(v, "1");
+    th_resp_free(&r);
+
+    close(fd); /* the slow client goes away: its bytes come back */
+    ck_assert(wait_metric("pt2scope_body_memory_bytes", 0));
+    ck_assert_int_eq(post_mib(&r), 200);
+    th_resp_free(&r);
+    ck_assert(wait_metric("pt2scope_body_memory_bytes", 0));
+}
+END_TEST
+
 static Suite *limits_suite(void)
 {
     Suite *s = suite_create("http_limits");
@@ -667,6 +738,7 @@ static Suite *limits_suite(void)
     TCase *slow = tcase_create("slow_worker");
     TCase *plain = tcase_create("paths");
     TCase *per_ip = tcase_create("per_ip");
+    TCase *budget = tcase_create("budget");
 
     tcase_add_checked_fixture(small, setup_small, teardown);
     tcase_set_timeout(small, 30);
@@ -695,6 +767,11 @@ static Suite *limits_suite(void)
     tcase_set_timeout(per_ip, 30);
     tcase_add_test(per_ip, test_per_ip_limit_keeps_others_served);
     suite_add_tcase(s, per_ip);
+
+    tcase_add_checked_fixture(budget, setup_budget, teardown);
+    tcase_set_timeout(budget, 30);
+    tcase_add_test(budget, test_memory_budget_refuses_then_recovers);
+    suite_add_tcase(s, budget);
     return s;
 }
 
