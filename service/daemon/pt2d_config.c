@@ -367,6 +367,12 @@ static int set_memory_budget(struct pt2d_config *cfg, const char *src, const cha
     return PT2_OK;
 }
 
+static int set_header_timeout(struct pt2d_config *cfg, const char *src, const char *v,
+                              struct pt2_error *err)
+{
+    return parse_uint(src, v, 0, 3600, &cfg->header_timeout, err);
+}
+
 static int set_max_connections(struct pt2d_config *cfg, const char *src, const char *v,
                                struct pt2_error *err)
 {
@@ -494,6 +500,11 @@ static const struct opt opts[] = {
     {"--max-uploads", "PT2SCOPE_MAX_UPLOADS", "N",
      "uploads spooled at once; more are refused with 503 (default 0 = no limit)", set_max_uploads,
      0, 0, 0},
+    {"--header-timeout", "PT2SCOPE_HEADER_TIMEOUT", "SECONDS",
+     "a request's headers must arrive within this long of the connection opening (or of the "
+     "previous response), however slowly they trickle; then the connection is cut (default 30, "
+     "0 = none)",
+     set_header_timeout, 0, 0, 0},
     {"--memory-budget", "PT2SCOPE_MEMORY_BUDGET", "SIZE",
      "request body bytes held in memory at once (JSON bodies, kept form fields), all "
      "connections together; more are refused with 503 (default 128M: within a 256 MiB "
@@ -546,6 +557,7 @@ void pt2d_config_defaults(struct pt2d_config *cfg)
     cfg->drain_timeout = 25;
     cfg->max_connections_per_ip = 128;
     cfg->memory_budget = 128ull << 20;
+    cfg->header_timeout = 30;
 }
 
 /* Apply one value; list settings split it on their separator. */

@@ -40,6 +40,7 @@ struct pt2d_config {
     char spool_dir[PT2D_PATH_MAX];
     uint64_t max_upload;             /* bytes */
     unsigned max_uploads;            /* upload bodies spooled at once (more: 503), 0 = no limit */
+    unsigned header_timeout;         /* seconds to receive a request's headers; 0 = none */
     uint64_t memory_budget;          /* bytes of request bodies held in memory; 0 = no limit */
     unsigned max_connections;        /* open connections; 0 = the descriptor limit less a reserve */
     unsigned max_connections_per_ip; /* open connections from one address; 0 = no limit */

@@ -38,6 +38,7 @@
 #include "pt2d_cluster.h"
 #include "pt2d_docs.h"
 #include "pt2d_cors.h"
+#include "pt2d_deadline.h"
 #include "pt2d_intake.h"
 #include "pt2d_job.h"
 #include "pt2d_listen.h"
@@ -74,7 +75,8 @@
 enum req_state { REQ_BODY, REQ_QUEUED, REQ_DONE, REQ_ANSWERED };
 
 struct pt2d_server {
-    struct pt2d_budget budget; /* request bodies buffered in memory (--memory-budget) */
+    struct pt2d_deadlines *deadlines; /* --header-timeout watchdog, or NULL */
+    struct pt2d_budget budget;        /* request bodies buffered in memory (--memory-budget) */
     struct pt2d_config cfg;
     const char *roots[PT2D_MAX_ROOTS];
     int root_fds[PT2D_MAX_ROOTS]; /* O_PATH, for openat2 beneath them (pt2d_path.h) */
@@ -711,6 +713,32 @@ static const char *framing_problem(struct MHD_Connection *c, const char *version
     return NULL;
 }
 
+/* The connection's deadline entry (its socket context), or NULL. */
+static struct pt2d_deadline *conn_deadline(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+    return ci != NULL ? ci->socket_context : NULL;
+}
+
+/* Each connection's socket joins the header-deadline registry while it is open. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    struct pt2d_server *s = cls;
+    const union MHD_ConnectionInfo *ci;
+
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        *socket_context = ci != NULL ? pt2d_deadlines_add(s->deadlines, ci->connect_fd) : NULL;
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        /* Reported before MHD closes the descriptor: the watchdog can no longer touch it. */
+        pt2d_deadlines_remove(s->deadlines, *socket_context);
+        *socket_context = NULL;
+    }
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
                                  const char *method, const char *version, const char *upload_data,
                                  size_t *upload_data_size, void **con_cls)
@@ -720,6 +748,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     if (rq == NULL) {
         const char *edge;
 
+        /* The headers are in: the header deadline is lifted while the request runs. */
+        pt2d_deadlines_in_request(((struct pt2d_server *)cls)->deadlines, conn_deadline(c), 1);
         rq = request_new(cls, c, url, method);
         if (rq == NULL)
             return MHD_NO;
@@ -775,6 +805,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     if (rq == NULL)
         return;
     *con_cls = NULL;
+    /* A kept-alive connection has the header deadline again for its next request. */
+    pt2d_deadlines_in_request(s->deadlines, conn_deadline(c), 0);
     memset(&rec, 0, sizeof(rec));
     rec.id = rq->id;
     rec.method = rq->method_text;
@@ -909,6 +941,7 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
         rc = rc ? rc : pt2d_auth_create(&s->auth, &as, err);
     }
     rc = rc ? rc : pt2d_cache_create(&s->cache, s->cfg.cache_entries, err);
+    rc = rc ? rc : pt2d_deadlines_start(&s->deadlines, s->cfg.header_timeout, err);
     rc = rc ? rc : pt2d_pool_create(&s->pool, s->cfg.workers, s->cfg.queue, err);
     rc = rc ? rc : pt2d_pool_create(&s->cluster_pool, CLUSTER_WORKERS, CLUSTER_QUEUE, err);
     rc = rc ? rc : server_test_hooks(s, err);
@@ -941,7 +974,8 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     s->mhd = MHD_start_daemon(
         flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->listener.fd, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)s->cfg.request_timeout,
+        on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)s->cfg.request_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT, MHD_OPTION_CONNECTION_LIMIT,
         connection_limit(&s->cfg, threads), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
         s->cfg.max_connections_per_ip,
@@ -1055,6 +1089,7 @@ void pt2d_server_free(struct pt2d_server *s)
     pt2d_cache_free(s->cache);
     pt2d_metrics_free(s->metrics);
     pt2d_auth_free(s->auth);
+    pt2d_deadlines_stop(s->deadlines);
     pt2d_path_roots_close(s->root_fds, s->cfg.n_roots);
 #ifdef PT2SCOPE_TEST_HOOKS
     if (s->has_file_gate)

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
 
@@ -607,7 +608,7 @@ static int connect_from(uint16_t port, in_addr_t from)
 /* The status code of the first response on fd (0 when the server closed it first). */
 static int read_status(int fd)
 {
-    char buf[256];
+    char buf[1024]; /* a whole small response: a second read starts at the next one */
     size_t n = 0;
     ssize_t k;
     int code = 0;
@@ -657,6 +658,52 @@ START_TEST(test_per_ip_limit_keeps_others_served)
     ck_assert_int_eq(read_status(held[0]), 200);
     for (i = 0; i < PER_IP; i++)
         close(held[i]);
+}
+END_TEST
+
+/* ---- the header deadline ---------------------------------------------------- */
+
+static void setup_deadline(void)
+{
+    th_config(&T);
+    T.cfg.header_timeout = 1;
+    th_start(&T);
+}
+
+/*
+ * A client that is never idle (a header byte every 50 ms) but never finishes
+ * its headers is cut at the deadline; one that sends its request in time,
+ * and then another on the same connection, is served.
+ */
+START_TEST(test_header_deadline_cuts_a_dripping_client)
+{
+    static const char full[] = "GET /livez HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    uint16_t port = pt2d_server_port(T.srv);
+    struct pollfd p;
+    int fd, i, closed = 0;
+    char c;
+
+    fd = connect_local(port);
+    send_all(fd, "GET /livez HTTP/1.1\r\nX-Drip: ", 30);
+    /* Bounded: 400 x 50 ms, far past the 1 s deadline and the watchdog's tick. */
+    for (i = 0; i < 400 && !closed; i++) {
+        if (send(fd, "a", 1, MSG_NOSIGNAL) != 1)
+            closed = 1;
+        p.fd = fd;
+        p.events = POLLIN;
+        if (!closed && poll(&p, 1, 50) == 1 && recv(fd, &c, 1, 0) <= 0)
+            closed = 1;
+    }
+    ck_assert_msg(closed, "a client dripping its headers was never cut");
+    close(fd);
+
+    /* In time, twice on one kept-alive connection: both answered. */
+    fd = connect_local(port);
+    send_all(fd, full, sizeof(full) - 1);
+    ck_assert_int_eq(read_status(fd), 200);
+    send_all(fd, full, sizeof(full) - 1);
+    ck_assert_int_eq(read_status(fd), 200);
+    close(fd);
 }
 END_TEST
 
@@ -739,6 +786,7 @@ static Suite *limits_suite(void)
     TCase *plain = tcase_create("paths");
     TCase *per_ip = tcase_create("per_ip");
     TCase *budget = tcase_create("budget");
+    TCase *deadline = tcase_create("deadline");
 
     tcase_add_checked_fixture(small, setup_small, teardown);
     tcase_set_timeout(small, 30);
@@ -772,6 +820,11 @@ static Suite *limits_suite(void)
     tcase_set_timeout(budget, 30);
     tcase_add_test(budget, test_memory_budget_refuses_then_recovers);
     suite_add_tcase(s, budget);
+
+    tcase_add_checked_fixture(deadline, setup_deadline, teardown);
+    tcase_set_timeout(deadline, 30);
+    tcase_add_test(deadline, test_header_deadline_cuts_a_dripping_client);
+    suite_add_tcase(s, deadline);
     return s;
 }
 

@@ -1,0 +1,179 @@
+/*
+ * pt2d_deadline.c - header deadlines and their watchdog (see pt2d_deadline.h).
+ *
+ * A doubly linked list under one mutex: add and remove are O(1) per
+ * connection, and the watchdog walks the list four times a second, which
+ * for the connections one process holds (at most --max-connections) is
+ * microseconds.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "pt2d_deadline.h"
+
+#define TICK_MS 250
+
+struct pt2d_deadline {
+    struct pt2d_deadline *prev, *next;
+    int fd;
+    int in_request;
+    int cut;
+    struct timespec due;
+};
+
+struct pt2d_deadlines {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t thread;
+    struct pt2d_deadline *head;
+    unsigned seconds;
+    int stopping;
+    uint64_t cut;
+};
+
+static void due_from_now(struct pt2d_deadline *e, unsigned seconds)
+{
+    clock_gettime(CLOCK_MONOTONIC, &e->due);
+    e->due.tv_sec += (time_t)seconds;
+}
+
+static int passed(const struct timespec *due, const struct timespec *now)
+{
+    return now->tv_sec > due->tv_sec ||
+           (now->tv_sec == due->tv_sec && now->tv_nsec >= due->tv_nsec);
+}
+
+static void *watchdog(void *arg)
+{
+    struct pt2d_deadlines *d = arg;
+    struct timespec now, until;
+    struct pt2d_deadline *e;
+
+    pthread_mutex_lock(&d->lock);
+    while (!d->stopping) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        for (e = d->head; e != NULL; e = e->next) {
+            if (e->in_request || e->cut || !passed(&e->due, &now))
+                continue;
+            /* Still registered, so the descriptor is still this connection's. */
+            shutdown(e->fd, SHUT_RDWR);
+            e->cut = 1;
+            d->cut++;
+        }
+        until = now;
+        until.tv_nsec += TICK_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        while (!d->stopping && pthread_cond_timedwait(&d->wake, &d->lock, &until) == 0)
+            ;
+    }
+    pthread_mutex_unlock(&d->lock);
+    return NULL;
+}
+
+int pt2d_deadlines_start(struct pt2d_deadlines **out, unsigned seconds, struct pt2_error *err)
+{
+    struct pt2d_deadlines *d;
+    pthread_condattr_t ca;
+
+    *out = NULL;
+    if (seconds == 0)
+        return PT2_OK;
+    d = calloc(1, sizeof(*d));
+    if (d == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "deadlines: out of memory");
+    d->seconds = seconds;
+    pthread_mutex_init(&d->lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&d->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    if (pthread_create(&d->thread, NULL, watchdog, d) != 0) {
+        pthread_cond_destroy(&d->wake);
+        pthread_mutex_destroy(&d->lock);
+        free(d);
+        return pt2_error_set(err, PT2_ERR_INTERNAL, "deadlines: cannot start the watchdog");
+    }
+    *out = d;
+    return PT2_OK;
+}
+
+void pt2d_deadlines_stop(struct pt2d_deadlines *d)
+{
+    struct pt2d_deadline *e, *next;
+
+    if (d == NULL)
+        return;
+    pthread_mutex_lock(&d->lock);
+    d->stopping = 1;
+    pthread_cond_signal(&d->wake);
+    pthread_mutex_unlock(&d->lock);
+    pthread_join(d->thread, NULL);
+    for (e = d->head; e != NULL; e = next) {
+        next = e->next;
+        free(e);
+    }
+    pthread_cond_destroy(&d->wake);
+    pthread_mutex_destroy(&d->lock);
+    free(d);
+}
+
+struct pt2d_deadline *pt2d_deadlines_add(struct pt2d_deadlines *d, int fd)
+{
+    struct pt2d_deadline *e;
+
+    if (d == NULL || fd < 0 || (e = calloc(1, sizeof(*e))) == NULL)
+        return NULL;
+    e->fd = fd;
+    due_from_now(e, d->seconds);
+    pthread_mutex_lock(&d->lock);
+    e->next = d->head;
+    if (d->head != NULL)
+        d->head->prev = e;
+    d->head = e;
+    pthread_mutex_unlock(&d->lock);
+    return e;
+}
+
+void pt2d_deadlines_in_request(struct pt2d_deadlines *d, struct pt2d_deadline *e, int in_request)
+{
+    if (d == NULL || e == NULL)
+        return;
+    pthread_mutex_lock(&d->lock);
+    e->in_request = in_request;
+    if (!in_request)
+        due_from_now(e, d->seconds);
+    pthread_mutex_unlock(&d->lock);
+}
+
+void pt2d_deadlines_remove(struct pt2d_deadlines *d, struct pt2d_deadline *e)
+{
+    if (d == NULL || e == NULL)
+        return;
+    pthread_mutex_lock(&d->lock);
+    if (e->prev != NULL)
+        e->prev->next = e->next;
+    else
+        d->head = e->next;
+    if (e->next != NULL)
+        e->next->prev = e->prev;
+    pthread_mutex_unlock(&d->lock);
+    free(e);
+}
+
+uint64_t pt2d_deadlines_cut(struct pt2d_deadlines *d)
+{
+    uint64_t n;
+
+    if (d == NULL)
+        return 0;
+    pthread_mutex_lock(&d->lock);
+    n = d->cut;
+    pthread_mutex_unlock(&d->lock);
+    return n;
+}

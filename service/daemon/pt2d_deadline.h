@@ -1,0 +1,46 @@
+/*
+ * pt2d_deadline.h - a deadline for receiving a request's headers.
+ *
+ * Design: libmicrohttpd's --request-timeout is an idle timeout: a client
+ * that sends one header byte a second is never idle, and a thousand such
+ * clients hold a thousand connections for ever. Every connection is
+ * registered here when it opens (MHD_CONNECTION_NOTIFY_STARTED) with a
+ * deadline; the access handler's first call (the headers are complete)
+ * lifts it, the request's completion sets it again for the next request on
+ * a kept-alive connection. A watchdog thread shuts down (shutdown(2), not
+ * close) the sockets whose deadline passed: libmicrohttpd then sees the
+ * connection end and cleans up as for any client that went away. The
+ * registry is locked while the watchdog shuts a socket down and while a
+ * closed connection is removed, and libmicrohttpd reports the close before
+ * it closes the descriptor, so a number reused by another socket is never
+ * touched.
+ *
+ * Ownership: pt2d_deadlines_start() returns an object that
+ * pt2d_deadlines_stop() joins and frees. Entries belong to the registry;
+ * the caller keeps the pointer as the connection's socket context.
+ */
+#ifndef PT2D_DEADLINE_H
+#define PT2D_DEADLINE_H
+
+#include <stdint.h>
+
+#include "pt2scope.h"
+
+struct pt2d_deadlines;
+struct pt2d_deadline;
+
+/* `seconds` for the headers of each request (0: no deadline; nothing is started). */
+int pt2d_deadlines_start(struct pt2d_deadlines **out, unsigned seconds, struct pt2_error *err);
+void pt2d_deadlines_stop(struct pt2d_deadlines *d);
+
+/* Register a new connection's socket; NULL when out of memory or without deadlines. */
+struct pt2d_deadline *pt2d_deadlines_add(struct pt2d_deadlines *d, int fd);
+/* The headers are in (1): no deadline while the request runs; done (0): a new one. */
+void pt2d_deadlines_in_request(struct pt2d_deadlines *d, struct pt2d_deadline *e, int in_request);
+/* The connection is closing: forget it (e may be NULL). */
+void pt2d_deadlines_remove(struct pt2d_deadlines *d, struct pt2d_deadline *e);
+
+/* Connections cut for missing their deadline so far. */
+uint64_t pt2d_deadlines_cut(struct pt2d_deadlines *d);
+
+#endif
