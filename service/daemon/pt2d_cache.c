@@ -49,6 +49,7 @@ struct cache_entry {
     char key[PT2D_CACHE_KEY_MAX];
     uint64_t hash;
     struct pt2d_pkgref *ref;
+    uint64_t cost;                     /* pt2d_cache_cost(ref) when it was put */
     struct cache_entry *chain;         /* next in bucket */
     struct cache_entry *newer, *older; /* recency list */
 };
@@ -59,6 +60,7 @@ struct pt2d_cache {
     size_t nbuckets; /* power of two */
     struct cache_entry *newest, *oldest;
     size_t entries, capacity;
+    uint64_t bytes, max_bytes;
     uint64_t hits, misses;
 };
 
@@ -158,7 +160,14 @@ static uint64_t cache_hash(const char *s)
     return h;
 }
 
-int pt2d_cache_create(struct pt2d_cache **out, size_t capacity, struct pt2_error *err)
+uint64_t pt2d_cache_cost(const struct pt2d_pkgref *ref)
+{
+    return sizeof(struct cache_entry) + sizeof(*ref) + PT2D_MEMO_BODY_MAX +
+           pt2_package_memory(ref->pkg);
+}
+
+int pt2d_cache_create(struct pt2d_cache **out, size_t capacity, uint64_t max_bytes,
+                      struct pt2_error *err)
 {
     struct pt2d_cache *c;
     size_t n = 16;
@@ -180,6 +189,7 @@ int pt2d_cache_create(struct pt2d_cache **out, size_t capacity, struct pt2_error
     pthread_mutex_init(&c->lock, NULL);
     c->nbuckets = n;
     c->capacity = capacity;
+    c->max_bytes = max_bytes;
     *out = c;
     return PT2_OK;
 }
@@ -258,46 +268,60 @@ void pt2d_cache_count_hit(struct pt2d_cache *c)
 
 void pt2d_cache_put(struct pt2d_cache *c, const char *key, struct pt2d_pkgref *ref)
 {
-    uint64_t h = cache_hash(key);
-    struct pt2d_pkgref *drop[2] = {NULL, NULL};
-    struct cache_entry *e, *victim = NULL, **pp;
+    uint64_t h = cache_hash(key), cost = pt2d_cache_cost(ref);
+    struct pt2d_pkgref *replaced = NULL;
+    struct cache_entry *e, *victims = NULL, *v, **pp;
 
-    if (c->capacity == 0 || strlen(key) >= PT2D_CACHE_KEY_MAX)
+    if (c->capacity == 0 || strlen(key) >= PT2D_CACHE_KEY_MAX ||
+        (c->max_bytes != 0 && cost > c->max_bytes))
         return;
     pthread_mutex_lock(&c->lock);
     pp = cache_slot(c, key, h);
     if (*pp != NULL) {
         e = *pp;
-        drop[0] = e->ref;
+        replaced = e->ref;
+        c->bytes -= e->cost;
         e->ref = pt2d_pkgref_retain(ref);
+        e->cost = cost;
+        c->bytes += cost;
         list_unlink(c, e);
         list_push_newest(c, e);
-        goto cleanup;
+    } else {
+        e = calloc(1, sizeof(*e));
+        if (e == NULL)
+            goto cleanup; /* caching is best effort */
+        snprintf(e->key, sizeof(e->key), "%s", key);
+        e->hash = h;
+        e->ref = pt2d_pkgref_retain(ref);
+        e->cost = cost;
+        *pp = e;
+        list_push_newest(c, e);
+        c->entries++;
+        c->bytes += cost;
     }
-    e = calloc(1, sizeof(*e));
-    if (e == NULL)
-        goto cleanup; /* caching is best effort */
-    snprintf(e->key, sizeof(e->key), "%s", key);
-    e->hash = h;
-    e->ref = pt2d_pkgref_retain(ref);
-    *pp = e;
-    list_push_newest(c, e);
-    c->entries++;
-    if (c->entries > c->capacity) {
+    /* The oldest go until both bounds hold; `e` itself fits (checked above). */
+    while (c->oldest != e &&
+           (c->entries > c->capacity || (c->max_bytes != 0 && c->bytes > c->max_bytes))) {
         struct cache_entry **vp;
 
-        victim = c->oldest;
-        list_unlink(c, victim);
-        vp = cache_slot(c, victim->key, victim->hash);
-        *vp = victim->chain;
+        v = c->oldest;
+        list_unlink(c, v);
+        vp = cache_slot(c, v->key, v->hash);
+        *vp = v->chain;
         c->entries--;
-        drop[1] = victim->ref;
+        c->bytes -= v->cost;
+        v->chain = victims; /* released below, outside the lock */
+        victims = v;
     }
 cleanup:
     pthread_mutex_unlock(&c->lock);
-    free(victim);
-    pt2d_pkgref_release(drop[0]);
-    pt2d_pkgref_release(drop[1]);
+    pt2d_pkgref_release(replaced);
+    while (victims != NULL) {
+        v = victims;
+        victims = v->chain;
+        pt2d_pkgref_release(v->ref);
+        free(v);
+    }
 }
 
 void pt2d_cache_stats(struct pt2d_cache *c, struct pt2d_cache_stats *out)
@@ -307,6 +331,8 @@ void pt2d_cache_stats(struct pt2d_cache *c, struct pt2d_cache_stats *out)
     out->misses = c->misses;
     out->entries = c->entries;
     out->capacity = c->capacity;
+    out->bytes = c->bytes;
+    out->max_bytes = c->max_bytes;
     pthread_mutex_unlock(&c->lock);
 }
 

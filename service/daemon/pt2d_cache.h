@@ -7,7 +7,10 @@
  * without touching the file. Keys identify content, not names:
  *   "f:<st_dev>:<st_ino>:<size>:<mtime>:<ctime>|<display name>" for paths,
  *   "u:<sha256 hex>|<display name>" for uploads.
- * The cache is bounded by entry count; the least recently used entry goes.
+ * The cache is bounded by entry count and by bytes: an entry costs its
+ * package's pt2_package_memory() plus the largest memo it may hold
+ * (PT2D_MEMO_BODY_MAX); the least recently used entries go until both
+ * bounds hold, and a package that alone exceeds the byte bound is not kept.
  *
  * A pkgref also remembers the last response body rendered from its package,
  * under that response's strong ETag (route, options and content): a cache
@@ -59,10 +62,16 @@ void pt2d_pkgref_body_put(struct pt2d_pkgref *ref, const char *etag, const char 
 struct pt2d_cache_stats {
     uint64_t hits, misses;
     size_t entries, capacity;
+    uint64_t bytes, max_bytes; /* what the entries cost; the bound (0: none) */
 };
 
-/* `capacity` 0 makes a cache that stores nothing (every get misses). */
-int pt2d_cache_create(struct pt2d_cache **out, size_t capacity, struct pt2_error *err);
+/* `capacity` 0 makes a cache that stores nothing (every get misses); `max_bytes` 0: no
+ * byte bound. */
+int pt2d_cache_create(struct pt2d_cache **out, size_t capacity, uint64_t max_bytes,
+                      struct pt2_error *err);
+
+/* What an entry holding `ref` costs against the byte bound. */
+uint64_t pt2d_cache_cost(const struct pt2d_pkgref *ref);
 
 /* A new reference to the entry for `key`, or NULL (counted as hit / miss). */
 struct pt2d_pkgref *pt2d_cache_get(struct pt2d_cache *c, const char *key);

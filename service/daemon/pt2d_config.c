@@ -367,6 +367,16 @@ static int set_memory_budget(struct pt2d_config *cfg, const char *src, const cha
     return PT2_OK;
 }
 
+static int set_cache_bytes(struct pt2d_config *cfg, const char *src, const char *v,
+                           struct pt2_error *err)
+{
+    struct pt2_error e = {0};
+
+    if (pt2d_config_parse_size(v, &cfg->cache_bytes, &e) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: %s", src, e.message);
+    return PT2_OK;
+}
+
 static int set_header_timeout(struct pt2d_config *cfg, const char *src, const char *v,
                               struct pt2_error *err)
 {
@@ -500,6 +510,10 @@ static const struct opt opts[] = {
     {"--max-uploads", "PT2SCOPE_MAX_UPLOADS", "N",
      "uploads spooled at once; more are refused with 503 (default 0 = no limit)", set_max_uploads,
      0, 0, 0},
+    {"--cache-bytes", "PT2SCOPE_CACHE_BYTES", "SIZE",
+     "bound on the memory the cached packages hold (each counted with its largest response "
+     "memo); the least recently used go first (default 64M, 0 = only --cache-entries)",
+     set_cache_bytes, 0, 0, 0},
     {"--header-timeout", "PT2SCOPE_HEADER_TIMEOUT", "SECONDS",
      "a request's headers must arrive within this long of the connection opening (or of the "
      "previous response), however slowly they trickle; then the connection is cut (default 30, "
@@ -558,6 +572,7 @@ void pt2d_config_defaults(struct pt2d_config *cfg)
     cfg->max_connections_per_ip = 128;
     cfg->memory_budget = 128ull << 20;
     cfg->header_timeout = 30;
+    cfg->cache_bytes = 64ull << 20;
 }
 
 /* Apply one value; list settings split it on their separator. */

@@ -48,6 +48,7 @@ struct pt2d_config {
     unsigned n_origins;            /* "*" is stored like any origin */
     unsigned request_timeout;      /* seconds, 1..86400 */
     unsigned cache_entries;        /* 0 disables the cache */
+    uint64_t cache_bytes;          /* bound on what the cached packages cost; 0 = none */
     char port_file[PT2D_PATH_MAX]; /* "" = none */
     char libcuda[256];             /* CUDA driver to dlopen; "" = $PT2SCOPE_LIBCUDA at each
                                     probe, else libcuda.so.1 */

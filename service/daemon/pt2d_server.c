@@ -268,6 +268,7 @@ static void probe(struct request *rq)
     g->cache_hits = cs.hits;
     g->cache_misses = cs.misses;
     g->cache_entries = cs.entries;
+    g->cache_bytes = cs.bytes;
     g->body_bytes = pt2d_budget_used(&s->budget);
     g->body_budget = s->budget.limit;
     pthread_mutex_lock(&s->lock);
@@ -940,7 +941,7 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
                                         s->cfg.n_allowed_hosts, s->cfg.metrics_public};
         rc = rc ? rc : pt2d_auth_create(&s->auth, &as, err);
     }
-    rc = rc ? rc : pt2d_cache_create(&s->cache, s->cfg.cache_entries, err);
+    rc = rc ? rc : pt2d_cache_create(&s->cache, s->cfg.cache_entries, s->cfg.cache_bytes, err);
     rc = rc ? rc : pt2d_deadlines_start(&s->deadlines, s->cfg.header_timeout, err);
     rc = rc ? rc : pt2d_pool_create(&s->pool, s->cfg.workers, s->cfg.queue, err);
     rc = rc ? rc : pt2d_pool_create(&s->cluster_pool, CLUSTER_WORKERS, CLUSTER_QUEUE, err);

@@ -192,6 +192,13 @@ int pt2_package_open_fd(pt2_package **out, int fd, const struct pt2_open_options
                         struct pt2_error *err);
 void pt2_package_free(pt2_package *pkg);
 
+/*
+ * An estimate of the heap bytes an opened package holds (its tables of
+ * kernels, binaries, models and programs, the metadata it kept), for caches
+ * bounded in bytes; 0 for NULL.
+ */
+uint64_t pt2_package_memory(const pt2_package *pkg);
+
 /* Bytes and read calls the inspection issued against the file. */
 uint64_t pt2_package_bytes_read(const pt2_package *pkg);
 uint64_t pt2_package_read_calls(const pt2_package *pkg);

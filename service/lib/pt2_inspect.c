@@ -680,6 +680,21 @@ uint64_t pt2_package_read_calls(const pt2_package *pkg)
     return pkg->read_calls;
 }
 
+/* A cJSON tree costs several times its text (a node of ~64 bytes per value). */
+#define JSON_TREE_PER_TEXT_BYTE 4
+
+uint64_t pt2_package_memory(const pt2_package *pkg)
+{
+    if (pkg == NULL)
+        return 0;
+    return sizeof(*pkg) + (uint64_t)pkg->models_cap * sizeof(pkg->models[0]) +
+           (uint64_t)pkg->kernels.cap * sizeof(pkg->kernels.v[0]) +
+           (uint64_t)pkg->hosts.cap * sizeof(pkg->hosts.v[0]) +
+           (uint64_t)pkg->neprogs * sizeof(pkg->eprogs[0]) +
+           pkg->retained_json * JSON_TREE_PER_TEXT_BYTE +
+           (uint64_t)pkg->retained_tensors * sizeof(struct pt2_tensor);
+}
+
 /* ---- accessors used by pt2_report.c and the compatibility calls --------- */
 
 const char *pt2_package_name(const pt2_package *pkg)

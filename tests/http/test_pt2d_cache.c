@@ -16,7 +16,7 @@ START_TEST(test_lru_eviction)
     struct pt2d_pkgref *a = pt2d_pkgref_new(NULL), *b = pt2d_pkgref_new(NULL),
                        *d = pt2d_pkgref_new(NULL), *got;
 
-    ck_assert_int_eq(pt2d_cache_create(&c, 2, NULL), PT2_OK);
+    ck_assert_int_eq(pt2d_cache_create(&c, 2, 0, NULL), PT2_OK);
     pt2d_cache_put(c, "a", a);
     pt2d_cache_put(c, "b", b);
     got = pt2d_cache_get(c, "a"); /* a is now the most recent */
@@ -49,7 +49,7 @@ START_TEST(test_replace_and_long_keys)
     struct pt2d_pkgref *a = pt2d_pkgref_new(NULL), *b = pt2d_pkgref_new(NULL), *got;
     char longkey[PT2D_CACHE_KEY_MAX + 10];
 
-    ck_assert_int_eq(pt2d_cache_create(&c, 4, NULL), PT2_OK);
+    ck_assert_int_eq(pt2d_cache_create(&c, 4, 0, NULL), PT2_OK);
     pt2d_cache_put(c, "k", a);
     pt2d_cache_put(c, "k", b);
     got = pt2d_cache_get(c, "k");
@@ -73,12 +73,12 @@ START_TEST(test_zero_capacity_and_limits)
     struct pt2_error err = {0};
     struct pt2d_pkgref *a = pt2d_pkgref_new(NULL);
 
-    ck_assert_int_eq(pt2d_cache_create(&c, 0, NULL), PT2_OK);
+    ck_assert_int_eq(pt2d_cache_create(&c, 0, 0, NULL), PT2_OK);
     pt2d_cache_put(c, "a", a);
     ck_assert_ptr_null(pt2d_cache_get(c, "a"));
     pt2d_cache_free(c);
     pt2d_pkgref_release(a);
-    ck_assert_int_eq(pt2d_cache_create(&c, PT2D_CACHE_MAX_ENTRIES + 1, &err), PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2d_cache_create(&c, PT2D_CACHE_MAX_ENTRIES + 1, 0, &err), PT2_ERR_INVALID);
     ck_assert_ptr_null(c);
     ck_assert_str_eq(err.message, "cache: 1000001 entries exceeds the limit 1000000");
     pt2d_cache_free(NULL);
@@ -94,7 +94,7 @@ START_TEST(test_churn)
     char key[32];
     int i;
 
-    ck_assert_int_eq(pt2d_cache_create(&c, 7, NULL), PT2_OK);
+    ck_assert_int_eq(pt2d_cache_create(&c, 7, 0, NULL), PT2_OK);
     for (i = 0; i < 1000; i++) {
         struct pt2d_pkgref *r = pt2d_pkgref_new(NULL), *got;
         snprintf(key, sizeof(key), "key-%d", i % 23);
@@ -126,7 +126,7 @@ START_TEST(test_reference_outlives_cache)
     }
     ck_assert_int_eq(pt2_package_open_path(&pkg, p, NULL, &err), PT2_OK);
     r = pt2d_pkgref_new(pkg);
-    ck_assert_int_eq(pt2d_cache_create(&c, 1, NULL), PT2_OK);
+    ck_assert_int_eq(pt2d_cache_create(&c, 1, 0, NULL), PT2_OK);
     pt2d_cache_put(c, "f", r);
     pt2d_pkgref_release(r);
     got = pt2d_cache_get(c, "f");
@@ -177,6 +177,70 @@ START_TEST(test_memo_shared)
 }
 END_TEST
 
+static struct pt2d_pkgref *open_ref(const char *fixture)
+{
+    struct pt2_error err = {0};
+    pt2_package *pkg = NULL;
+    char p[256];
+
+    ck_assert_int_eq(pt2_package_open_path(&pkg, tu_fixture(fixture, p, sizeof(p)), NULL, &err),
+                     PT2_OK);
+    return pt2d_pkgref_new(pkg);
+}
+
+/*
+ * Bytes bound the cache as entries do: an entry costs its package's memory
+ * plus the largest memo; the oldest go until the total fits, and a package
+ * bigger than the whole bound is not kept at all.
+ */
+START_TEST(test_byte_bound)
+{
+    struct pt2d_pkgref *small = open_ref("cpu_x86_64.pt2"),
+                       *big = open_ref("cuda_fatbin_v7_lz4.pt2"),
+                       *small2 = open_ref("cpu_x86_64.pt2"), *got;
+    uint64_t cs = pt2d_cache_cost(small), cb = pt2d_cache_cost(big);
+    struct pt2d_cache_stats st;
+    struct pt2d_cache *c;
+
+    /* The cost is the package's memory plus the memo's room: more kernels, more bytes. */
+    ck_assert_uint_gt(cs, PT2D_MEMO_BODY_MAX + pt2_package_memory(NULL));
+    ck_assert_uint_eq(cb - cs, pt2_package_memory(pt2d_pkgref_pkg(big)) -
+                                   pt2_package_memory(pt2d_pkgref_pkg(small)));
+    ck_assert_uint_gt(cb, cs);
+
+    /* Room for the two small ones, not for a third entry. */
+    ck_assert_int_eq(pt2d_cache_create(&c, 100, 2 * cs + cs / 2, NULL), PT2_OK);
+    pt2d_cache_put(c, "s1", small);
+    pt2d_cache_put(c, "s2", small2);
+    pt2d_cache_stats(c, &st);
+    ck_assert_uint_eq(st.entries, 2);
+    ck_assert_uint_eq(st.bytes, 2 * cs);
+    ck_assert_uint_eq(st.max_bytes, 2 * cs + cs / 2);
+    pt2d_cache_put(c, "b", big); /* at least as costly: both small ones go */
+    pt2d_cache_stats(c, &st);
+    ck_assert_uint_eq(st.entries, cb + cs <= 2 * cs + cs / 2 ? 2 : 1);
+    ck_assert_ptr_null(pt2d_cache_peek(c, "s1"));
+    got = pt2d_cache_peek(c, "b");
+    ck_assert_ptr_eq(got, big);
+    pt2d_pkgref_release(got);
+    pt2d_cache_free(c);
+
+    /* A package costlier than the whole bound is not kept, and evicts nothing. */
+    ck_assert_int_eq(pt2d_cache_create(&c, 100, cs, NULL), PT2_OK);
+    pt2d_cache_put(c, "s1", small);
+    pt2d_cache_put(c, "b", big);
+    pt2d_cache_stats(c, &st);
+    ck_assert_uint_eq(st.entries, 1);
+    ck_assert_uint_eq(st.bytes, cs);
+    ck_assert_ptr_null(pt2d_cache_peek(c, "b"));
+    pt2d_cache_free(c);
+
+    pt2d_pkgref_release(small);
+    pt2d_pkgref_release(small2);
+    pt2d_pkgref_release(big);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pt2d_cache");
@@ -188,6 +252,7 @@ int main(void)
     tcase_add_test(tc, test_churn);
     tcase_add_test(tc, test_reference_outlives_cache);
     tcase_add_test(tc, test_memo_shared);
+    tcase_add_test(tc, test_byte_bound);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -27,7 +27,7 @@ static void setup(void)
 {
     ck_assert_ptr_nonnull(realpath("tests/fixtures", root));
     roots[0] = root;
-    ck_assert_int_eq(pt2d_cache_create(&cache, 8, NULL), PT2_OK);
+    ck_assert_int_eq(pt2d_cache_create(&cache, 8, 0, NULL), PT2_OK);
     env.roots = roots;
     env.n_roots = 1;
     env.cache = cache;

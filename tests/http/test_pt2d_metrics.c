@@ -32,7 +32,7 @@ static int has_line(const char *text, const char *line)
 START_TEST(test_render)
 {
     struct pt2d_metrics *m;
-    struct pt2d_metrics_gauges g = {3, 64, 2, 8, 5, 10, 4, 6, 4096, 131072, 1};
+    struct pt2d_metrics_gauges g = {3, 64, 2, 8, 5, 10, 4, 6, 777, 4096, 131072, 1};
     size_t len;
     char *t;
 
@@ -53,6 +53,7 @@ START_TEST(test_render)
     ck_assert(has_line(t, "pt2scope_build_info{version=\"0.1.0\",schema_version=\"2\"} 1"));
     ck_assert(has_line(t, "# TYPE pt2scope_http_requests_total counter"));
     ck_assert(has_line(t, "pt2scope_body_memory_bytes 4096"));
+    ck_assert(has_line(t, "pt2scope_cache_bytes 777"));
     ck_assert(has_line(t, "pt2scope_body_memory_budget_bytes 131072"));
     ck_assert(has_line(
         t, "pt2scope_http_requests_total{route=\"/v1/inspect\",method=\"POST\",status=\"200\"} 2"));
