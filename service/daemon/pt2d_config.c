@@ -516,8 +516,8 @@ static const struct opt opts[] = {
      set_cache_bytes, 0, 0, 0},
     {"--header-timeout", "PT2SCOPE_HEADER_TIMEOUT", "SECONDS",
      "a request's headers must arrive within this long of the connection opening (or of the "
-     "previous response), however slowly they trickle; then the connection is cut (default 30, "
-     "0 = none)",
+     "previous response), however slowly they trickle, and its body within this long plus 1 s "
+     "per 16 KiB; then the connection is cut (default 30, 0 = none)",
      set_header_timeout, 0, 0, 0},
     {"--memory-budget", "PT2SCOPE_MEMORY_BUDGET", "SIZE",
      "request body bytes held in memory at once (JSON bodies, kept form fields), all "

@@ -21,7 +21,8 @@ struct pt2d_deadline {
     int fd;
     int in_request;
     int cut;
-    struct timespec due;
+    int in_body;
+    struct timespec due, body_start;
 };
 
 struct pt2d_deadlines {
@@ -146,8 +147,26 @@ void pt2d_deadlines_in_request(struct pt2d_deadlines *d, struct pt2d_deadline *e
         return;
     pthread_mutex_lock(&d->lock);
     e->in_request = in_request;
+    e->in_body = 0;
     if (!in_request)
         due_from_now(e, d->seconds);
+    pthread_mutex_unlock(&d->lock);
+}
+
+void pt2d_deadlines_body(struct pt2d_deadlines *d, struct pt2d_deadline *e, uint64_t received)
+{
+    uint64_t extra = received / PT2D_BODY_MIN_RATE;
+
+    if (d == NULL || e == NULL)
+        return;
+    pthread_mutex_lock(&d->lock);
+    if (!e->in_body) {
+        e->in_body = 1;
+        clock_gettime(CLOCK_MONOTONIC, &e->body_start);
+    }
+    e->in_request = 0;
+    e->due = e->body_start;
+    e->due.tv_sec += (time_t)d->seconds + (time_t)(extra > 86400u * 365u ? 86400u * 365u : extra);
     pthread_mutex_unlock(&d->lock);
 }
 

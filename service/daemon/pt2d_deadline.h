@@ -6,9 +6,10 @@
  * clients hold a thousand connections for ever. Every connection is
  * registered here when it opens (MHD_CONNECTION_NOTIFY_STARTED) with a
  * deadline; the access handler's first call (the headers are complete)
- * lifts it, the request's completion sets it again for the next request on
- * a kept-alive connection. A watchdog thread shuts down (shutdown(2), not
- * close) the sockets whose deadline passed: libmicrohttpd then sees the
+ * turns it into a body deadline that moves with the bytes received (a
+ * minimum average rate), the body's end lifts it, and the request's
+ * completion sets it again for the next request on a kept-alive connection. A watchdog thread shuts
+ * down (shutdown(2), not close) the sockets whose deadline passed: libmicrohttpd then sees the
  * connection end and cleans up as for any client that went away. The
  * registry is locked while the watchdog shuts a socket down and while a
  * closed connection is removed, and libmicrohttpd reports the close before
@@ -37,6 +38,17 @@ void pt2d_deadlines_stop(struct pt2d_deadlines *d);
 struct pt2d_deadline *pt2d_deadlines_add(struct pt2d_deadlines *d, int fd);
 /* The headers are in (1): no deadline while the request runs; done (0): a new one. */
 void pt2d_deadlines_in_request(struct pt2d_deadlines *d, struct pt2d_deadline *e, int in_request);
+
+/* Bytes a body must average after the grace of `seconds`: slower is a trickle, and is cut. */
+#define PT2D_BODY_MIN_RATE (16u * 1024u)
+
+/*
+ * The body is arriving, `received` bytes so far: the deadline is the body's
+ * start + seconds + received / PT2D_BODY_MIN_RATE, so an upload of any size
+ * at a usable rate never meets it and a trickled one does. The request's
+ * work (after the body) is under no deadline: pt2d_deadlines_in_request(1).
+ */
+void pt2d_deadlines_body(struct pt2d_deadlines *d, struct pt2d_deadline *e, uint64_t received);
 /* The connection is closing: forget it (e may be NULL). */
 void pt2d_deadlines_remove(struct pt2d_deadlines *d, struct pt2d_deadline *e);
 

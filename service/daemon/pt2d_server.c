@@ -749,8 +749,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
     if (rq == NULL) {
         const char *edge;
 
-        /* The headers are in: the header deadline is lifted while the request runs. */
-        pt2d_deadlines_in_request(((struct pt2d_server *)cls)->deadlines, conn_deadline(c), 1);
+        /* The headers are in: from now on the body's pace is what is timed. */
+        pt2d_deadlines_body(((struct pt2d_server *)cls)->deadlines, conn_deadline(c), 0);
         rq = request_new(cls, c, url, method);
         if (rq == NULL)
             return MHD_NO;
@@ -764,11 +764,15 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
         int rc = atomic_load(&rq->state) == REQ_BODY
                      ? pt2d_intake_feed(&rq->intake, upload_data, *upload_data_size)
                      : 0;
+        pt2d_deadlines_body(rq->srv->deadlines, conn_deadline(c),
+                            rq->intake.received + rq->intake.discarded);
         *upload_data_size = 0;
         return rc == 0 ? MHD_YES : MHD_NO;
     }
     switch (atomic_load(&rq->state)) {
     case REQ_BODY:
+        /* The body is in: the work that follows has no deadline here. */
+        pt2d_deadlines_in_request(rq->srv->deadlines, conn_deadline(c), 1);
         return request_dispatch(rq);
     case REQ_DONE:
         return answer(rq);

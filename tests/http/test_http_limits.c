@@ -697,6 +697,24 @@ START_TEST(test_header_deadline_cuts_a_dripping_client)
     ck_assert_msg(closed, "a client dripping its headers was never cut");
     close(fd);
 
+    /* A body trickled far below PT2D_BODY_MIN_RATE is cut the same way. */
+    fd = connect_local(port);
+    send_all(fd,
+             "POST /v1/inspect HTTP/1.1\r\nHost: localhost\r\n"
+             "Content-Type: application/octet-stream\r\nContent-Length: 1000000\r\n\r\nPK",
+             113);
+    for (i = 0, closed = 0; i < 400 && !closed; i++) {
+        if (send(fd, "a", 1, MSG_NOSIGNAL) != 1)
+            closed = 1;
+        p.fd = fd;
+        p.events = POLLIN;
+        if (!closed && poll(&p, 1, 50) == 1 && recv(fd, &c, 1, 0) <= 0)
+            closed = 1;
+    }
+    ck_assert_msg(closed, "a client trickling its body was never cut");
+    close(fd);
+    ck_assert(wait_spool_fds(0)); /* and its spool file went with it */
+
     /* In time, twice on one kept-alive connection: both answered. */
     fd = connect_local(port);
     send_all(fd, full, sizeof(full) - 1);

@@ -1,7 +1,8 @@
 /*
- * test_pt2d_deadline.c - header deadlines: a registered socket is shut down
- * once its deadline passes, one whose request is running is not, and
- * finishing the request gives it a new deadline.
+ * test_pt2d_deadline.c - header and body deadlines: a registered socket is
+ * shut down once its deadline passes, one whose request is running is not,
+ * finishing the request gives it a new deadline, and a body's deadline
+ * moves with the bytes received.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -58,6 +59,36 @@ START_TEST(test_cut_at_the_deadline_not_while_in_request)
 }
 END_TEST
 
+/* A body's deadline moves with what arrived: a usable pace is never cut, a trickle is. */
+START_TEST(test_body_deadline_follows_the_bytes)
+{
+    struct pt2d_deadlines *d = NULL;
+    struct pt2_error err = {0};
+    struct pt2d_deadline *slow, *fast;
+    int a[2], b[2];
+    char c;
+
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
+    ck_assert_int_eq(pt2d_deadlines_start(&d, 1, &err), PT2_OK);
+    slow = pt2d_deadlines_add(d, a[0]);
+    fast = pt2d_deadlines_add(d, b[0]);
+    pt2d_deadlines_body(d, slow, 10);                          /* 1 s + 0 s */
+    pt2d_deadlines_body(d, fast, 600ull * PT2D_BODY_MIN_RATE); /* 1 s + 600 s */
+    ck_assert(peer_sees_end(a[1]));
+    ck_assert_uint_eq(pt2d_deadlines_cut(d), 1);
+    ck_assert_int_eq(send(b[1], "x", 1, MSG_NOSIGNAL), 1);
+    ck_assert_int_eq(recv(b[0], &c, 1, 0), 1);
+    pt2d_deadlines_remove(d, slow);
+    pt2d_deadlines_remove(d, fast);
+    pt2d_deadlines_stop(d);
+    close(a[0]);
+    close(a[1]);
+    close(b[0]);
+    close(b[1]);
+}
+END_TEST
+
 START_TEST(test_zero_seconds_is_no_deadline)
 {
     struct pt2d_deadlines *d = (struct pt2d_deadlines *)1;
@@ -79,6 +110,7 @@ int main(void)
 
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_cut_at_the_deadline_not_while_in_request);
+    tcase_add_test(tc, test_body_deadline_follows_the_bytes);
     tcase_add_test(tc, test_zero_seconds_is_no_deadline);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
