@@ -280,7 +280,7 @@ $(OAPI_GEN)/swagger-ui%: $(NPM_STAMP)
 	cp openapi/node_modules/swagger-ui-dist/swagger-ui$* $@
 
 # .incbin inputs are invisible to -MMD: they are listed here instead.
-$(DOCS_OBJ): service/daemon/pt2d_docs_assets.S $(OAPI_FILES)
+$(DOCS_OBJ): service/daemon/pt2d_docs_assets.S service/daemon/pt2d_blob.inc $(OAPI_FILES)
 	@mkdir -p $(dir $@)
 	@[ -n "$(NPM)" ] || echo "pt2scope: no npm: pt2scoped is built without /docs and /openapi.json (make deps installs npm)"
 	$(CC) -c $(DOCS_DEFS) -Wa,--noexecstack -Wa,-I$(OAPI_GEN) -o $@ $<
@@ -299,7 +299,7 @@ DMN_HOBJ   += $(PAGE_OBJ)
 DMN_HCORE  += $(PAGE_OBJ)
 
 # .incbin inputs are invisible to -MMD: they are listed here instead.
-$(PAGE_OBJ): service/daemon/pt2d_page_assets.S $(PAGE_FILES)
+$(PAGE_OBJ): service/daemon/pt2d_page_assets.S service/daemon/pt2d_blob.inc $(PAGE_FILES)
 	@mkdir -p $(dir $@)
 	$(CC) -c -Wa,--noexecstack -Wa,-Iservice/daemon/page -o $@ $<
 

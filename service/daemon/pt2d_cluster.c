@@ -407,6 +407,17 @@ static cJSON *peer_json(const struct peer *p, struct tally *t)
 
 /* ---- the request ------------------------------------------------------------ */
 
+/* Append one header line; 0 when out of memory (the list stays as it was). */
+static int add_header(struct curl_slist **headers, const char *line)
+{
+    struct curl_slist *h = curl_slist_append(*headers, line);
+
+    if (h == NULL)
+        return 0;
+    *headers = h;
+    return 1;
+}
+
 int pt2d_cluster_query(const struct pt2d_cluster_cfg *cfg, const struct pt2d_options *o,
                        const char *request_id, const char *authorization, cJSON **out,
                        struct pt2_error *err)
@@ -447,23 +458,19 @@ int pt2d_cluster_query(const struct pt2d_cluster_cfg *cfg, const struct pt2d_opt
     if (m == NULL || headers == NULL)
         goto nomem;
     if (request_id != NULL && request_id[0] != '\0') {
-        struct curl_slist *h2;
-
         snprintf(hdr, sizeof(hdr), "X-Request-Id: %.100s", request_id);
-        if ((h2 = curl_slist_append(headers, hdr)) == NULL)
+        if (!add_header(&headers, hdr))
             goto nomem;
-        headers = h2;
     }
     /* Longer than any token file allows: not a credential worth passing on. */
     if (authorization != NULL && strlen(authorization) <= AUTH_HEADER_MAX) {
-        struct curl_slist *h2;
+        int ok;
 
         snprintf(auth, sizeof(auth), "Authorization: %s", authorization);
-        h2 = curl_slist_append(headers, auth);
+        ok = add_header(&headers, auth); /* curl keeps its own copy */
         explicit_bzero(auth, sizeof(auth));
-        if (h2 == NULL)
+        if (!ok)
             goto nomem;
-        headers = h2;
     }
     for (i = 0; i < n; i++) {
         pt2d_buf_reset(&url);

@@ -170,14 +170,20 @@ static int set_test_gate(struct pt2d_config *cfg, const char *src, const char *v
 }
 #endif
 
-static int set_max_upload(struct pt2d_config *cfg, const char *src, const char *v,
-                          struct pt2_error *err)
+/* A size setting ("16G", "512M", "64K", "1024"), its error prefixed with where it came from. */
+static int parse_size(const char *src, const char *value, uint64_t *out, struct pt2_error *err)
 {
     struct pt2_error e = {0};
 
-    if (pt2d_config_parse_size(v, &cfg->max_upload, &e) != PT2_OK)
+    if (pt2d_config_parse_size(value, out, &e) != PT2_OK)
         return pt2_error_set(err, PT2_ERR_INVALID, "%s: %s", src, e.message);
     return PT2_OK;
+}
+
+static int set_max_upload(struct pt2d_config *cfg, const char *src, const char *v,
+                          struct pt2_error *err)
+{
+    return parse_size(src, v, &cfg->max_upload, err);
 }
 
 /* Canonical path of an existing directory. */
@@ -360,21 +366,13 @@ static int set_max_uploads(struct pt2d_config *cfg, const char *src, const char 
 static int set_memory_budget(struct pt2d_config *cfg, const char *src, const char *v,
                              struct pt2_error *err)
 {
-    struct pt2_error e = {0};
-
-    if (pt2d_config_parse_size(v, &cfg->memory_budget, &e) != PT2_OK)
-        return pt2_error_set(err, PT2_ERR_INVALID, "%s: %s", src, e.message);
-    return PT2_OK;
+    return parse_size(src, v, &cfg->memory_budget, err);
 }
 
 static int set_cache_bytes(struct pt2d_config *cfg, const char *src, const char *v,
                            struct pt2_error *err)
 {
-    struct pt2_error e = {0};
-
-    if (pt2d_config_parse_size(v, &cfg->cache_bytes, &e) != PT2_OK)
-        return pt2_error_set(err, PT2_ERR_INVALID, "%s: %s", src, e.message);
-    return PT2_OK;
+    return parse_size(src, v, &cfg->cache_bytes, err);
 }
 
 static int set_header_timeout(struct pt2d_config *cfg, const char *src, const char *v,

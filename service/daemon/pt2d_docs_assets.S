@@ -3,30 +3,13 @@
  *
  * The Makefile copies or renders each file into $(BUILD)/openapi/ and passes
  * that directory to the assembler (-Wa,-I...), so .incbin finds it there and
- * make knows every input. Each blob is followed by a NUL, so it is also a C
- * string, and by an address-sized length (size_t) without that NUL.
+ * make knows every input. The blobs are laid out by pt2d_blob.inc.
  *
  * Built with -DPT2D_DOCS_YAML_ONLY (no npm on the build machine), only the
  * YAML is linked: the npm-made blobs are empty and pt2d_docs_complete is 0,
  * so the daemon can say how to build them instead of serving nothing.
  */
-        .macro pt2d_docs_blob name, file
-        .section .rodata.pt2d_docs, "a", %progbits
-        .balign 16
-        .globl \name
-        .type \name, %object
-\name:
-        .incbin "\file"
-.L\name\()_end:
-        .byte 0
-        .size \name, . - \name
-        .balign 8
-        .globl \name\()_len
-        .type \name\()_len, %object
-\name\()_len:
-        .dc.a .L\name\()_end - \name
-        .size \name\()_len, . - \name\()_len
-        .endm
+#include "pt2d_blob.inc"
 
         .macro pt2d_docs_empty name
         .section .rodata.pt2d_docs, "a", %progbits
@@ -43,16 +26,16 @@
         .size \name\()_len, . - \name\()_len
         .endm
 
-        pt2d_docs_blob pt2d_docs_openapi_yaml, "openapi.yaml"
+        pt2d_blob .rodata.pt2d_docs, pt2d_docs_openapi_yaml, "openapi.yaml"
 #ifdef PT2D_DOCS_YAML_ONLY
         pt2d_docs_empty pt2d_docs_openapi_json
         pt2d_docs_empty pt2d_docs_swagger_js
         pt2d_docs_empty pt2d_docs_swagger_css
 #define PT2D_DOCS_COMPLETE 0
 #else
-        pt2d_docs_blob pt2d_docs_openapi_json, "openapi.json"
-        pt2d_docs_blob pt2d_docs_swagger_js, "swagger-ui-bundle.js"
-        pt2d_docs_blob pt2d_docs_swagger_css, "swagger-ui.css"
+        pt2d_blob .rodata.pt2d_docs, pt2d_docs_openapi_json, "openapi.json"
+        pt2d_blob .rodata.pt2d_docs, pt2d_docs_swagger_js, "swagger-ui-bundle.js"
+        pt2d_blob .rodata.pt2d_docs, pt2d_docs_swagger_css, "swagger-ui.css"
 #define PT2D_DOCS_COMPLETE 1
 #endif
         .section .rodata.pt2d_docs, "a", %progbits

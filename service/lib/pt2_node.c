@@ -161,11 +161,8 @@ int pt2_node_to_json(const pt2_node *node, cJSON **out, struct pt2_error *err)
     if (amd == NULL)
         goto nomem;
     for (i = 0; i < node->amd.n; i++) {
-        item = amd_json(&node->amd.gpus[i]);
-        if (item == NULL || !cJSON_AddItemToArray(amd, item)) {
-            cJSON_Delete(item);
+        if (!pt2_json_add_owned(amd, NULL, amd_json(&node->amd.gpus[i])))
             goto nomem;
-        }
     }
     if (!pt2_json_add_str_or_null(doc, "amd_reason", node->amd.reason) ||
         !cJSON_AddItemToObject(doc, "cpu", cpu))

@@ -29,14 +29,9 @@ struct jb {
 
 static cJSON *jadd(struct jb *b, cJSON *obj, const char *key, cJSON *item)
 {
-    if (item == NULL || obj == NULL) {
+    /* cJSON refuses a NULL obj; either way the item is freed on failure. */
+    if (!pt2_json_add_owned(obj, key, item)) {
         b->failed = 1;
-        cJSON_Delete(item);
-        return NULL;
-    }
-    if (key != NULL ? !cJSON_AddItemToObject(obj, key, item) : !cJSON_AddItemToArray(obj, item)) {
-        b->failed = 1;
-        cJSON_Delete(item);
         return NULL;
     }
     return item;
