@@ -376,6 +376,20 @@ TH_FN void th_assert_problem(const struct th_resp *r, long status, const char *s
     cJSON_Delete(doc);
 }
 
+/* Copy a file (a fixture into a private root). */
+TH_FN void th_copy_file(const char *from, const char *to)
+{
+    size_t len = 0;
+    uint8_t *data = tu_read_file(from, &len);
+    FILE *f = fopen(to, "wb");
+
+    ck_assert_ptr_nonnull(data);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+    free(data);
+}
+
 /* The whole access log of an in-process server so far (caller frees). */
 TH_FN char *th_log_text(struct th_server *t)
 {

@@ -27,21 +27,13 @@ static void teardown(void)
     th_stop(&T);
 }
 
-static void copy_file(const char *from, const char *to, mode_t mode)
+/* A fixture copied to `to` with exactly `mode`, whatever the umask. */
+static void copy_fixture(const char *to, mode_t mode)
 {
-    char buf[65536];
-    int in = open(from, O_RDONLY | O_CLOEXEC), out;
-    ssize_t n;
+    char src[256];
 
-    ck_assert_int_ge(in, 0);
-    out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    ck_assert_int_ge(out, 0);
-    while ((n = read(in, buf, sizeof(buf))) > 0)
-        ck_assert_int_eq(write(out, buf, (size_t)n), n);
-    ck_assert_int_eq(n, 0);
-    close(in);
-    ck_assert_int_eq(fchmod(out, mode), 0); /* whatever the umask */
-    close(out);
+    th_copy_file(tu_fixture("cpu_x86_64.pt2", src, sizeof(src)), to);
+    ck_assert_int_eq(chmod(to, mode), 0);
 }
 
 /*
@@ -50,7 +42,7 @@ static void copy_file(const char *from, const char *to, mode_t mode)
  */
 START_TEST(test_inplace_rewrite_with_old_mtime_is_noticed)
 {
-    char src[256], dst[512], etag[128], hdr[160], zeros[4096] = {0};
+    char dst[512], etag[128], hdr[160], zeros[4096] = {0};
     const char *hl[] = {hdr, NULL};
     struct timespec times[2];
     struct th_resp r = {0};
@@ -59,7 +51,7 @@ START_TEST(test_inplace_rewrite_with_old_mtime_is_noticed)
     int fd;
 
     snprintf(dst, sizeof(dst), "%s/m.pt2", T.root2);
-    copy_file(tu_fixture("cpu_x86_64.pt2", src, sizeof(src)), dst, 0644);
+    copy_fixture(dst, 0644);
     ck_assert_int_eq(stat(dst, &before), 0);
     th_get(T.base, "/v1/inspect?path=m.pt2", &r);
     ck_assert_int_eq(r.status, 200);
@@ -137,14 +129,14 @@ static int forbidden_scenario(const char *dir)
 /* A package the server may not read is the client's dead end (403), not a server failure. */
 START_TEST(test_unreadable_is_forbidden)
 {
-    char dir[] = "/tmp/pt2d-forbid-XXXXXX", src[256], dst[300];
+    char dir[] = "/tmp/pt2d-forbid-XXXXXX", dst[300];
     pid_t pid;
     int status;
 
     ck_assert_ptr_nonnull(mkdtemp(dir));
     ck_assert_int_eq(chmod(dir, 0755), 0);
     snprintf(dst, sizeof(dst), "%s/secret.pt2", dir);
-    copy_file(tu_fixture("cpu_x86_64.pt2", src, sizeof(src)), dst, 0);
+    copy_fixture(dst, 0);
     th_config(&T);
     snprintf(T.cfg.roots[1], sizeof(T.cfg.roots[1]), "%s", dir);
     if (geteuid() != 0) {

@@ -337,7 +337,8 @@ END_TEST
 
 /* ---- client abort ------------------------------------------------------ */
 
-static int connect_local(uint16_t port)
+/* A connection from `from` (network order) to the server on 127.0.0.1. */
+static int connect_from(uint16_t port, in_addr_t from)
 {
     struct sockaddr_in sa;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -345,10 +346,17 @@ static int connect_local(uint16_t port)
     ck_assert_int_ge(fd, 0);
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = from;
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
     sa.sin_port = htons(port);
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
     return fd;
+}
+
+static int connect_local(uint16_t port)
+{
+    return connect_from(port, htonl(INADDR_ANY)); /* the kernel picks 127.0.0.1 */
 }
 
 static void send_all(int fd, const void *p, size_t n)
@@ -408,19 +416,6 @@ END_TEST
 
 /* ---- model roots ------------------------------------------------------- */
 
-static void copy_file(const char *from, const char *to)
-{
-    size_t n;
-    uint8_t *b = tu_read_file(from, &n);
-    FILE *f = fopen(to, "wb");
-
-    ck_assert_ptr_nonnull(b);
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(b, 1, n, f), n);
-    fclose(f);
-    free(b);
-}
-
 START_TEST(test_paths_symlinks_and_dirs)
 {
     char p[512], q[512], fx[PATH_MAX], fixture[256];
@@ -428,7 +423,7 @@ START_TEST(test_paths_symlinks_and_dirs)
 
     ck_assert_ptr_nonnull(realpath(tu_fixture("cpu_x86_64.pt2", fixture, sizeof(fixture)), fx));
     snprintf(p, sizeof(p), "%s/real.pt2", T.root2);
-    copy_file(fx, p);
+    th_copy_file(fx, p);
     snprintf(p, sizeof(p), "%s/inside.pt2", T.root2);
     ck_assert_int_eq(symlink("real.pt2", p), 0);
     snprintf(p, sizeof(p), "%s/escape.pt2", T.root2);
@@ -436,7 +431,7 @@ START_TEST(test_paths_symlinks_and_dirs)
     snprintf(p, sizeof(p), "%s/sub", T.root2);
     ck_assert_int_eq(mkdir(p, 0700), 0);
     snprintf(q, sizeof(q), "%s/sub/nested.pt2", T.root2);
-    copy_file(fx, q);
+    th_copy_file(fx, q);
     snprintf(p, sizeof(p), "%s/fx", T.root2);
     ck_assert_ptr_nonnull(realpath("tests/fixtures", q));
     ck_assert_int_eq(symlink(q, p), 0);
@@ -586,23 +581,6 @@ static void setup_per_ip(void)
     th_config(&T);
     T.cfg.max_connections_per_ip = PER_IP;
     th_start(&T);
-}
-
-/* A connection from `from` (network order) to the server on 127.0.0.1. */
-static int connect_from(uint16_t port, in_addr_t from)
-{
-    struct sockaddr_in sa;
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-    ck_assert_int_ge(fd, 0);
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = from;
-    ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-    sa.sin_port = htons(port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-    return fd;
 }
 
 /* The status code of the first response on fd (0 when the server closed it first). */

@@ -269,19 +269,6 @@ START_TEST(test_node_head_and_methods)
 END_TEST
 
 /* Copy the stand-in driver to `dst`. */
-static void copy_file(const char *src, const char *dst)
-{
-    size_t len;
-    uint8_t *b = tu_read_file(src, &len);
-    FILE *f = fopen(dst, "wb");
-
-    ck_assert_ptr_nonnull(b);
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(b, 1, len, f), len);
-    ck_assert_int_eq(fclose(f), 0);
-    free(b);
-}
-
 START_TEST(test_node_refresh_swaps_probe)
 {
     char dir[] = "/tmp/pt2d-fakecuda-XXXXXX", lib2[256];
@@ -292,7 +279,7 @@ START_TEST(test_node_refresh_swaps_probe)
      * environment per loaded copy, as a real driver does per process. */
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(lib2, sizeof(lib2), "%s/libcuda.so.1", dir);
-    copy_file(fake_path, lib2);
+    th_copy_file(fake_path, lib2);
     th_start(&T);
     doc = get_json("/v1/node");
     ck_assert(num(doc, "count") == 2);

@@ -107,19 +107,6 @@ static unsigned long long metric(const char *series)
     return v;
 }
 
-static void copy_file(const char *from, const char *to)
-{
-    size_t len = 0;
-    uint8_t *data = tu_read_file(from, &len);
-    FILE *f = fopen(to, "wb");
-
-    ck_assert_ptr_nonnull(data);
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-    fclose(f);
-    free(data);
-}
-
 START_TEST(test_first_page_items)
 {
     cJSON *doc = get_json("/v1/packages");
@@ -275,13 +262,13 @@ START_TEST(test_second_root)
     snprintf(p, sizeof(p), "%s/team", T.root2);
     ck_assert_int_eq(mkdir(p, 0755), 0);
     snprintf(p, sizeof(p), "%s/team/a.pt2", T.root2);
-    copy_file("tests/fixtures/cpu_x86_64.pt2", p);
+    th_copy_file("tests/fixtures/cpu_x86_64.pt2", p);
     snprintf(p, sizeof(p), "%s/team/.hidden.pt2", T.root2);
-    copy_file("tests/fixtures/cpu_x86_64.pt2", p);
+    th_copy_file("tests/fixtures/cpu_x86_64.pt2", p);
     snprintf(p, sizeof(p), "%s/team/notes.txt", T.root2);
-    copy_file("tests/fixtures/cpu_x86_64.pt2", p);
+    th_copy_file("tests/fixtures/cpu_x86_64.pt2", p);
     snprintf(p, sizeof(p), "%s/cuda_sm90a_v8.pt2", T.root2);
-    copy_file("tests/fixtures/cpu_x86_64.pt2", p);
+    th_copy_file("tests/fixtures/cpu_x86_64.pt2", p);
     snprintf(p, sizeof(p), "%s/out.pt2", T.root2);
     ck_assert_int_eq(symlink("/etc/hostname", p), 0);
     snprintf(p, sizeof(p), "%s/team/loop", T.root2);
