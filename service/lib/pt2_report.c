@@ -496,7 +496,9 @@ static cJSON *size_json(struct jb *b, const struct pt2_constants *c, const char 
  */
 static const char *oip_platform(const pt2_package *pkg)
 {
-    return strstr(pt2_package_kind(pkg), "aoti") != NULL ? "pytorch_aoti" : "pytorch_export";
+    const char *kind = pt2_package_kind(pkg); /* NULL: neither models nor programs */
+
+    return kind != NULL && strstr(kind, "aoti") != NULL ? "pytorch_aoti" : "pytorch_export";
 }
 
 /* The model's name: the user metadata's, else the package's file name without ".pt2". */
