@@ -66,10 +66,19 @@ enum pt2_status {
     PT2_ERR_TORCH_SAVE = -20,   /* a torch.save checkpoint, not a .pt2 ("torch-save-checkpoint") */
     PT2_ERR_FORBIDDEN = -21,    /* the server may not read it; why is not said ("forbidden") */
     PT2_ERR_UNAUTHORIZED = -22, /* no valid credentials ("unauthorized") */
-    PT2_ERR_HOST_NOT_ALLOWED = -23 /* a Host this server does not answer for ("host-not-allowed") */
+    PT2_ERR_HOST_NOT_ALLOWED =
+        -23,                      /* a Host this server does not answer for ("host-not-allowed") */
+    PT2_ERR_REMOTE_REFUSED = -24, /* a URL (or a redirect hop) not allowed ("remote-refused") */
+    PT2_ERR_REMOTE_UNREACHABLE =
+        -25, /* the remote server failed or answered an error ("remote-unreachable") */
+    PT2_ERR_REMOTE_NO_RANGE =
+        -26, /* no Range support and too large to download ("remote-no-range") */
+    PT2_ERR_REMOTE_CHANGED =
+        -27, /* the remote object changed during the inspection ("remote-changed") */
+    PT2_ERR_REMOTE_TIMEOUT = -28 /* the remote server did not answer in time ("remote-timeout") */
 };
 /* The lowest status code: every code from PT2_ERR_LAST to PT2_OK has a slug. */
-#define PT2_ERR_LAST PT2_ERR_HOST_NOT_ALLOWED
+#define PT2_ERR_LAST PT2_ERR_REMOTE_TIMEOUT
 
 #define PT2_ERROR_MSG_MAX 512
 
@@ -170,6 +179,95 @@ int pt2_json_check(const char *text, size_t len, const struct pt2_json_limits *l
 int pt2_json_parse(const char *text, size_t len, const struct pt2_json_limits *lim,
                    const char *what, cJSON **out, struct pt2_error *err);
 
+/* ---- Byte sources -------------------------------------------------------- */
+
+/*
+ * A byte source is what the inspector reads a package through: a local file,
+ * a spooled upload or a remote object, all behind one read-at callback and a
+ * size. The source adds a bounded block cache, read-ahead, and coalescing of
+ * nearby reads; after the central directory is known the inspector plans
+ * every header range it will need and fetches them in one batch
+ * (pt2_source_prefetch), so a remote object costs a few round trips and a
+ * local file a handful of pread()s.
+ */
+typedef struct pt2_source pt2_source;
+
+struct pt2_range {
+    uint64_t off, len;
+};
+
+struct pt2_source_ops {
+    /*
+     * Read len bytes at off into buf; *got < len only at the end of the
+     * object. PT2_OK or a status (with err filled). Required.
+     */
+    int (*read_at)(void *ctx, uint64_t off, void *buf, size_t len, size_t *got,
+                   struct pt2_error *err);
+    /*
+     * Read n ranges at once (bufs[i] receives ranges[i] whole; the ranges lie
+     * inside the object and do not overlap), e.g. as parallel requests.
+     * Optional: when NULL the source calls read_at once per range.
+     */
+    int (*read_many)(void *ctx, const struct pt2_range *ranges, void *const *bufs, size_t n,
+                     struct pt2_error *err);
+};
+
+/* Tuning; zero fields take the defaults given. */
+struct pt2_source_tuning {
+    size_t block;       /* reads are aligned to this (default 4 KiB) */
+    size_t readahead;   /* a miss reads at least this much (default 64 KiB) */
+    size_t gap;         /* planned ranges this close are fetched as one (default 64 KiB) */
+    size_t cache_bytes; /* bytes kept (default 16 MiB); larger single reads bypass the cache */
+    int direct;         /* every read goes to the backend as asked, nothing cached or
+                           planned: what reading costs without this layer (benchmarks) */
+};
+
+/*
+ * A source over ops + ctx (both borrowed; they must outlive the source) of
+ * `size` bytes. *out is freed with pt2_source_free(), which never calls the
+ * ops. `tuning` may be NULL.
+ */
+int pt2_source_new(pt2_source **out, const struct pt2_source_ops *ops, void *ctx, uint64_t size,
+                   const struct pt2_source_tuning *tuning, struct pt2_error *err);
+/* A source over a descriptor, read with pread() (the descriptor stays the caller's). */
+int pt2_source_new_fd(pt2_source **out, int fd, const struct pt2_source_tuning *tuning,
+                      struct pt2_error *err);
+void pt2_source_free(pt2_source *src);
+
+uint64_t pt2_source_size(const pt2_source *src);
+/* Read through the cache: like read_at, and counted. */
+int pt2_source_read(pt2_source *src, uint64_t off, void *buf, size_t len, size_t *got,
+                    struct pt2_error *err);
+/* Fetch the missing parts of these ranges (clamped to the object) in one batch. */
+int pt2_source_prefetch(pt2_source *src, const struct pt2_range *ranges, size_t n,
+                        struct pt2_error *err);
+/* Put bytes already known (a first response's body) in the cache, as if read at `off`. */
+int pt2_source_seed(pt2_source *src, uint64_t off, const void *data, size_t len,
+                    struct pt2_error *err);
+
+/*
+ * PT2_OK, or the backend's first failure (copied into err): once a backend
+ * read fails, every later read through the source fails the same way.
+ */
+int pt2_source_failed(const pt2_source *src, struct pt2_error *err);
+
+/* What reached the backend: read_at/read_many ranges, bytes, and sequential batches. */
+uint64_t pt2_source_requests(const pt2_source *src);
+uint64_t pt2_source_bytes(const pt2_source *src);
+uint64_t pt2_source_rounds(const pt2_source *src);
+
+/*
+ * Start recording a digest of every byte the backend delivers from now on,
+ * with its offset, in the order asked for. Two objects of equal size whose
+ * inspections read the same bytes at the same offsets get the same answer
+ * from this deterministic library, and the same digest; any difference in
+ * what was read changes it. So it can key a cache or an ETag without
+ * hashing bytes the inspection never needed (an upload's weights).
+ */
+void pt2_source_record_digest(pt2_source *src);
+/* The SHA-256 recorded so far (32 bytes; zeros when never started). */
+void pt2_source_digest(const pt2_source *src, uint8_t out[32]);
+
 /* ---- Package inspection ------------------------------------------------- */
 
 typedef struct pt2_package pt2_package;
@@ -190,6 +288,12 @@ int pt2_package_open_path(pt2_package **out, const char *path, const struct pt2_
                           struct pt2_error *err);
 int pt2_package_open_fd(pt2_package **out, int fd, const struct pt2_open_options *opts,
                         struct pt2_error *err);
+/*
+ * Inspect the package behind a byte source (borrowed for the call only; the
+ * package keeps nothing of it). The name shown defaults to "package.pt2".
+ */
+int pt2_package_open_source(pt2_package **out, pt2_source *src, const struct pt2_open_options *opts,
+                            struct pt2_error *err);
 void pt2_package_free(pt2_package *pkg);
 
 /*
@@ -198,6 +302,14 @@ void pt2_package_free(pt2_package *pkg);
  * bounded in bytes; 0 for NULL.
  */
 uint64_t pt2_package_memory(const pt2_package *pkg);
+
+/*
+ * Say where the package came from: `source` (ownership moves in, also on
+ * failure; NULL clears) is reported as the document's package.source, e.g.
+ * {"url", "validator", "requests", "bytes_transferred"} for a remote
+ * object. Call it before the package is shared between threads.
+ */
+void pt2_package_set_source(pt2_package *pkg, cJSON *source);
 
 /* Bytes and read calls the inspection issued against the file. */
 uint64_t pt2_package_bytes_read(const pt2_package *pkg);

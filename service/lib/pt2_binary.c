@@ -419,6 +419,54 @@ cleanup:
     return rc;
 }
 
+void pt2_binary_plan(struct pt2_rd *rd, struct pt2_range *out, size_t *n)
+{
+    struct pt2_error ignored = {0};
+    uint8_t head[HEAD_SIZE];
+    struct pt2_elf elf;
+    size_t got = 0, i;
+
+    *n = 0;
+    if (pt2_rd_read_some(rd, 0, head, sizeof(head), &got, &ignored) != PT2_OK ||
+        !pt2_elf_probe(head, got))
+        return;
+    if (pt2_elf_open(&elf, rd, 0, rd->size, &ignored) != PT2_OK)
+        goto cleanup;
+    /* GPU code objects are small and come whole with the first plan. */
+    if (elf.machine == PT2_ELF_EM_CUDA || elf.machine == PT2_ELF_EM_AMDGPU ||
+        elf.machine == PT2_ELF_EM_INTELGT || pt2_elf_load_sections(&elf, &ignored) != PT2_OK)
+        goto cleanup;
+    for (i = 0; i < elf.shnum && *n + 2 <= PT2_BINARY_PLAN_MAX; i++) {
+        const struct pt2_elf_section *s = &elf.sec[i];
+        uint64_t skip;
+
+        if (s->type == PT2_ELF_SHT_NOBITS)
+            continue;
+        if (strcmp(s->name, ".nv_fatbin") == 0 || strcmp(s->name, "__nv_relfatbin") == 0) {
+            out[(*n)++] = (struct pt2_range){
+                s->offset, s->size < PT2_BINARY_PLAN_SECTION ? s->size : PT2_BINARY_PLAN_SECTION};
+        } else if (s->type == PT2_ELF_SHT_DYNSYM || s->type == PT2_ELF_SHT_SYMTAB) {
+            /* What scan_embedded() walks: the global symbols (.symtab's when .dynsym has no
+             * kernel), then the names of a few; .dynstr is small, .strtab is not. */
+            const struct pt2_elf_section *str =
+                s->type == PT2_ELF_SHT_DYNSYM ? pt2_elf_section_at(&elf, s->link) : NULL;
+
+            skip = s->info > 0 && s->entsize > 0 ? (uint64_t)s->info * s->entsize : 0;
+            if (skip < s->size)
+                out[(*n)++] = (struct pt2_range){s->offset + skip,
+                                                 s->size - skip < PT2_BINARY_SYMTAB_BYTES_MAX
+                                                     ? s->size - skip
+                                                     : PT2_BINARY_SYMTAB_BYTES_MAX};
+            if (str != NULL && str->type != PT2_ELF_SHT_NOBITS)
+                out[(*n)++] = (struct pt2_range){str->offset, str->size < PT2_BINARY_PLAN_SECTION
+                                                                  ? str->size
+                                                                  : PT2_BINARY_PLAN_SECTION};
+        }
+    }
+cleanup:
+    pt2_elf_close(&elf);
+}
+
 int pt2_binary_scan(struct pt2_rd *rd, const char *source, struct pt2_kernel_list *kernels,
                     struct pt2_host_list *hosts, int *recognized, struct pt2_error *err)
 {

@@ -86,6 +86,16 @@ const char *pt2_status_slug(int code)
         return "unauthorized";
     case PT2_ERR_HOST_NOT_ALLOWED:
         return "host-not-allowed";
+    case PT2_ERR_REMOTE_REFUSED:
+        return "remote-refused";
+    case PT2_ERR_REMOTE_UNREACHABLE:
+        return "remote-unreachable";
+    case PT2_ERR_REMOTE_NO_RANGE:
+        return "remote-no-range";
+    case PT2_ERR_REMOTE_CHANGED:
+        return "remote-changed";
+    case PT2_ERR_REMOTE_TIMEOUT:
+        return "remote-timeout";
     case PT2_ERR_NOMEM:
     case PT2_ERR_INTERNAL:
     default:

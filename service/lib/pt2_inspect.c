@@ -48,6 +48,9 @@
 #define WRAPPER_CHUNK (64u * 1024u) /* bytes handed to the wrapper scanner at a time */
 #define LEGACY_EPROG "serialized_exported_program.json"
 #define CPP_TAIL_MAX (64u * 1024u) /* end of the wrapper .cpp: the compile command */
+/* Planned reads of a binary or wrapper (see plan()): its start and its end. */
+#define PLAN_HEAD (64u * 1024u)
+#define PLAN_TAIL (16u * 1024u)
 #define WARNINGS_MAX 64u
 #define EPROGS_MAX 16u
 /*
@@ -113,6 +116,7 @@ struct pt2_package {
     size_t nwarnings;
 
     uint64_t bytes_read, read_calls;
+    cJSON *source; /* package.source (pt2_package_set_source), or NULL */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -547,38 +551,167 @@ static void settle_meta_errors(struct pt2_package *pkg)
     }
 }
 
+/* What the walk does with an entry: the one classification walk() and plan() share. */
+enum entry_kind {
+    ENTRY_OTHER,
+    ENTRY_USER_META,
+    ENTRY_EPROG,
+    /* in a model folder (mname set): */
+    ENTRY_AOTI_META,
+    ENTRY_CPP,
+    ENTRY_BINARY,
+    ENTRY_MODEL_FILE
+};
+
+static enum entry_kind entry_kind(const char *rel, char *mname, size_t mlen)
+{
+    if (strcmp(base_name(rel), "model_metadata.json") == 0)
+        return ENTRY_USER_META; /* wherever it sits: extra/, extra_files/, or a model directory */
+    if (pt2_zip_layout_model_of(rel, mname, mlen, NULL) == PT2_OK) {
+        if (has_suffix(rel, "metadata.json"))
+            return ENTRY_AOTI_META;
+        if (has_suffix(rel, ".cpp"))
+            return ENTRY_CPP;
+        if (is_binary_entry(rel))
+            return ENTRY_BINARY;
+        return ENTRY_MODEL_FILE;
+    }
+    if ((strncmp(rel, "models/", 7) == 0 && has_suffix(rel, ".json") &&
+         strchr(rel + 7, '/') == NULL) ||
+        strcmp(rel, LEGACY_EPROG) == 0)
+        return ENTRY_EPROG;
+    return ENTRY_OTHER;
+}
+
+/*
+ * Everything the walk below will read, fetched in one batch before it
+ * starts: whole metadata documents, the head and tail of every binary (ELF
+ * and section headers; cubins are mostly small enough to come whole), the
+ * start and end of wrapper .cpp files. What the scanners then find (a
+ * fatbin inside a .so) is read on demand. Only a plan: a failure here is
+ * ignored, and the reads happen again where they are needed.
+ */
+static void plan(pt2_zip *z, size_t cap)
+{
+    struct pt2_error ignored = {0};
+    struct pt2_zip_want *w;
+    size_t n = pt2_zip_count(z), k = 0;
+    char mname[PT2_NAME_MAX];
+
+    w = calloc(n > 0 ? n : 1, sizeof(*w));
+    if (w == NULL)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        const char *rel = pt2_zip_relname(z, i);
+        uint64_t csize = pt2_zip_entry_csize(z, i);
+
+        if (rel == NULL)
+            continue;
+        switch (entry_kind(rel, mname, sizeof(mname))) {
+        case ENTRY_USER_META:
+        case ENTRY_AOTI_META:
+            if (pt2_zip_entry_size(z, i) <= cap)
+                w[k++] = (struct pt2_zip_want){i, csize, 0};
+            break;
+        case ENTRY_EPROG:
+            if (pt2_zip_entry_size(z, i) <= EPROG_CAP)
+                w[k++] = (struct pt2_zip_want){i, csize, 0};
+            break;
+        case ENTRY_CPP:
+            if (pt2_wrapper_is_wrapper_name(rel))
+                w[k++] = (struct pt2_zip_want){i, pt2_zip_entry_stored(z, i) ? PLAN_HEAD : csize,
+                                               CPP_TAIL_MAX};
+            break;
+        case ENTRY_BINARY:
+            w[k++] = (struct pt2_zip_want){i, PLAN_HEAD, PLAN_TAIL};
+            break;
+        case ENTRY_OTHER:
+        case ENTRY_MODEL_FILE:
+            break;
+        }
+    }
+    if (pt2_zip_prefetch(z, w, k, &ignored) != PT2_OK) {
+        /* the walk reads on demand, and meets any lasting failure itself */
+    }
+    free(w);
+}
+
+/*
+ * The second plan: with every binary's ELF header and section table in the
+ * cache (the first plan's heads and tails), the sections its scan will read
+ * (pt2_binary_plan) are fetched in one more batch, for all binaries at once,
+ * instead of one round trip per binary as the walk meets them.
+ */
+static void plan_sections(pt2_zip *z)
+{
+    struct pt2_error ignored = {0};
+    struct pt2_range *all = NULL, mine[PT2_BINARY_PLAN_MAX];
+    size_t n = pt2_zip_count(z), k = 0, cap = 0, m;
+    char mname[PT2_NAME_MAX];
+
+    for (size_t i = 0; i < n; i++) {
+        const char *rel = pt2_zip_relname(z, i);
+        pt2_zip_entry *e = NULL;
+
+        if (rel == NULL || !pt2_zip_entry_stored(z, i) ||
+            entry_kind(rel, mname, sizeof(mname)) != ENTRY_BINARY)
+            continue;
+        if (pt2_zip_entry_open(z, i, &e, &ignored) != PT2_OK)
+            continue;
+        pt2_rd_set_budget(pt2_zip_entry_rd(e), PT2_RD_DEFAULT_BUDGET);
+        pt2_binary_plan(pt2_zip_entry_rd(e), mine, &m);
+        pt2_zip_entry_free(e);
+        if (k + m > cap) {
+            size_t ncap = cap ? cap * 2 : 64;
+            struct pt2_range *na;
+
+            while (ncap < k + m)
+                ncap *= 2;
+            na = realloc(all, ncap * sizeof(*na));
+            if (na == NULL)
+                break;
+            all = na;
+            cap = ncap;
+        }
+        k += pt2_zip_file_ranges(z, i, mine, m, all + k);
+    }
+    if (k > 0 && pt2_source_prefetch(pt2_zip_source(z), all, k, &ignored) != PT2_OK) {
+        /* read on demand */
+    }
+    free(all);
+}
+
 static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_error *err)
 {
     size_t n = pt2_zip_count(z);
     char mname[PT2_NAME_MAX];
     int rc = PT2_OK;
 
+    plan(z, cap);
+    plan_sections(z);
     for (size_t i = 0; i < n && rc == PT2_OK; i++) {
         const char *rel = pt2_zip_relname(z, i);
-        const char *b;
+        enum entry_kind kind;
         struct pkg_model *m = NULL;
 
         if (rel == NULL)
             continue;
-        b = base_name(rel);
-        if (strcmp(b, "model_metadata.json") == 0) {
-            /* wherever it sits: extra/, extra_files/, or a model directory */
+        kind = entry_kind(rel, mname, sizeof(mname));
+        if (kind == ENTRY_USER_META) {
             rc = load_user_meta(pkg, z, i, rel, cap, err);
-        } else if (pt2_zip_layout_model_of(rel, mname, sizeof(mname), NULL) == PT2_OK) {
+        } else if (kind == ENTRY_EPROG) {
+            rc = load_eprog(pkg, z, i, rel, cap, err);
+        } else if (kind != ENTRY_OTHER) {
             rc = add_model(pkg, mname, &m, err);
             if (rc != PT2_OK)
                 break;
             m->files++;
-            if (has_suffix(rel, "metadata.json"))
+            if (kind == ENTRY_AOTI_META)
                 rc = load_aoti_meta(pkg, m, z, i, rel, cap, err);
-            else if (has_suffix(rel, ".cpp"))
+            else if (kind == ENTRY_CPP)
                 note_cpp(m, rel);
-            else if (is_binary_entry(rel))
+            else if (kind == ENTRY_BINARY)
                 rc = scan_binary(pkg, z, i, rel, err);
-        } else if ((strncmp(rel, "models/", 7) == 0 && has_suffix(rel, ".json") &&
-                    strchr(rel + 7, '/') == NULL) ||
-                   strcmp(rel, LEGACY_EPROG) == 0) {
-            rc = load_eprog(pkg, z, i, rel, cap, err);
         }
     }
     for (size_t i = 0; i < pkg->nmodels && rc == PT2_OK; i++) {
@@ -606,6 +739,10 @@ static int open_common(pt2_package **out, pt2_zip *z, const char *name,
     rc = pt2_zip_layout(z, &pkg->layout, err);
     if (rc == PT2_OK)
         rc = walk(pkg, z, cap, err);
+    /* A source that failed underneath (a remote object replaced, a timeout) fails the whole
+     * inspection: never an answer from a mix of what was read before and after. */
+    if (rc == PT2_OK)
+        rc = pt2_source_failed(pt2_zip_source(z), err);
     pkg->bytes_read = pt2_zip_bytes_read(z);
     pkg->read_calls = pt2_zip_read_calls(z);
     if (rc != PT2_OK) {
@@ -648,10 +785,38 @@ int pt2_package_open_fd(pt2_package **out, int fd, const struct pt2_open_options
     return rc;
 }
 
+int pt2_package_open_source(pt2_package **out, pt2_source *src, const struct pt2_open_options *opts,
+                            struct pt2_error *err)
+{
+    pt2_zip *z = NULL;
+    int rc;
+
+    *out = NULL;
+    if (src == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "no byte source given");
+    rc = pt2_zip_open_source(&z, src, err);
+    if (rc == PT2_OK)
+        rc = open_common(out, z, "package.pt2", opts, err);
+    pt2_zip_free(z);
+    return rc;
+}
+
+void pt2_package_set_source(pt2_package *pkg, cJSON *source)
+{
+    cJSON_Delete(pkg->source);
+    pkg->source = source;
+}
+
+const cJSON *pt2_package_source(const pt2_package *pkg)
+{
+    return pkg->source;
+}
+
 void pt2_package_free(pt2_package *pkg)
 {
     if (pkg == NULL)
         return;
+    cJSON_Delete(pkg->source);
     for (size_t i = 0; i < pkg->nmodels; i++) {
         cJSON_Delete(pkg->models[i].aoti);
         pt2_tensor_list_free(&pkg->models[i].inputs);

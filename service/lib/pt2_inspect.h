@@ -15,6 +15,8 @@
 #include "pt2scope.h"
 
 const char *pt2_package_name(const pt2_package *pkg);
+/* What pt2_package_set_source() gave (borrowed), or NULL. */
+const cJSON *pt2_package_source(const pt2_package *pkg);
 const struct pt2_zip_layout *pt2_package_layout(const pt2_package *pkg);
 const struct pt2_kernel_list *pt2_package_kernels(const pt2_package *pkg);
 const struct pt2_host_list *pt2_package_hosts(const pt2_package *pkg);

@@ -632,6 +632,8 @@ static cJSON *package_json(struct jb *b, const pt2_package *pkg)
     jstr(b, o, "layout", layout_name(pkg, l), 0);
     jbool(b, o, "zip64", l->zip64);
     jnum(b, o, "entries", (double)l->entries);
+    if (pt2_package_source(pkg) != NULL)
+        jadd(b, o, "source", cJSON_Duplicate(pt2_package_source(pkg), 1));
     return o;
 }
 

@@ -40,20 +40,22 @@
 struct pt2_zip_ent {
     const char *name; /* owned by libzip */
     uint64_t size;    /* uncompressed */
+    uint64_t csize;   /* compressed */
+    uint64_t offset;  /* of the local header; UINT64_MAX when the directory was not buffered */
     uint16_t method;  /* ZIP_CM_* */
 };
 
 struct pt2_zip {
-    int fd;
-    int owns_fd;
+    pt2_source *src;
+    int owns_src;
+    int fd; /* opened by path: ours to close; else -1 */
     uint64_t size;
 
     /* libzip source state */
     uint64_t pos;
     zip_error_t src_error;
-    int io_errno; /* errno of the last failed pread in the current operation */
-    uint64_t bytes_read, read_calls;
-    uint64_t dropped; /* bytes inflated only to seek, all entries together */
+    struct pt2_error io_err; /* the source's last failure in the current operation */
+    uint64_t dropped;        /* bytes inflated only to seek, all entries together */
 
     /* the end records; eocd.buf (file end from the central directory on) only while opening */
     struct pt2_zip_eocd eocd;
@@ -89,32 +91,11 @@ static const char *pz_strerror(int e, char *buf, size_t len)
 #endif
 }
 
-/* pread exactly what is there: *got < len only at end of file. -1 sets io_errno. */
+/* Read through the byte source: *got < len only at the end. -1 keeps the reason in io_err. */
 static int pz_pread(pt2_zip *z, uint64_t off, void *buf, size_t len, size_t *got)
 {
-    size_t have = 0;
-
-    while (have < len) {
-        size_t chunk = len - have;
-        ssize_t n;
-
-        if (chunk > PZ_PREAD_CHUNK)
-            chunk = PZ_PREAD_CHUNK;
-        z->read_calls++;
-        n = pread(z->fd, (uint8_t *)buf + have, chunk, (off_t)(off + have));
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            z->io_errno = errno;
-            *got = have;
-            return -1;
-        }
-        if (n == 0)
-            break;
-        have += (size_t)n;
-        z->bytes_read += (uint64_t)n;
-    }
-    *got = have;
+    if (pt2_source_read(z->src, off, buf, len, got, &z->io_err) != PT2_OK)
+        return -1;
     return 0;
 }
 
@@ -138,7 +119,7 @@ static zip_int64_t pz_src_cb(void *ud, void *data, zip_uint64_t len, zip_source_
             memcpy(data, mem, want);
             got = want;
         } else if (pz_pread(z, z->pos, data, want, &got) < 0) {
-            zip_error_set(&z->src_error, ZIP_ER_READ, z->io_errno);
+            zip_error_set(&z->src_error, ZIP_ER_READ, EIO);
             return -1;
         }
         z->pos += got;
@@ -187,22 +168,19 @@ static int pz_file_read(void *ctx, uint64_t off, void *buf, size_t len, size_t *
                         struct pt2_error *err)
 {
     pt2_zip *z = ctx;
-    char ebuf[128];
 
     if (pz_pread(z, off, buf, len, got) < 0)
-        return pt2_error_set(err, PT2_ERR_IO, "read error: %s",
-                             pz_strerror(z->io_errno, ebuf, sizeof(ebuf)));
+        return pt2_error_copy(err, &z->io_err);
     return PT2_OK;
 }
 
 static int pz_open_error(pt2_zip *z, zip_error_t *ze, struct pt2_error *err)
 {
-    char ebuf[128];
     int code = zip_error_code_zip(ze);
 
-    if (z->io_errno != 0)
-        return pt2_error_set(err, PT2_ERR_IO, "read error: %s",
-                             pz_strerror(z->io_errno, ebuf, sizeof(ebuf)));
+    /* The source's own reason (a read error, a remote object that changed) comes first. */
+    if (z->io_err.code != PT2_OK)
+        return pt2_error_copy(err, &z->io_err);
     switch (code) {
     case ZIP_ER_MEMORY:
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory opening the archive");
@@ -269,6 +247,7 @@ static int pz_check_sizes(const zip_stat_t *st, struct pt2_error *err)
 static int pz_load_entries(pt2_zip *z, struct pt2_error *err)
 {
     zip_int64_t n = zip_get_num_entries(z->za, 0);
+    uint64_t *offs;
     size_t i;
     int rc;
 
@@ -302,7 +281,18 @@ static int pz_load_entries(pt2_zip *z, struct pt2_error *err)
             return rc;
         z->ents[i].name = st.name;
         z->ents[i].size = st.size;
+        z->ents[i].csize = st.comp_size;
         z->ents[i].method = st.comp_method;
+        z->ents[i].offset = UINT64_MAX;
+    }
+    /* Where each entry lies, for planning reads (pt2_zip_prefetch); unknown is fine. */
+    offs = malloc(z->n * sizeof(*offs));
+    if (offs != NULL) {
+        size_t got = pt2_zip_eocd_local_offsets(&z->eocd, offs, z->n);
+
+        for (i = 0; i < got; i++)
+            z->ents[i].offset = offs[i];
+        free(offs);
     }
     /* The .pt2 rules: the prefix folder every relname drops, the model-folder caps. */
     z->prefix_len = pt2_zip_layout_prefix_len(z);
@@ -315,18 +305,11 @@ static int pz_load_entries(pt2_zip *z, struct pt2_error *err)
 
 static int pz_open_common(pt2_zip *z, struct pt2_error *err)
 {
-    char ebuf[128];
-    struct stat st;
     zip_error_t ze;
     zip_source_t *src;
     int rc, flags;
 
-    if (fstat(z->fd, &st) != 0)
-        return pt2_error_set(err, PT2_ERR_IO, "cannot stat the archive: %s",
-                             pz_strerror(errno, ebuf, sizeof(ebuf)));
-    if (!S_ISREG(st.st_mode))
-        return pt2_error_set(err, PT2_ERR_IO, "not a regular file");
-    z->size = (uint64_t)st.st_size;
+    z->size = pt2_source_size(z->src);
     /* libzip would open an empty file as an empty archive. */
     if (z->size == 0)
         return pt2_error_set(err, PT2_ERR_NOT_ZIP,
@@ -341,7 +324,7 @@ static int pz_open_common(pt2_zip *z, struct pt2_error *err)
         zip_error_fini(&ze);
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory creating the zip source");
     }
-    z->io_errno = 0;
+    pt2_error_clear(&z->io_err);
     /* A directory we could not buffer is left to libzip's full check, reads and all. */
     flags = ZIP_RDONLY;
     if (!pt2_zip_eocd_cd_buffered(&z->eocd))
@@ -356,35 +339,33 @@ static int pz_open_common(pt2_zip *z, struct pt2_error *err)
     }
     zip_error_fini(&ze);
     rc = pt2_zip_eocd_check_offsets(&z->eocd, err);
+    if (rc == PT2_OK)
+        rc = pz_load_entries(z, err);
     pt2_zip_eocd_release(&z->eocd);
-    if (rc != PT2_OK)
-        return rc;
-    return pz_load_entries(z, err);
+    return rc;
 }
 
-static pt2_zip *pz_alloc(int fd, int owns_fd)
+static pt2_zip *pz_alloc(void)
 {
     pt2_zip *z = calloc(1, sizeof(*z));
 
     if (z == NULL)
         return NULL;
-    z->fd = fd;
-    z->owns_fd = owns_fd;
+    z->fd = -1;
     zip_error_init(&z->src_error);
     return z;
 }
 
-int pt2_zip_open_fd(pt2_zip **out, int fd, struct pt2_error *err)
+int pt2_zip_open_source(pt2_zip **out, pt2_source *src, struct pt2_error *err)
 {
     pt2_zip *z;
     int rc;
 
     *out = NULL;
-    if (fd < 0)
-        return pt2_error_set(err, PT2_ERR_INVALID, "invalid file descriptor %d", fd);
-    z = pz_alloc(fd, 0);
+    z = pz_alloc();
     if (z == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory opening the archive");
+    z->src = src;
     rc = pz_open_common(z, err);
     if (rc != PT2_OK) {
         pt2_zip_free(z);
@@ -394,30 +375,43 @@ int pt2_zip_open_fd(pt2_zip **out, int fd, struct pt2_error *err)
     return PT2_OK;
 }
 
+int pt2_zip_open_fd(pt2_zip **out, int fd, struct pt2_error *err)
+{
+    pt2_source *src = NULL;
+    int rc;
+
+    *out = NULL;
+    rc = pt2_source_new_fd(&src, fd, NULL, err);
+    if (rc == PT2_OK)
+        rc = pt2_zip_open_source(out, src, err);
+    if (rc != PT2_OK) {
+        pt2_source_free(src);
+        return rc;
+    }
+    (*out)->owns_src = 1;
+    return PT2_OK;
+}
+
 int pt2_zip_open_path(pt2_zip **out, const char *path, struct pt2_error *err)
 {
-    char ebuf[128];
-    pt2_zip *z = NULL;
     int fd, rc;
 
     *out = NULL;
     if (path == NULL || path[0] == '\0')
         return pt2_error_set(err, PT2_ERR_INVALID, "empty archive path");
     fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
+        char ebuf[128];
+
         return pt2_error_set(err, PT2_ERR_IO, "cannot open %s: %s", path,
                              pz_strerror(errno, ebuf, sizeof(ebuf)));
-    z = pz_alloc(fd, 1);
-    if (z == NULL) {
-        close(fd);
-        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory opening %s", path);
     }
-    rc = pz_open_common(z, err);
+    rc = pt2_zip_open_fd(out, fd, err);
     if (rc != PT2_OK) {
-        pt2_zip_free(z);
+        close(fd);
         return rc;
     }
-    *out = z;
+    (*out)->fd = fd;
     return PT2_OK;
 }
 
@@ -427,7 +421,9 @@ void pt2_zip_free(pt2_zip *z)
         return;
     if (z->za != NULL)
         zip_discard(z->za);
-    if (z->owns_fd && z->fd >= 0)
+    if (z->owns_src)
+        pt2_source_free(z->src);
+    if (z->fd >= 0)
         close(z->fd);
     zip_error_fini(&z->src_error);
     pt2_zip_eocd_release(&z->eocd);
@@ -462,6 +458,16 @@ uint64_t pt2_zip_entry_size(const pt2_zip *z, size_t i)
     return i < z->n ? z->ents[i].size : 0;
 }
 
+int pt2_zip_entry_stored(const pt2_zip *z, size_t i)
+{
+    return i < z->n && z->ents[i].method == ZIP_CM_STORE;
+}
+
+uint64_t pt2_zip_entry_csize(const pt2_zip *z, size_t i)
+{
+    return i < z->n ? z->ents[i].csize : 0;
+}
+
 int pt2_zip_find(const pt2_zip *z, const char *relname, size_t *idx)
 {
     size_t i;
@@ -477,12 +483,17 @@ int pt2_zip_find(const pt2_zip *z, const char *relname, size_t *idx)
 
 uint64_t pt2_zip_bytes_read(const pt2_zip *z)
 {
-    return z->bytes_read;
+    return pt2_source_bytes(z->src);
 }
 
 uint64_t pt2_zip_read_calls(const pt2_zip *z)
 {
-    return z->read_calls;
+    return pt2_source_requests(z->src);
+}
+
+pt2_source *pt2_zip_source(pt2_zip *z)
+{
+    return z->src;
 }
 
 uint64_t pt2_zip_file_size(const pt2_zip *z)
@@ -493,6 +504,74 @@ uint64_t pt2_zip_file_size(const pt2_zip *z)
 int pt2_zip_zip64(const pt2_zip *z)
 {
     return z->eocd.zip64;
+}
+
+/* ---- planning ---------------------------------------------------------- */
+
+/*
+ * A local header is 30 bytes, the name, and an extra field the directory
+ * does not describe (the PyTorch writer pads it to align the data to 64
+ * bytes; zip64 adds 20): assume this much for it.
+ */
+#define PZ_LOCAL_EXTRA_GUESS 128u
+
+int pt2_zip_data_offset(pt2_zip *z, size_t i, uint64_t *off)
+{
+    struct pt2_error ignored = {0};
+    uint8_t h[30];
+    size_t got = 0;
+
+    if (i >= z->n || z->ents[i].offset == UINT64_MAX || z->ents[i].method != ZIP_CM_STORE ||
+        pt2_source_read(z->src, z->ents[i].offset, h, sizeof(h), &got, &ignored) != PT2_OK ||
+        got != sizeof(h) || pt2_le32(h) != 0x04034b50u)
+        return PT2_ERR_NOT_FOUND;
+    *off = z->ents[i].offset + sizeof(h) + pt2_le16(h + 26) + pt2_le16(h + 28);
+    return PT2_OK;
+}
+
+size_t pt2_zip_file_ranges(pt2_zip *z, size_t i, const struct pt2_range *r, size_t n,
+                           struct pt2_range *out)
+{
+    uint64_t data;
+    size_t k = 0;
+
+    if (pt2_zip_data_offset(z, i, &data) != PT2_OK)
+        return 0;
+    for (size_t j = 0; j < n; j++)
+        if (r[j].off < z->ents[i].size && r[j].len <= z->ents[i].size - r[j].off)
+            out[k++] = (struct pt2_range){data + r[j].off, r[j].len};
+    return k;
+}
+
+int pt2_zip_prefetch(pt2_zip *z, const struct pt2_zip_want *w, size_t n, struct pt2_error *err)
+{
+    struct pt2_range *r;
+    size_t k = 0;
+    int rc;
+
+    if (n == 0)
+        return PT2_OK;
+    r = calloc(2 * n, sizeof(*r));
+    if (r == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory planning reads");
+    for (size_t i = 0; i < n; i++) {
+        const struct pt2_zip_ent *e;
+        uint64_t data, head, tail;
+
+        if (w[i].index >= z->n || z->ents[w[i].index].offset == UINT64_MAX)
+            continue;
+        e = &z->ents[w[i].index];
+        data = e->offset + 30u + strlen(e->name);
+        head = w[i].head < e->csize ? w[i].head : e->csize;
+        r[k++] = (struct pt2_range){e->offset, data - e->offset + PZ_LOCAL_EXTRA_GUESS + head};
+        /* A tail is only where it lies for stored data; deflate gets there by inflating. */
+        tail = w[i].tail < e->csize ? w[i].tail : e->csize;
+        if (tail > 0 && e->method == ZIP_CM_STORE && tail < e->csize)
+            r[k++] = (struct pt2_range){data + e->csize - tail, tail + PZ_LOCAL_EXTRA_GUESS};
+    }
+    rc = pt2_source_prefetch(z->src, r, k, err);
+    free(r);
+    return rc;
 }
 
 /* ---- entry reads ------------------------------------------------------- */
@@ -508,11 +587,9 @@ static int pz_entry_error(pt2_zip *z, size_t i, zip_error_t *ze, const char *wha
                           struct pt2_error *err)
 {
     const char *rel = z->ents[i].name + z->prefix_len;
-    char ebuf[128];
 
-    if (z->io_errno != 0)
-        return pt2_error_set(err, PT2_ERR_IO, "%s: read error: %s", rel,
-                             pz_strerror(z->io_errno, ebuf, sizeof(ebuf)));
+    if (z->io_err.code != PT2_OK)
+        return pt2_error_set(err, z->io_err.code, "%s: %s", rel, z->io_err.message);
     switch (zip_error_code_zip(ze)) {
     case ZIP_ER_MEMORY:
         return pt2_error_set(err, PT2_ERR_NOMEM, "%s: out of memory", rel);
@@ -539,7 +616,7 @@ static zip_file_t *pz_fopen_entry(pt2_zip *z, size_t i, struct pt2_error *err, i
 {
     zip_file_t *zf;
 
-    z->io_errno = 0;
+    pt2_error_clear(&z->io_err);
     zf = zip_fopen_index(z->za, i, 0);
     if (zf == NULL) {
         *rc = pz_entry_error(z, i, zip_get_error(z->za), "open", err);
@@ -632,7 +709,7 @@ static int pz_entry_rd_fn(void *ctx, uint64_t off, void *buf, size_t len, size_t
     int rc;
 
     *got = 0;
-    z->io_errno = 0;
+    pt2_error_clear(&z->io_err);
     if (e->zf == NULL)
         return pt2_error_set(err, PT2_ERR_ENTRY, "%s: entry reader failed earlier", e->rd.name);
     if (e->stored) {

@@ -33,6 +33,7 @@
 
 #include "pt2_error.h"
 #include "pt2_rd.h"
+#include "pt2scope.h"
 
 #define PT2_ZIP_NAME_LEN_MAX 1024u                 /* bytes in one entry name */
 #define PT2_ZIP_SKIP_MAX (64u * 1024u * 1024u)     /* one forward skip in a compressed entry */
@@ -46,6 +47,8 @@ typedef struct pt2_zip_entry pt2_zip_entry;
 /* Open the archive at `path` / on the caller's descriptor `fd`. *out is NULL on failure. */
 int pt2_zip_open_path(pt2_zip **out, const char *path, struct pt2_error *err) PT2_WARN_UNUSED;
 int pt2_zip_open_fd(pt2_zip **out, int fd, struct pt2_error *err) PT2_WARN_UNUSED;
+/* Open the archive behind a byte source (borrowed: it must outlive the pt2_zip). */
+int pt2_zip_open_source(pt2_zip **out, pt2_source *src, struct pt2_error *err) PT2_WARN_UNUSED;
 void pt2_zip_free(pt2_zip *z);
 
 size_t pt2_zip_count(const pt2_zip *z);
@@ -57,6 +60,9 @@ const char *pt2_zip_relname(const pt2_zip *z, size_t i);
 const char *pt2_zip_prefix(const pt2_zip *z);
 /* Uncompressed size from the central directory, or 0 when i is out of range. */
 uint64_t pt2_zip_entry_size(const pt2_zip *z, size_t i);
+/* 1 when entry i is stored (not compressed); its compressed size (= size when stored). */
+int pt2_zip_entry_stored(const pt2_zip *z, size_t i);
+uint64_t pt2_zip_entry_csize(const pt2_zip *z, size_t i);
 /* Index of the first entry whose relname equals `relname`: PT2_OK, or PT2_ERR_NOT_FOUND. */
 int pt2_zip_find(const pt2_zip *z, const char *relname, size_t *idx);
 
@@ -88,10 +94,44 @@ int pt2_zip_entry_open(pt2_zip *z, size_t i, pt2_zip_entry **out,
 struct pt2_rd *pt2_zip_entry_rd(pt2_zip_entry *e);
 void pt2_zip_entry_free(pt2_zip_entry *e);
 
-/* Bytes and read calls issued against the file so far (libzip's own reads included). */
+/*
+ * What an inspection will read of entry `index`: its local header and the
+ * first `head` bytes of its (compressed) data, and for a stored entry its
+ * last `tail` bytes too.
+ */
+struct pt2_zip_want {
+    size_t index;
+    uint64_t head, tail;
+};
+/*
+ * Fetch all of that in one batch (pt2_source_prefetch: nearby ranges merged,
+ * what is cached skipped). Entries whose offsets are unknown (a directory
+ * that could not be buffered) are left to be read on demand.
+ */
+int pt2_zip_prefetch(pt2_zip *z, const struct pt2_zip_want *w, size_t n,
+                     struct pt2_error *err) PT2_WARN_UNUSED;
+
+/*
+ * Where stored entry i's data starts in the file (its local header read
+ * through the source): PT2_OK, or PT2_ERR_NOT_FOUND for a compressed entry,
+ * an unknown offset or a bad local header.
+ */
+int pt2_zip_data_offset(pt2_zip *z, size_t i, uint64_t *off);
+
+/*
+ * Ranges of stored entry i's data (entry offsets) as file ranges, for
+ * pt2_source_prefetch: into out[] (room for n), the count; 0 for other
+ * entries. Ranges past the entry's end are dropped.
+ */
+size_t pt2_zip_file_ranges(pt2_zip *z, size_t i, const struct pt2_range *r, size_t n,
+                           struct pt2_range *out);
+
+/* Bytes and read calls that reached the byte source's backend so far (libzip's reads included). */
 uint64_t pt2_zip_bytes_read(const pt2_zip *z);
 uint64_t pt2_zip_read_calls(const pt2_zip *z);
 uint64_t pt2_zip_file_size(const pt2_zip *z);
+/* The byte source the archive is read through (borrowed). */
+pt2_source *pt2_zip_source(pt2_zip *z);
 /* 1 if the end record libzip uses has a zip64 locator (see pt2_zip_eocd.h). */
 int pt2_zip_zip64(const pt2_zip *z);
 

@@ -261,6 +261,28 @@ int pt2_zip_eocd_check_offsets(const struct pt2_zip_eocd *e, struct pt2_error *e
     return PT2_OK;
 }
 
+size_t pt2_zip_eocd_local_offsets(const struct pt2_zip_eocd *e, uint64_t *out, size_t n)
+{
+    const uint8_t *cd = pt2_zip_eocd_bytes(e, e->cd_offset, (size_t)e->cd_size);
+    uint64_t pos = 0;
+    size_t i = 0;
+
+    if (!e->cd_known || cd == NULL)
+        return 0;
+    while (i < n && e->cd_size - pos >= CDIR_RECORD_MIN && pt2_le32(cd + pos) == SIG_CDIR) {
+        const uint8_t *r = cd + pos;
+        uint64_t csize = pt2_le32(r + 20), usize = pt2_le32(r + 24), off = pt2_le32(r + 42);
+        size_t nlen = pt2_le16(r + 28), xlen = pt2_le16(r + 30), clen = pt2_le16(r + 32);
+
+        if (CDIR_RECORD_MIN + nlen + xlen + clen > e->cd_size - pos)
+            break;
+        eocd_zip64_values(r + CDIR_RECORD_MIN + nlen, xlen, &usize, &csize, &off);
+        out[i++] = off;
+        pos += CDIR_RECORD_MIN + nlen + xlen + clen;
+    }
+    return i;
+}
+
 int pt2_zip_eocd_starts_with_local_header(const struct pt2_zip_eocd *e)
 {
     struct pt2_error ignored = {0};

@@ -80,6 +80,12 @@ int pt2_zip_eocd_cd_buffered(const struct pt2_zip_eocd *e);
  */
 int pt2_zip_eocd_check_offsets(const struct pt2_zip_eocd *e, struct pt2_error *err) PT2_WARN_UNUSED;
 
+/*
+ * The local header offsets of the first `n` directory records (zip64 extra
+ * applied) into out[] (libzip indexes entries in directory order): the
+ * count stored, 0 when the directory is not buffered.
+ */
+size_t pt2_zip_eocd_local_offsets(const struct pt2_zip_eocd *e, uint64_t *out, size_t n);
 /* 1 if the file starts with a local file header signature (read if not buffered). */
 int pt2_zip_eocd_starts_with_local_header(const struct pt2_zip_eocd *e);
 

@@ -41,7 +41,8 @@ struct bi_result {
     const char *label;
     const char *path;
     unsigned long long weights, file_size, entries;
-    unsigned long long bytes_read, read_calls;
+    unsigned long long bytes_read, read_calls, rounds;
+    unsigned long long direct_calls, direct_bytes; /* the same inspection, every read a pread */
     double first_us, median_us, p90_us, min_us;
     size_t iters;
 };
@@ -61,7 +62,35 @@ static int bi_cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* One full inspection; fills bytes/calls/entries on success. */
+/*
+ * The same inspection through a source with `direct` tuning: every read the
+ * inspector makes goes to pread() as asked, nothing planned or cached. What
+ * the byte source saves is the difference.
+ */
+static int bi_direct(struct bi_result *r, struct pt2_error *err)
+{
+    const struct pt2_source_tuning direct = {.direct = 1};
+    pt2_source *src = NULL;
+    pt2_package *pkg = NULL;
+    FILE *f = fopen(r->path, "rb");
+    int rc;
+
+    if (f == NULL)
+        return pt2_error_set(err, PT2_ERR_IO, "cannot open %s", r->path);
+    rc = pt2_source_new_fd(&src, fileno(f), &direct, err);
+    if (rc == PT2_OK)
+        rc = pt2_package_open_source(&pkg, src, NULL, err);
+    if (rc == PT2_OK) {
+        r->direct_calls = pt2_source_requests(src);
+        r->direct_bytes = pt2_source_bytes(src);
+    }
+    pt2_package_free(pkg);
+    pt2_source_free(src);
+    fclose(f);
+    return rc;
+}
+
+/* One full inspection; fills bytes/calls/rounds/entries on success. */
 static int bi_once(struct bi_result *r, struct pt2_error *err)
 {
     pt2_package *pkg = NULL;
@@ -69,19 +98,28 @@ static int bi_once(struct bi_result *r, struct pt2_error *err)
     const cJSON *n;
     int rc;
 
-    rc = pt2_package_open_path(&pkg, r->path, NULL, err);
-    if (rc != PT2_OK)
-        return rc;
-    rc = pt2_package_to_json(pkg, 0, &doc, err);
+    pt2_source *src = NULL;
+    FILE *f = fopen(r->path, "rb");
+
+    if (f == NULL)
+        return pt2_error_set(err, PT2_ERR_IO, "cannot open %s", r->path);
+    rc = pt2_source_new_fd(&src, fileno(f), NULL, err);
+    if (rc == PT2_OK)
+        rc = pt2_package_open_source(&pkg, src, NULL, err);
+    if (rc == PT2_OK)
+        rc = pt2_package_to_json(pkg, 0, &doc, err);
     if (rc == PT2_OK) {
         r->bytes_read = pt2_package_bytes_read(pkg);
         r->read_calls = pt2_package_read_calls(pkg);
+        r->rounds = pt2_source_rounds(src);
         n = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "package"),
                                              "entries");
         r->entries = cJSON_IsNumber(n) ? (unsigned long long)n->valuedouble : 0;
     }
     cJSON_Delete(doc);
     pt2_package_free(pkg);
+    pt2_source_free(src);
+    fclose(f);
     return rc;
 }
 
@@ -103,6 +141,10 @@ static int bi_measure(struct bi_result *r, long min_ms, double *samples)
         return -1;
     }
     r->first_us = bi_now_us() - t0;
+    if (bi_direct(r, &err) != PT2_OK) {
+        fprintf(stderr, "bench_inspect: %s: %s\n", r->path, err.message);
+        return -1;
+    }
     start = bi_now_us();
     while (n < BI_MAX_SAMPLES &&
            (n < BI_MIN_ITERS || bi_now_us() - start < (double)min_ms * 1000.0)) {
@@ -144,6 +186,9 @@ static cJSON *bi_result_json(const struct bi_result *r, const struct bi_result *
         cJSON_AddNumberToObject(o, "file_size", (double)r->file_size) == NULL ||
         cJSON_AddNumberToObject(o, "bytes_read", (double)r->bytes_read) == NULL ||
         cJSON_AddNumberToObject(o, "read_calls", (double)r->read_calls) == NULL ||
+        cJSON_AddNumberToObject(o, "read_rounds", (double)r->rounds) == NULL ||
+        cJSON_AddNumberToObject(o, "unplanned_read_calls", (double)r->direct_calls) == NULL ||
+        cJSON_AddNumberToObject(o, "unplanned_bytes_read", (double)r->direct_bytes) == NULL ||
         cJSON_AddNumberToObject(o, "iterations", (double)r->iters) == NULL ||
         cJSON_AddNumberToObject(o, "first_us", r->first_us) == NULL ||
         cJSON_AddNumberToObject(o, "median_us", r->median_us) == NULL ||

@@ -29,6 +29,11 @@ START_TEST(test_table)
         {PT2_ERR_FORBIDDEN, 403, "forbidden"},
         {PT2_ERR_UNAUTHORIZED, 401, "unauthorized"},
         {PT2_ERR_HOST_NOT_ALLOWED, 403, "host-not-allowed"},
+        {PT2_ERR_REMOTE_REFUSED, 403, "remote-refused"},
+        {PT2_ERR_REMOTE_UNREACHABLE, 502, "remote-unreachable"},
+        {PT2_ERR_REMOTE_NO_RANGE, 502, "remote-no-range"},
+        {PT2_ERR_REMOTE_CHANGED, 409, "remote-changed"},
+        {PT2_ERR_REMOTE_TIMEOUT, 504, "remote-timeout"},
         {PT2_ERR_OVERLOADED, 503, "overloaded"},
         {PT2_ERR_METHOD, 405, "method-not-allowed"},
         {PT2_ERR_MEDIA_TYPE, 415, "unsupported-media-type"},
@@ -49,13 +54,18 @@ START_TEST(test_table)
         ck_assert_ptr_nonnull(t->title);
     }
     /* Every status of the library has its row: the slug is the library's, and a
-     * client's mistake is never a 5xx (only our failures and "busy, retry" are). */
+     * client's mistake is never a 5xx (only our failures, "busy, retry" and a remote
+     * server's failures, as a gateway says them, are). */
     for (code = PT2_ERR_LAST; code < PT2_OK; code++) {
         const struct pt2d_problem_type *t = pt2d_problem_lookup(code);
         ck_assert_int_eq(t->code, code);
         ck_assert_str_eq(t->slug, pt2_status_slug(code));
         if (code == PT2_ERR_OVERLOADED)
             ck_assert_uint_eq(t->status, 503);
+        else if (code == PT2_ERR_REMOTE_UNREACHABLE || code == PT2_ERR_REMOTE_NO_RANGE)
+            ck_assert_uint_eq(t->status, 502);
+        else if (code == PT2_ERR_REMOTE_TIMEOUT)
+            ck_assert_uint_eq(t->status, 504);
         else if (code != PT2_ERR_NOMEM && code != PT2_ERR_INTERNAL && code != PT2_ERR_IO)
             ck_assert_uint_lt(t->status, 500);
         else

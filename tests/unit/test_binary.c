@@ -488,6 +488,43 @@ static int cb(void *ctx, uint64_t off, void *buf, size_t len, size_t *got, struc
     return PT2_OK;
 }
 
+/* The second read plan of a host .so: exactly the sections its scan goes on to read. */
+START_TEST(test_plan_host_so)
+{
+    struct pt2_range r[PT2_BINARY_PLAN_MAX];
+    struct pt2_rd rd;
+    size_t n = 99, len;
+    uint8_t *b = load("bins/host_so_cuda/libhost_fatbin.so", &len);
+
+    pt2_rd_init_mem(&rd, b, len, "libhost_fatbin.so");
+    pt2_binary_plan(&rd, r, &n);
+    /* readelf -S: .dynsym 0x2c8+0xfd8 (sh_info 1, 24-byte symbols), .dynstr 0x12a0+0x86a,
+     * .nv_fatbin 0x8e990+0x6418, .symtab 0xae5c0+0x17100 (sh_info 3768) */
+    ck_assert_uint_eq(n, 4);
+    ck_assert_uint_eq(r[0].off, 0x2c8 + 24);
+    ck_assert_uint_eq(r[0].len, 0xfd8 - 24);
+    ck_assert_uint_eq(r[1].off, 0x12a0);
+    ck_assert_uint_eq(r[1].len, 0x86a);
+    ck_assert_uint_eq(r[2].off, 0x8e990);
+    ck_assert_uint_eq(r[2].len, 0x6418);
+    ck_assert_uint_eq(r[3].off, 0xae5c0 + 3768u * 24u);
+    ck_assert_uint_eq(r[3].len, 0x17100 - 3768u * 24u);
+    free(b);
+
+    /* a cubin comes whole with the first plan; text and short input plan nothing */
+    b = load("bins/cubin_cuda13/sm_90a.cubin", &len);
+    pt2_rd_init_mem(&rd, b, len, "sm_90a.cubin");
+    n = 99;
+    pt2_binary_plan(&rd, r, &n);
+    ck_assert_uint_eq(n, 0);
+    free(b);
+    pt2_rd_init_mem(&rd, "\177ELF", 4, "short");
+    n = 99;
+    pt2_binary_plan(&rd, r, &n);
+    ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
 START_TEST(test_callback_reader_counts)
 {
     struct pt2_rd rd;
@@ -634,6 +671,7 @@ int main(void)
     tcase_add_test(tc, test_truncated_inputs);
     tcase_add_test(tc, test_budget_is_enforced);
     tcase_add_test(tc, test_callback_reader_counts);
+    tcase_add_test(tc, test_plan_host_so);
     tcase_add_test(tc, test_real_package_host_so);
     tcase_add_test(tc, test_mutations_fail_cleanly);
     suite_add_tcase(s, tc);

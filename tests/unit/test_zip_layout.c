@@ -16,6 +16,10 @@
 #include "testutil.h"
 #include "ziptest.h"
 
+/* What opening and a few small reads cost at most: the tail window libzip asks for first,
+ * from the 4 KiB block it starts in, and two 64 KiB read-ahead windows of the byte source. */
+#define TAIL_AND_TWO_WINDOWS (65578u + 4096u + 2u * 65536u)
+
 /* Model folders of z's entries in first-seen order, by pt2_zip_layout_model_of; at most max. */
 static size_t models_of(const pt2_zip *z, char (*out)[PT2_NAME_MAX], size_t max)
 {
@@ -448,7 +452,7 @@ START_TEST(test_corpus_executorch_preprocess)
     ck_assert_int_eq(pt2_rd_read(pt2_zip_entry_rd(e), 0, magic, 4, &err), PT2_OK);
     ck_assert_uint_eq(pt2_le32(magic), 0xfeedfacfu);
     pt2_zip_entry_free(e);
-    ck_assert_uint_lt(pt2_zip_bytes_read(z), 100000);
+    ck_assert_uint_le(pt2_zip_bytes_read(z), TAIL_AND_TWO_WINDOWS);
     pt2_zip_free(z);
 }
 END_TEST
@@ -479,7 +483,7 @@ START_TEST(test_corpus_mlcolvar)
     ck_assert_ptr_nonnull(strstr(tail, "// Compile cmd\n// g++ "));
     ck_assert_ptr_nonnull(strstr(tail, "-D CPU_CAPABILITY_AVX512"));
     free(tail);
-    ck_assert_uint_lt(pt2_zip_bytes_read(z), 80000);
+    ck_assert_uint_le(pt2_zip_bytes_read(z), TAIL_AND_TWO_WINDOWS);
     pt2_zip_free(z);
 }
 END_TEST
