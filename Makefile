@@ -41,10 +41,12 @@ CHK_LIBS   = $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
 # header, the daemon the public header and its own; only the library and the
 # tests see the library's internal headers (tests/shell/layering.sh).
 INC_lib    := -Iservice/include -Iservice/lib
-INC_cli    := -Iservice/include
-INC_daemon := -Iservice/include -Iservice/daemon
-LAYER_INC   = -Iservice/include -Iservice/lib -Iservice/daemon -Itests/support
+INC_remote := -Iservice/include -Iservice/remote
+INC_cli    := -Iservice/include -Iservice/remote
+INC_daemon := -Iservice/include -Iservice/remote -Iservice/daemon
+LAYER_INC   = -Iservice/include -Iservice/lib -Iservice/remote -Iservice/daemon -Itests/support
 $(BUILD)/obj/service/lib/%.o:    LAYER_INC = $(INC_lib)
+$(BUILD)/obj/service/remote/%.o: LAYER_INC = $(INC_remote)
 $(BUILD)/obj/service/cli/%.o:    LAYER_INC = $(INC_cli)
 $(BUILD)/obj/service/daemon/%.o: LAYER_INC = $(INC_daemon)
 $(BUILD)/obj-hooks/service/daemon/%.o: LAYER_INC = $(INC_daemon)
@@ -53,6 +55,9 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) $(CFLAGS) \
 LIBS       = $(PKG_LIBS) -lpthread -ldl -lm
 
 LIB_SRC    := $(sort $(wildcard service/lib/*.c))
+# URLs and object stores (libcurl) over the library's public byte source API:
+# a layer of its own, linked by the CLI and the daemon (service/remote/pt2_remote.h).
+REM_SRC    := $(sort $(wildcard service/remote/*.c))
 CLI_SRC    := $(sort $(wildcard service/cli/*.c))
 DMN_SRC    := $(sort $(wildcard service/daemon/*.c))
 SUP_SRC    := $(sort $(filter-out tests/support/fakecuda.c,$(wildcard tests/support/*.c)))
@@ -71,6 +76,7 @@ HOOKS_DEF  := -DPT2SCOPE_TEST_HOOKS
 HOOKS_SRC  := service/daemon/pt2d_record.c service/daemon/pt2d_gate.c
 
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+REM_OBJ    := $(REM_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ    := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 DMN_OBJ    := $(patsubst %.c,$(BUILD)/obj/%.o,$(filter-out $(HOOKS_SRC),$(DMN_SRC)))
 DMN_HOBJ   := $(DMN_SRC:%.c=$(BUILD)/obj-hooks/%.o)
@@ -80,6 +86,7 @@ SUP_OBJ    := $(SUP_SRC:%.c=$(BUILD)/obj/%.o)
 UNIT_BIN   := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 HTTP_BIN   := $(HTTP_SRC:tests/http/%.c=$(BUILD)/tests/%)
 LIBA       := $(BUILD)/libpt2scope.a
+REMA       := $(BUILD)/libpt2remote.a
 FAKECUDA   := $(BUILD)/fakecuda/libcuda.so.1 $(BUILD)/fakecuda/old/libcuda.so.1
 
 .PHONY: all deps build-deps run run-examples test test-unit test-san test-contract test-shell \
@@ -91,7 +98,7 @@ ifneq ($(wildcard service/daemon/main.c),)
 PROGRAMS   += $(BUILD)/pt2scoped
 TEST_DAEMON := $(BUILD)/pt2scoped-test
 endif
-all: $(LIBA) $(PROGRAMS)
+all: $(LIBA) $(REMA) $(PROGRAMS)
 
 # --- dependencies ----------------------------------------------------------
 # deps installs what make run and make test need (as root; otherwise it prints
@@ -129,27 +136,31 @@ $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/pt2scope: $(CLI_OBJ) $(LIBA)
-	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(LIBA) $(LIBS)
-
-$(BUILD)/pt2scoped: $(DMN_OBJ) $(LIBA)
-	$(CC) $(LDSAN) -o $@ $(DMN_OBJ) $(LIBA) $(LIBS)
-
-$(BUILD)/pt2scoped-test: $(DMN_HOBJ) $(LIBA)
-	$(CC) $(LDSAN) -o $@ $(DMN_HOBJ) $(LIBA) $(LIBS)
-
-$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUP_OBJ) $(LIBA)
+$(REMA): $(REM_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDSAN) $(LDWRAP) -o $@ $< $(SUP_OBJ) $(LIBA) $(CHK_LIBS) $(LIBS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/pt2scope: $(CLI_OBJ) $(REMA) $(LIBA)
+	$(CC) $(LDSAN) -o $@ $(CLI_OBJ) $(REMA) $(LIBA) $(LIBS)
+
+$(BUILD)/pt2scoped: $(DMN_OBJ) $(REMA) $(LIBA)
+	$(CC) $(LDSAN) -o $@ $(DMN_OBJ) $(REMA) $(LIBA) $(LIBS)
+
+$(BUILD)/pt2scoped-test: $(DMN_HOBJ) $(REMA) $(LIBA)
+	$(CC) $(LDSAN) -o $@ $(DMN_HOBJ) $(REMA) $(LIBA) $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUP_OBJ) $(REMA) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDSAN) $(LDWRAP) -o $@ $< $(SUP_OBJ) $(REMA) $(LIBA) $(CHK_LIBS) $(LIBS)
 
 # Allocation-failure injection: the library's allocations go through the test's
 # failing allocator (tests/unit/test_oom.c), so every out-of-memory path runs.
 LDWRAP =
 $(BUILD)/tests/test_oom: LDWRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup
 
-$(HTTP_BIN): $(BUILD)/tests/%: $(BUILD)/obj-hooks/tests/http/%.o $(SUP_OBJ) $(DMN_HCORE) $(LIBA)
+$(HTTP_BIN): $(BUILD)/tests/%: $(BUILD)/obj-hooks/tests/http/%.o $(SUP_OBJ) $(DMN_HCORE) $(REMA) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDSAN) -o $@ $< $(SUP_OBJ) $(DMN_HCORE) $(LIBA) $(CHK_LIBS) $(LIBS)
+	$(CC) $(LDSAN) -o $@ $< $(SUP_OBJ) $(DMN_HCORE) $(REMA) $(LIBA) $(CHK_LIBS) $(LIBS)
 
 # Stand-in CUDA driver used by the probe tests (never the real one).
 $(BUILD)/fakecuda/libcuda.so.1: tests/support/fakecuda.c
@@ -221,14 +232,14 @@ bench: all
 format:
 	clang-format -i $(FORMAT_FILES)
 
-FORMAT_FILES = $(LIB_SRC) $(CLI_SRC) $(DMN_SRC) $(wildcard service/*/*.h) \
+FORMAT_FILES = $(LIB_SRC) $(REM_SRC) $(CLI_SRC) $(DMN_SRC) $(wildcard service/*/*.h) \
                $(wildcard tests/unit/*.c tests/http/*.c tests/http/*.h tests/support/*.[ch])
 
 # Functions no code here may call (unbounded or unchecked); snprintf and
 # the checked pt2_num_* parsers (pt2scope.h) replace them.
 BANNED := sprintf|vsprintf|strcpy|strcat|strncpy|atoi|atol|atoll|strtok|gets|strtol|strtoul|strtoll|strtoull|strtod
 lint:
-	@if grep -nE '(^|[^a-z_])($(BANNED))[[:space:]]*\(' $(LIB_SRC) $(CLI_SRC) $(DMN_SRC) \
+	@if grep -nE '(^|[^a-z_])($(BANNED))[[:space:]]*\(' $(LIB_SRC) $(REM_SRC) $(CLI_SRC) $(DMN_SRC) \
 	     $(wildcard service/*/*.h); then echo "lint: banned function (see above)"; exit 1; \
 	 else echo "lint: clean"; fi
 
@@ -337,14 +348,15 @@ FUZZ_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_DMN      := pt2d_options pt2d_buf pt2d_path
 FUZZ_LIB_OBJ  := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_DMN_OBJ  := $(FUZZ_DMN:%=$(FUZZ_DIR)/obj/service/daemon/%.o)
+FUZZ_REM_OBJ  := $(REM_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 
 $(FUZZ_DIR)/obj/%.o: %.c | build-deps
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) -g -O1 \
 	  -fno-omit-frame-pointer $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -Iservice/include \
-	  -Iservice/lib -Iservice/daemon $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+	  -Iservice/lib -Iservice/remote -Iservice/daemon $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
-$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ) $(FUZZ_DMN_OBJ)
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ) $(FUZZ_REM_OBJ) $(FUZZ_DMN_OBJ)
 	$(FUZZ_CC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
 fuzz: $(FUZZ_BINS)
@@ -367,5 +379,19 @@ $(K8S_STAMP): tests/k8s/package.json tests/k8s/package-lock.json
 
 test-k8s: $(K8S_STAMP)
 	@bash tests/k8s/run.sh
+
+# --- remote test servers ---------------------------------------------------
+# tests/remote/servers.sh starts the loopback servers the URL tests read
+# packages from: Debian's nginx (make deps installs it), two python3 stdlib
+# servers (tests/remote/httpserve.py) and an S3: s3rver behind a proxy that
+# verifies every SigV4 signature (tests/remote/s3/server.mjs), pinned in
+# tests/remote/s3/package-lock.json and installed with `npm ci`.
+REMOTE_S3_STAMP := tests/remote/s3/node_modules/.pt2scope-npm-ci
+
+$(REMOTE_S3_STAMP): tests/remote/s3/package.json tests/remote/s3/package-lock.json
+	cd tests/remote/s3 && npm ci --no-audit --no-fund
+	@touch $@
+
+test-shell: $(REMOTE_S3_STAMP)
 
 -include $(shell find $(BUILD)/obj $(BUILD)/obj-hooks $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)

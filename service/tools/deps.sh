@@ -27,6 +27,10 @@ build_tools="cc:gcc pkg-config:pkg-config"
 # only recommended, which --no-install-recommends leaves out.
 test_tools="curl:curl python3:python3 clang-format:clang-format chromium:chromium clang:clang"
 FUZZ_RT_PKG=libclang-rt-14-dev
+# nginx: the remote tests' web server (tests/remote/servers.sh runs it as the
+# current user, never the system service). Debian puts it in /usr/sbin, which a
+# non-root PATH may lack: it is there too (PT2SCOPE_NGINX names another place).
+NGINX_BIN=${PT2SCOPE_NGINX:-/usr/sbin/nginx}
 # The OpenAPI tools' floor (openapi/package.json "engines").
 NODE_MIN=18.17
 
@@ -85,6 +89,7 @@ esac
 
 check_mods "$test_mods"
 check_tools "$test_tools"
+command -v nginx >/dev/null 2>&1 || [ -x "$NGINX_BIN" ] || want nginx
 # clang finds libclang_rt.fuzzer-<arch>.a in its runtime directory, or cannot link a fuzzer.
 rt=$(clang --print-runtime-dir 2>/dev/null)
 [ -n "$rt" ] && [ -f "$rt/libclang_rt.fuzzer-$HOSTTYPE.a" ] || want "$FUZZ_RT_PKG"

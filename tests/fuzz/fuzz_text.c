@@ -1,13 +1,16 @@
 /*
  * fuzz_text.c - libFuzzer harness: the text fields users and packages give:
  * targets, driver versions, devices, numbers, ?input= shape specs and other
- * query arguments, and the AOTI wrapper .cpp scanner, fed in pieces.
+ * query arguments, URLs (the remote layer's rules: check, allow prefixes,
+ * display, redirects, S3 mapping, Content-Range), and the AOTI wrapper .cpp
+ * scanner, fed in pieces.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt2_remote_url.h"
 #include "pt2_wrapper.h"
 #include "pt2d_options.h"
 
@@ -15,8 +18,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const keys[] = {"path", "target", "driver", "device", "input", "view",
-                                       "refresh", "nocache"};
+    static const char *const keys[] = {"path", "url", "target", "driver", "device", "input",
+                                       "view", "refresh", "nocache"};
+    static const char *const allow[] = {"https://", "http://127.0.0.1:8080/m/", "s3://b/p/"};
+    const struct pt2_remote_opts ro = {.restricted = 1, .allow = allow, .n_allow = 3};
+    const struct pt2_remote_s3_env s3env = {NULL, NULL};
+    struct pt2_remote_s3 *s3 = malloc(sizeof(*s3));
+    struct pt2_remote_crange cr;
+    char out[PT2_REMOTE_URL_MAX + 1];
     struct pt2_wrapper_info info;
     struct pt2_error err = {0};
     struct pt2d_options o;
@@ -43,6 +52,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)pt2d_options_add_query(&o, keys[k], z, &err);
     pt2d_options_finish(&o);
     pt2d_options_free(&o);
+    /* URLs: every network-free rule of the remote layer */
+    (void)pt2_remote_check_url(z, &ro, &err);
+    (void)pt2_remote_check_allow(z, &err);
+    (void)pt2_remote_url_allowed(z, &ro);
+    (void)pt2_remote_url_allow_match(z, "https://h.example.com/p/");
+    (void)pt2_remote_url_allow_match("s3://b/p/", z);
+    if (pt2_remote_url_display(z, out, sizeof(out)) == PT2_OK) {
+        char name[PT2_REMOTE_NAME_MAX];
+
+        pt2_remote_url_name(out, name, sizeof(name));
+    }
+    (void)pt2_remote_url_resolve("http://h.example.com/a/b.pt2", z, out, sizeof(out));
+    if (s3 != NULL)
+        (void)pt2_remote_s3_map(z, &s3env, s3, &err);
+    (void)pt2_remote_content_range(z, size, &cr);
+    (void)pt2_remote_url_host_named(z, &ro);
+    free(s3);
     /* The wrapper scanner, fed in pieces whose size the first byte chooses. */
     if (pt2_wrapper_scan_new(&scan, "fuzz", 1u << 20, &err) == PT2_OK) {
         step = size > 0 ? (size_t)(data[0] % 61) + 1 : 1;

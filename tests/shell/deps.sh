@@ -7,6 +7,8 @@
 #   - no node and no npm: apt gets nodejs and npm; node without npm: npm only;
 #   - no chromium (the browser tests'): apt gets chromium only;
 #   - clang without its libFuzzer runtime: apt gets libclang-rt-14-dev only;
+#   - no nginx (the remote tests'), neither on PATH nor in /usr/sbin (here
+#     PT2SCOPE_NGINX): apt gets nginx only; one in /usr/sbin only: nothing;
 #   - a Node.js too old for the OpenAPI tools: a message, exit 2, no apt call;
 #   - not root: exit 2, the apt-get command printed, no apt call;
 #   - plain `make` with something missing: names it, points to make deps,
@@ -35,10 +37,17 @@ DEV_PKGS="libzip-dev libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev nettle-
 # A fresh fake bin for one case. Variables: MODS (pkg-config modules present;
 # pkg-config itself is always there unless a case removes it), TOOLS (other
 # commands present), NODE_VERSION, UID_IS, NO_FUZZ_RT (clang's runtime
-# directory lacks libclang_rt.fuzzer when set).
+# directory lacks libclang_rt.fuzzer when set), SBIN_NGINX (an nginx outside
+# PATH, where Debian's is, when set).
+# deps.sh looks for nginx off PATH at PT2SCOPE_NGINX (default /usr/sbin/nginx,
+# which this machine may have): a path of this test's own.
+export PT2SCOPE_NGINX=$TMP/sbin/nginx
 setup() {
-    rm -rf "$TMP/bin" "$TMP/calls" "$TMP/rt"
+    rm -rf "$TMP/bin" "$TMP/calls" "$TMP/rt" "$TMP/sbin"
     mkdir -p "$TMP/bin" "$TMP/rt"
+    if [ -n "${SBIN_NGINX:-}" ]; then
+        mkdir -p "$TMP/sbin" && printf '#!/bin/sh\n' >"$PT2SCOPE_NGINX" && chmod +x "$PT2SCOPE_NGINX"
+    fi
     [ -n "${NO_FUZZ_RT:-}" ] || : >"$TMP/rt/libclang_rt.fuzzer-$HOSTTYPE.a"
     : >"$TMP/calls"
     local t
@@ -76,7 +85,7 @@ run_make() {
 }
 apt_calls() { grep '^apt-get' "$TMP/calls" | tr '\n' ';'; }
 
-EVERY_TOOL="cc curl python3 clang-format chromium clang node npm"
+EVERY_TOOL="cc curl python3 clang-format chromium clang nginx node npm"
 
 # 1. Everything present: no apt call.
 MODS=$ALL_MODS TOOLS=$EVERY_TOOL NODE_VERSION=v20.11.1 UID_IS=0 setup
@@ -94,14 +103,14 @@ same "dev missing: apt" "$(apt_calls)" \
 same "dev missing: node untouched" "$(grep -c '^npm ' "$TMP/calls")" 0
 
 # 3. No node and no npm: Debian's nodejs and npm.
-MODS=$ALL_MODS TOOLS="cc curl python3 clang-format chromium clang" NODE_VERSION= UID_IS=0 setup
+MODS=$ALL_MODS TOOLS="cc curl python3 clang-format chromium clang nginx" NODE_VERSION= UID_IS=0 setup
 run_make deps
 same "no node: exit" "$RC" 0
 same "no node: apt" "$(apt_calls)" \
     "apt-get update -qq;apt-get install -y -qq --no-install-recommends nodejs npm;"
 
 # 4. A node without npm: npm only (never a second nodejs).
-MODS=$ALL_MODS TOOLS="cc curl python3 clang-format chromium clang node" NODE_VERSION=v18.19.0 UID_IS=0 setup
+MODS=$ALL_MODS TOOLS="cc curl python3 clang-format chromium clang nginx node" NODE_VERSION=v18.19.0 UID_IS=0 setup
 run_make deps
 same "node without npm: apt" "$(apt_calls)" \
     "apt-get update -qq;apt-get install -y -qq --no-install-recommends npm;"
@@ -121,11 +130,11 @@ run_make deps
 same "not root: exit" "$RC" 2
 same "not root: apt" "$(apt_calls)" ""
 same "not root: message" "$(echo "$OUT" | sed -n 1,2p)" \
-    "pt2scope: missing: check curl clang-format clang libclang-rt-14-dev
-run as root: apt-get update && apt-get install -y --no-install-recommends check curl clang-format clang libclang-rt-14-dev"
+    "pt2scope: missing: check curl clang-format clang nginx libclang-rt-14-dev
+run as root: apt-get update && apt-get install -y --no-install-recommends check curl clang-format clang nginx libclang-rt-14-dev"
 
 # 6b. Everything but the browser the page's tests drive: apt gets chromium, nothing else.
-MODS=$ALL_MODS TOOLS="cc curl python3 clang-format clang node npm" NODE_VERSION=v20.20.2 UID_IS=0 setup
+MODS=$ALL_MODS TOOLS="cc curl python3 clang-format clang nginx node npm" NODE_VERSION=v20.20.2 UID_IS=0 setup
 run_make deps
 same "no chromium: exit" "$RC" 0
 same "no chromium: apt" "$(apt_calls)" \
@@ -139,6 +148,22 @@ same "no fuzzer runtime: apt" "$(apt_calls)" \
     "apt-get update -qq;apt-get install -y -qq --no-install-recommends libclang-rt-14-dev;"
 same "no fuzzer runtime: asked clang" "$(grep -c '^clang --print-runtime-dir' "$TMP/calls")" 1
 
+# 6d. No nginx, on PATH or off it: apt gets nginx, nothing else.
+MODS=$ALL_MODS TOOLS="cc curl python3 clang-format chromium clang node npm" NODE_VERSION=v20.20.2 \
+    UID_IS=0 setup
+run_make deps
+same "no nginx: exit" "$RC" 0
+same "no nginx: apt" "$(apt_calls)" \
+    "apt-get update -qq;apt-get install -y -qq --no-install-recommends nginx;"
+
+# 6e. Debian's nginx in /usr/sbin, which a non-root PATH lacks: installed already.
+MODS=$ALL_MODS TOOLS="cc curl python3 clang-format chromium clang node npm" NODE_VERSION=v20.20.2 \
+    UID_IS=1000 SBIN_NGINX=1 setup
+run_make deps
+same "nginx off PATH: exit" "$RC" 0
+same "nginx off PATH: apt" "$(apt_calls)" ""
+same "nginx off PATH: output" "$OUT" ""
+
 # 7. Plain make with the -dev packages missing: says what and where, never apt.
 MODS="check" TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 setup
 run_make
@@ -149,7 +174,7 @@ same "make: message" "$(echo "$OUT" | head -1)" \
     "pt2scope: cannot build, missing: libzip-dev libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev nettle-dev; run 'make deps' (as root) to install them"
 
 # 8. No pkg-config at all: that package too, and every module it cannot see.
-MODS="" TOOLS="cc curl python3 clang-format chromium clang node npm" NODE_VERSION=v20.0.0 UID_IS=1000 setup
+MODS="" TOOLS="cc curl python3 clang-format chromium clang nginx node npm" NODE_VERSION=v20.0.0 UID_IS=1000 setup
 rm "$TMP/bin/pkg-config"
 run_make deps
 same "no pkg-config: message" "$(echo "$OUT" | head -1)" \
