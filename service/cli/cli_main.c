@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <curl/curl.h>
+
 #include "cli.h"
+#include "pt2_remote.h"
 #include "pt2scope.h"
 
 #define MAX_TARGETS 64
@@ -93,6 +96,10 @@ static void usage(FILE *f)
         "usage: pt2scope <command> [options]\n"
         "\n"
         "  inspect FILE [--json] [--oip]           what FILE was compiled for, its metadata\n"
+        "                                          (FILE may be an http://, https:// or s3:// "
+        "URL,\n"
+        "                                          read with Range requests; S3 from AWS_* "
+        "variables)\n"
         "  check FILE --target T [--target T ...] [--driver X.Y] [--json]\n"
         "                                          will FILE run on T (9.0, sm_90a, H100, "
         "gfx90a)?\n"
@@ -276,12 +283,44 @@ static void print_json(const cJSON *doc)
     }
 }
 
+/*
+ * A URL (http, https, s3) is read with Range requests (pt2_remote.h); the
+ * CLI's user chose it, so no allow list applies (the daemon's do).
+ * package.source then says where it came from and what reading it cost.
+ */
+static int open_remote(const char *url, pt2_package **pkg)
+{
+    struct pt2_remote_opts ro = {0};
+    struct pt2_open_options oo = {0};
+    struct pt2_error err = {0};
+    pt2_remote *r = NULL;
+    int rc;
+
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return fail("curl", "cannot initialise libcurl");
+    rc = pt2_remote_open(&r, url, &ro, &err);
+    if (rc == PT2_OK) {
+        oo.display_name = pt2_remote_name(r);
+        rc = pt2_package_open_source(pkg, pt2_remote_source(r), &oo, &err);
+    }
+    if (rc == PT2_OK)
+        pt2_package_set_source(*pkg, pt2_remote_source_json(r));
+    /* The remote layer's messages start with the URL, without credentials or query. */
+    if (rc != PT2_OK)
+        rc = fail_err(r != NULL ? pt2_remote_display_url(r) : "remote", &err);
+    pt2_remote_free(r);
+    curl_global_cleanup();
+    return rc;
+}
+
 static int open_pkg(const char *file, pt2_package **pkg)
 {
     struct pt2_error err = {0};
 
     if (file == NULL)
         return fail("usage", "no package file given");
+    if (pt2_remote_is_url(file))
+        return open_remote(file, pkg);
     if (pt2_package_open_path(pkg, file, NULL, &err) != PT2_OK)
         return fail_err(file, &err);
     return CLI_OK;

@@ -135,10 +135,12 @@ static int inspect_query(const struct pt2d_options *o, struct pt2d_buf *q)
     char *e;
     size_t i;
 
-    e = curl_easy_escape(h, o->path, 0);
+    /* each peer reads the package itself: from its model roots, or from the URL (under its own
+     * --remote-allow) */
+    e = curl_easy_escape(h, o->has_url ? o->url : o->path, 0);
     if (e == NULL)
         return PT2_ERR_NOMEM;
-    pt2d_buf_printf(q, "/v1/inspect?path=%s", e);
+    pt2d_buf_printf(q, "/v1/inspect?%s=%s", o->has_url ? "url" : "path", e);
     curl_free(e);
     for (i = 0; i < o->n_targets; i++) {
         e = curl_easy_escape(h, o->targets[i].text, 0);
@@ -428,20 +430,28 @@ int pt2d_cluster_query(const struct pt2d_cluster_cfg *cfg, const struct pt2d_opt
     struct tally t = {0};
     CURLM *m = NULL;
     cJSON *doc = NULL, *arr, *item, *sum;
-    char hdr[128], auth[AUTH_HEADER_MAX + 16];
+    char hdr[128], auth[AUTH_HEADER_MAX + 16], shown[PT2D_URL_MAX];
     size_t n = 0, i;
     int rc = PT2_OK;
 
     *out = NULL;
     pt2d_buf_init(&url, URL_MAX);
     pt2d_buf_init(&query, URL_MAX);
-    if (!o->has_path)
+    if (o->has_path == o->has_url)
         return pt2_error_set(err, PT2_ERR_INVALID,
-                             "name the package with ?path= (a path under the peers' model "
-                             "roots)");
+                             o->has_url ? "send either a path or a url, not both"
+                                        : "name the package with ?path= (a path under the peers' "
+                                          "model roots) or ?url=");
     peers = calloc(PT2D_PEERS_MAX, sizeof(*peers));
     doc = cJSON_CreateObject();
-    if (peers == NULL || doc == NULL || cJSON_AddStringToObject(doc, "path", o->path) == NULL)
+    /* the report names the URL as answers do: no credentials, no query */
+    if (o->has_url && pt2_remote_shown_url(o->url, shown, sizeof(shown)) != PT2_OK) {
+        rc = pt2_error_set(err, PT2_ERR_INVALID, "url is not a URL this server reads");
+        goto cleanup;
+    }
+    if (peers == NULL || doc == NULL ||
+        cJSON_AddStringToObject(doc, o->has_url ? "url" : "path", o->has_url ? shown : o->path) ==
+            NULL)
         goto nomem;
     if (collect_peers(cfg, peers, &n, doc) != PT2_OK)
         goto nomem;

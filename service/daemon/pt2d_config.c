@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pt2d_auth.h"
+#include "pt2_remote.h"
 #include "pt2d_config.h"
 #include "pt2d_pool.h"
 #include "pt2d_url.h"
@@ -454,6 +455,48 @@ static int add_allowed_host(struct pt2d_config *cfg, const char *src, const char
     return PT2_OK;
 }
 
+static int add_remote_allow(struct pt2d_config *cfg, const char *src, const char *v,
+                            struct pt2_error *err)
+{
+    struct pt2_error e = {0};
+
+    if (v[0] == '\0')
+        return PT2_OK; /* "a,,b" and a trailing comma are harmless */
+    if (strlen(v) >= PT2D_REMOTE_PREFIX_MAX)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: prefix longer than %d bytes", src,
+                             PT2D_REMOTE_PREFIX_MAX - 1);
+    /* The remote layer says what a prefix may be (its one rule for it). */
+    if (pt2_remote_check_allow(v, &e) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: %s", src, e.message);
+    if (cfg->n_remote_allow == PT2D_MAX_REMOTE_ALLOW)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: more than %d prefixes", src,
+                             PT2D_MAX_REMOTE_ALLOW);
+    snprintf(cfg->remote_allow[cfg->n_remote_allow++], PT2D_REMOTE_PREFIX_MAX, "%s", v);
+    return PT2_OK;
+}
+
+static int set_remote_timeout(struct pt2d_config *cfg, const char *src, const char *v,
+                              struct pt2_error *err)
+{
+    return parse_uint(src, v, 1, 3600, &cfg->remote_timeout, err);
+}
+
+static int set_remote_max_download(struct pt2d_config *cfg, const char *src, const char *v,
+                                   struct pt2_error *err)
+{
+    return parse_size(src, v, &cfg->remote_max_download, err);
+}
+
+static int set_remote_max_bytes(struct pt2d_config *cfg, const char *src, const char *v,
+                                struct pt2_error *err)
+{
+    int rc = parse_size(src, v, &cfg->remote_max_bytes, err);
+
+    if (rc == PT2_OK && cfg->remote_max_bytes == 0)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: must be more than 0", src);
+    return rc;
+}
+
 static const struct opt opts[] = {
     {"--listen", "PT2SCOPE_LISTEN", "HOST:PORT",
      "address to listen on (default 127.0.0.1:8080; [::1]:PORT for IPv6; port 0 = any free)",
@@ -540,6 +583,21 @@ static const struct opt opts[] = {
      "Host name answered besides loopback names (repeatable; comma lists accepted); given, it is "
      "enforced on any listener",
      add_allowed_host, 1, ',', 0},
+    {"--remote-allow", "PT2SCOPE_REMOTE_ALLOW", "PREFIX",
+     "allow ?url= / {\"url\"} packages under this URL prefix, e.g. https://models.example.com/ "
+     "or s3://bucket/ (repeatable; variable: comma-separated; default none: URLs refused); hosts "
+     "on loopback, private or link-local addresses only when a prefix names them literally",
+     add_remote_allow, 1, ',', 0},
+    {"--remote-timeout", "PT2SCOPE_REMOTE_TIMEOUT", "SECONDS",
+     "limit on reading one remote package, every request together, 1..3600 (default 30)",
+     set_remote_timeout, 0, 0, 0},
+    {"--remote-max-download", "PT2SCOPE_REMOTE_MAX_DOWNLOAD", "SIZE",
+     "a server without Range support: objects up to SIZE are downloaded to the spool and "
+     "inspected there, larger ones refused with remote-no-range (default 256M)",
+     set_remote_max_download, 0, 0, 0},
+    {"--remote-max-bytes", "PT2SCOPE_REMOTE_MAX_BYTES", "SIZE",
+     "bytes transferred for one remote package with Range requests (default 64M)",
+     set_remote_max_bytes, 0, 0, 0},
 #ifdef PT2SCOPE_TEST_HOOKS
     {"--test-gate", "PT2SCOPE_TEST_GATE", "FILE",
      "test build only: every package job waits (up to 30 s) until FILE exists", set_test_gate, 0, 0,
@@ -571,6 +629,9 @@ void pt2d_config_defaults(struct pt2d_config *cfg)
     cfg->memory_budget = 128ull << 20;
     cfg->header_timeout = 30;
     cfg->cache_bytes = 64ull << 20;
+    cfg->remote_timeout = 30;
+    cfg->remote_max_download = PT2_REMOTE_MAX_DOWNLOAD_DEFAULT;
+    cfg->remote_max_bytes = PT2_REMOTE_MAX_BYTES_DEFAULT;
 }
 
 /* Apply one value; list settings split it on their separator. */

@@ -23,6 +23,8 @@
 #define PT2D_ORIGIN_MAX 256
 #define PT2D_MAX_PEERS 64
 #define PT2D_PEER_URL_MAX 256 /* "http://host:port", no trailing slash */
+#define PT2D_MAX_REMOTE_ALLOW 32
+#define PT2D_REMOTE_PREFIX_MAX 1024
 
 struct pt2d_gate;
 
@@ -67,6 +69,12 @@ struct pt2d_config {
     /* Host names answered besides loopback names (pt2d_auth.h), lowercase, no port. */
     char allowed_hosts[PT2D_MAX_ALLOWED_HOSTS][PT2D_HOST_MAX];
     unsigned n_allowed_hosts;
+    /* Remote packages (?url=, pt2_remote.h): off while n_remote_allow is 0. */
+    char remote_allow[PT2D_MAX_REMOTE_ALLOW][PT2D_REMOTE_PREFIX_MAX]; /* URL prefixes */
+    unsigned n_remote_allow;
+    unsigned remote_timeout;      /* seconds per inspection, every request together, 1..3600 */
+    uint64_t remote_max_download; /* servers without Range: larger objects are refused */
+    uint64_t remote_max_bytes;    /* bytes transferred per inspection */
 #ifdef PT2SCOPE_TEST_HOOKS
     /* Test builds only (pt2d_gate.h): every package job waits at a gate first. */
     char test_gate_file[PT2D_PATH_MAX]; /* --test-gate: open once this file exists; "" = none */

@@ -231,7 +231,7 @@ int pt2d_intake_finish(struct pt2d_intake *in, struct pt2_error *err)
         return pt2_error_copy(err, &in->err);
     }
     if (in->spool != NULL)
-        pt2d_spool_finish(in->spool, in->digest);
+        pt2d_spool_finish(in->spool);
     return PT2_OK;
 }
 

@@ -51,10 +51,9 @@ struct pt2d_intake {
     int file_parts;      /* multipart "file" parts seen */
     uint64_t file_bytes; /* bytes of the current file part */
     char filename[PT2D_NAME_MAX];
-    const char *field_name; /* extra multipart field kept in `field`, or NULL */
-    struct pt2d_buf field;  /* its bytes */
-    int field_parts;        /* parts named field_name seen */
-    uint8_t digest[SHA256_DIGEST_SIZE];
+    const char *field_name;     /* extra multipart field kept in `field`, or NULL */
+    struct pt2d_buf field;      /* its bytes */
+    int field_parts;            /* parts named field_name seen */
     struct pt2_error err;       /* first failure; code != PT2_OK once failed */
     struct pt2d_budget *budget; /* what buffered bytes are reserved from, or NULL */
     uint64_t reserved;          /* bytes of `budget` this body holds */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <nettle/base16.h>
+#include <nettle/sha2.h>
 
 #include "pt2d_node.h"
 #include "pt2d_etag.h"
@@ -163,7 +164,7 @@ static int job_compat_input(const struct pt2d_job *job, struct job_input *in, st
     if (rc == PT2_OK)
         rc = pt2_k8s_nodes_parse(&in->nodes, nodes, err);
     cJSON_Delete(doc);
-    if (rc == PT2_OK && !in->own.has_path)
+    if (rc == PT2_OK && !in->own.has_path && !in->own.has_url)
         rc = pt2_error_set(err, PT2_ERR_INVALID,
                            "name a package with a JSON body {\"path\": ..., \"nodes\": ...} or "
                            "upload it as multipart/form-data with parts 'file' and 'nodes'");
@@ -270,13 +271,39 @@ int pt2d_job_etag(enum pt2d_route route, const char *key, const struct pt2d_opti
     return PT2_OK;
 }
 
+/* Open the package behind `src`, timed and counted; *out is the caller's. */
+static int job_open(const struct pt2d_job_env *env, pt2_source *src, const char *name,
+                    pt2_package **out, struct pt2_error *err)
+{
+    struct pt2_open_options oo = {0};
+    double t0 = job_now();
+    int rc;
+
+    oo.display_name = name;
+    rc = pt2_package_open_source(out, src, &oo, err);
+    if (rc == PT2_OK && env->metrics != NULL)
+        pt2d_metrics_inspection(env->metrics, job_now() - t0, pt2_package_bytes_read(*out));
+    return rc;
+}
+
+/* Wrap and (unless nocache) cache an opened package; pkg is consumed. */
+static int job_keep(const struct pt2d_job_env *env, int nocache, pt2_package *pkg, const char *key,
+                    struct pt2d_pkgref **out, struct pt2_error *err)
+{
+    *out = pt2d_pkgref_new(pkg);
+    if (*out == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    if (!nocache && env->cache != NULL)
+        pt2d_cache_put(env->cache, key, *out);
+    return PT2_OK;
+}
+
 /* Cache lookup, else open the package from `fd` (and cache it). */
 int pt2d_job_package(const struct pt2d_job_env *env, int nocache, int fd, const char *name,
                      const char *key, struct pt2d_pkgref **out, struct pt2_error *err)
 {
-    struct pt2_open_options oo = {0};
+    pt2_source *src = NULL;
     pt2_package *pkg = NULL;
-    double t0;
     int rc;
 
     *out = NULL;
@@ -285,19 +312,187 @@ int pt2d_job_package(const struct pt2d_job_env *env, int nocache, int fd, const 
         if (*out != NULL)
             return PT2_OK;
     }
-    oo.display_name = name;
-    t0 = job_now();
-    rc = pt2_package_open_fd(&pkg, fd, &oo, err);
+    rc = pt2_source_new_fd(&src, fd, NULL, err);
+    if (rc == PT2_OK)
+        rc = job_open(env, src, name, &pkg, err);
+    pt2_source_free(src);
     if (rc != PT2_OK)
         return rc;
-    if (env->metrics != NULL)
-        pt2d_metrics_inspection(env->metrics, job_now() - t0, pt2_package_bytes_read(pkg));
-    *out = pt2d_pkgref_new(pkg);
-    if (*out == NULL)
-        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
-    if (!nocache && env->cache != NULL)
-        pt2d_cache_put(env->cache, key, *out);
+    return job_keep(env, nocache, pkg, key, out, err);
+}
+
+/*
+ * What a job reads: a file under a model root, an upload, or a remote
+ * object. `key` identifies the content when it can be known before reading
+ * (a file's identity, a remote object's URL and validator); otherwise
+ * (uploads, remote objects without a validator) key_after is set and the
+ * key is made from the digest of what the inspection read (pt2_source.h):
+ * the receiving thread never hashes an upload's gigabytes of weights, and
+ * two bodies share an answer only when every byte the answer depends on is
+ * the same.
+ */
+struct job_src {
+    struct pt2d_path_file pf;
+    pt2_remote *remote;
+    pt2_source *src; /* owned unless it is the remote's */
+    const char *name;
+    char key[PT2D_CACHE_KEY_MAX];
+    int key_after;
+};
+
+static void job_src_free(struct job_src *js)
+{
+    if (js->remote == NULL)
+        pt2_source_free(js->src);
+    pt2_remote_free(js->remote);
+    if (js->pf.fd >= 0)
+        close(js->pf.fd);
+}
+
+/* "<prefix>:<SHA-256 hex of the parts>|<name>" */
+static void job_hash_key(char *key, size_t cap, const char *prefix, const uint8_t digest[32],
+                         uint64_t size, const char *name)
+{
+    char hex[BASE16_ENCODE_LENGTH(SHA256_DIGEST_SIZE) + 1];
+
+    base16_encode_update(hex, SHA256_DIGEST_SIZE, digest);
+    hex[BASE16_ENCODE_LENGTH(SHA256_DIGEST_SIZE)] = '\0';
+    snprintf(key, cap, "%s:%s:%llu|%s", prefix, hex, (unsigned long long)size, name);
+}
+
+static int job_remote(const struct pt2d_job *job, const char *url, struct job_src *js,
+                      struct pt2_error *err)
+{
+    const char *validator;
+    struct sha256_ctx sha;
+    uint8_t d[SHA256_DIGEST_SIZE];
+    int rc;
+
+    if (job->env->remote == NULL)
+        return pt2_error_set(err, PT2_ERR_REMOTE_REFUSED,
+                             "remote packages are off here: start pt2scoped with --remote-allow "
+                             "PREFIX to allow URLs under PREFIX");
+    rc = pt2_remote_open(&js->remote, url, job->env->remote, err);
+    if (job->env->metrics != NULL && js->remote != NULL)
+        pt2d_metrics_remote(job->env->metrics, pt2_remote_requests(js->remote),
+                            pt2_remote_bytes(js->remote));
+    if (rc != PT2_OK)
+        return rc;
+    js->src = pt2_remote_source(js->remote);
+    js->name = pt2_remote_name(js->remote);
+    validator = pt2_remote_validator(js->remote);
+    if (validator[0] == '\0') {
+        js->key_after = 1;
+        return PT2_OK;
+    }
+    /* The URL as given (a query string can name another object) with its validator, hashed:
+     * a fixed-size key that keeps no credential in memory. */
+    sha256_init(&sha);
+    sha256_update(&sha, strlen(url) + 1, (const uint8_t *)url);
+    sha256_update(&sha, strlen(validator) + 1, (const uint8_t *)validator);
+    sha256_digest(&sha, sizeof(d), d);
+    job_hash_key(js->key, sizeof(js->key), "r", d, pt2_remote_size(js->remote), js->name);
     return PT2_OK;
+}
+
+static int job_resolve(const struct pt2d_job *job, const struct pt2d_options *o, struct job_src *js,
+                       struct pt2_error *err)
+{
+    int rc;
+
+    if (job->upload_fd >= 0) {
+        if (o->has_path || o->has_url)
+            return pt2_error_set(err, PT2_ERR_INVALID, "send either an upload or a %s, not both",
+                                 o->has_url ? "url" : "path");
+        rc = pt2_source_new_fd(&js->src, job->upload_fd, NULL, err);
+        js->name = job->upload_name != NULL ? job->upload_name : "upload.pt2";
+        js->key_after = 1;
+        return rc;
+    }
+    if (o->has_path && o->has_url)
+        return pt2_error_set(err, PT2_ERR_INVALID, "send either a path or a url, not both");
+    if (o->has_url)
+        return job_remote(job, o->url, js, err);
+    if (!o->has_path)
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "name a package with ?path=, ?url=, a JSON body {\"path\": ...} or "
+                             "upload it");
+    rc = pt2d_path_open_at(job->env->roots, job->env->root_fds, job->env->n_roots, o->path, &js->pf,
+                           err);
+    if (rc != PT2_OK)
+        return rc;
+    js->name = js->pf.name;
+    pt2d_job_file_key(js->key, sizeof(js->key), &js->pf.st, js->name);
+    return PT2_OK;
+}
+
+/* Open what js names (never cached: its key comes from what was read) and key it. */
+static int job_open_unkeyed(const struct pt2d_job *job, struct job_src *js,
+                            struct pt2d_pkgref **ref, struct pt2_error *err)
+{
+    pt2_package *pkg = NULL;
+    uint8_t d[SHA256_DIGEST_SIZE];
+    int rc;
+
+    pt2_source_record_digest(js->src);
+    rc = job_open(job->env, js->src, js->name, &pkg, err);
+    if (rc != PT2_OK)
+        return rc;
+    pt2_source_digest(js->src, d);
+    job_hash_key(js->key, sizeof(js->key), js->remote != NULL ? "rd" : "u", d,
+                 pt2_source_size(js->src), js->name);
+    if (js->remote != NULL)
+        pt2_package_set_source(pkg, pt2_remote_source_json(js->remote));
+    return job_keep(job->env, 1, pkg, js->key, ref, err);
+}
+
+/* Cache lookup by js->key, else open and cache. */
+static int job_open_keyed(const struct pt2d_job *job, struct job_src *js, struct pt2d_pkgref **ref,
+                          struct pt2_error *err)
+{
+    pt2_package *pkg = NULL;
+    int rc;
+
+    if (!job->nocache && job->env->cache != NULL) {
+        *ref = pt2d_cache_get(job->env->cache, js->key);
+        if (*ref != NULL)
+            return PT2_OK;
+    }
+    if (js->src == NULL && (rc = pt2_source_new_fd(&js->src, js->pf.fd, NULL, err)) != PT2_OK)
+        return rc;
+    rc = job_open(job->env, js->src, js->name, &pkg, err);
+    if (rc != PT2_OK)
+        return rc;
+    if (js->remote != NULL)
+        pt2_package_set_source(pkg, pt2_remote_source_json(js->remote));
+    return job_keep(job->env, job->nocache, pkg, js->key, ref, err);
+}
+
+static void job_remote_done(const struct pt2d_job *job, const struct job_src *js, uint64_t req0,
+                            uint64_t bytes0)
+{
+    if (js->remote != NULL && job->env->metrics != NULL)
+        pt2d_metrics_remote(job->env->metrics, pt2_remote_requests(js->remote) - req0,
+                            pt2_remote_bytes(js->remote) - bytes0);
+}
+
+/* The ETag of this job's answer, and 304 when the client has it: 1 when answered. */
+static int job_etag_304(struct pt2d_job *job, const struct job_input *in, const char *key,
+                        struct pt2d_buf *fp, struct pt2_error *err)
+{
+    int rc;
+
+    if (job->route == PT2D_ROUTE_COMPATIBILITY)
+        return 0;
+    rc = pt2d_job_etag(job->route, key, in->opts, in->snap, fp, job->reply->etag,
+                       sizeof(job->reply->etag));
+    if (rc != PT2_OK)
+        return -pt2_error_set(err, rc, "request options too large to fingerprint");
+    if (pt2d_etag_match(job->if_none_match, job->reply->etag)) {
+        pt2d_reply_take(job->reply, 304, NULL, NULL, 0);
+        return 1;
+    }
+    return 0;
 }
 
 /*
@@ -310,19 +505,19 @@ int pt2d_job_package(const struct pt2d_job_env *env, int nocache, int fd, const 
 static int job_run(struct pt2d_job *job, int cached_only)
 {
     struct pt2_error err = {0};
-    struct pt2d_path_file pf = {.fd = -1};
+    struct job_src js = {.pf = {.fd = -1}};
     struct pt2d_pkgref *ref = NULL;
     struct job_input in;
     struct pt2d_buf fp;
-    char key[PT2D_CACHE_KEY_MAX], hex[BASE16_ENCODE_LENGTH(SHA256_DIGEST_SIZE) + 1];
-    const char *name;
+    uint64_t req0 = 0, bytes0 = 0;
     cJSON *doc = NULL;
     char *body;
     size_t body_len = 0;
-    int fd, rc, answered = 1;
+    int rc, answered = 1;
 
-    if (cached_only && (job->upload_fd >= 0 || job->route == PT2D_ROUTE_COMPATIBILITY ||
-                        job->nocache || job->env->cache == NULL || job_gated(job)))
+    if (cached_only &&
+        (job->upload_fd >= 0 || job->route == PT2D_ROUTE_COMPATIBILITY || job->opts->has_url ||
+         job->nocache || job->env->cache == NULL || job_gated(job)))
         return 0;
     memset(&in, 0, sizeof(in));
     in.opts = job->opts;
@@ -330,50 +525,29 @@ static int job_run(struct pt2d_job *job, int cached_only)
     job_wait_at_gate(job);
     if (job->route == PT2D_ROUTE_COMPATIBILITY && (rc = job_compat_input(job, &in, &err)) != PT2_OK)
         goto fail;
-
-    if (job->upload_fd >= 0) {
-        if (in.opts->has_path) {
-            pt2_error_set(&err, PT2_ERR_INVALID, "send either an upload or a path, not both");
-            goto fail;
-        }
-        fd = job->upload_fd;
-        name = job->upload_name != NULL ? job->upload_name : "upload.pt2";
-        base16_encode_update(hex, SHA256_DIGEST_SIZE, job->upload_digest);
-        hex[BASE16_ENCODE_LENGTH(SHA256_DIGEST_SIZE)] = '\0';
-        snprintf(key, sizeof(key), "u:%s|%s", hex, name);
-    } else {
-        if (!in.opts->has_path) {
-            pt2_error_set(&err, PT2_ERR_INVALID,
-                          "name a package with ?path=, a JSON body {\"path\": ...} or upload it");
-            goto fail;
-        }
-        rc = pt2d_path_open_at(job->env->roots, job->env->root_fds, job->env->n_roots,
-                               in.opts->path, &pf, &err);
-        if (rc != PT2_OK)
-            goto fail;
-        fd = pf.fd;
-        name = pf.name;
-        pt2d_job_file_key(key, sizeof(key), &pf.st, name);
+    if ((rc = job_resolve(job, in.opts, &js, &err)) != PT2_OK)
+        goto fail;
+    if (js.remote != NULL) {
+        req0 = pt2_remote_requests(js.remote);
+        bytes0 = pt2_remote_bytes(js.remote);
     }
 
     /* One snapshot for the whole job: the verdicts and the ETag agree. */
     if (job->route == PT2D_ROUTE_INSPECT && job->env->node != NULL)
         in.snap = pt2d_node_acquire(job->env->node);
-    if (job->route != PT2D_ROUTE_COMPATIBILITY) {
-        rc = pt2d_job_etag(job->route, key, in.opts, in.snap, &fp, job->reply->etag,
-                           sizeof(job->reply->etag));
-        if (rc != PT2_OK) {
-            pt2_error_set(&err, rc, "request options too large to fingerprint");
+    if (js.key_after) {
+        rc = job_open_unkeyed(job, &js, &ref, &err);
+        if (rc != PT2_OK)
             goto fail;
-        }
-        if (pt2d_etag_match(job->if_none_match, job->reply->etag)) {
-            pt2d_reply_take(job->reply, 304, NULL, NULL, 0);
-            goto cleanup;
-        }
     }
+    rc = job_etag_304(job, &in, js.key, &fp, &err);
+    if (rc < 0)
+        goto fail;
+    if (rc > 0)
+        goto cleanup;
 
     if (cached_only) {
-        ref = pt2d_cache_peek(job->env->cache, key);
+        ref = pt2d_cache_peek(job->env->cache, js.key);
         body = ref != NULL ? pt2d_pkgref_body_get(ref, job->reply->etag, &body_len) : NULL;
         if (body == NULL) {
             answered = 0;
@@ -384,8 +558,7 @@ static int job_run(struct pt2d_job *job, int cached_only)
                                pt2d_pkgref_body_release);
         goto cleanup;
     }
-    rc = pt2d_job_package(job->env, job->nocache, fd, name, key, &ref, &err);
-    if (rc != PT2_OK)
+    if (ref == NULL && (rc = job_open_keyed(job, &js, &ref, &err)) != PT2_OK)
         goto fail;
     /* Same strong ETag, same bytes: re-send what this package last rendered for it. */
     body = pt2d_pkgref_body_get(ref, job->reply->etag, &body_len);
@@ -406,13 +579,13 @@ fail:
     else
         job_problem(job, &err);
 cleanup:
+    job_remote_done(job, &js, req0, bytes0);
     cJSON_Delete(doc);
     pt2d_pkgref_release(ref);
     pt2d_node_release(in.snap);
     pt2_k8s_nodes_free(in.nodes);
     pt2d_options_free(&in.own);
-    if (pf.fd >= 0)
-        close(pf.fd);
+    job_src_free(&js);
     pt2d_buf_free(&fp);
     return answered;
 }

@@ -2,8 +2,8 @@
  * pt2d_job.h - the archive work behind /v1/inspect, arch, metadata, validate
  * and POST /v1/compatibility.
  *
- * Design: a job describes one request's input (a path reference or a
- * spooled upload) and options, and produces a pt2d_reply. It runs on a
+ * Design: a job describes one request's input (a path reference, a remote
+ * URL or a spooled upload) and options, and produces a pt2d_reply. It runs on a
  * pool worker and never touches MHD, so it can be tested directly. It
  * resolves the input, derives the cache key and ETag, answers 304 when
  * If-None-Match matches, and otherwise opens the package (or takes it from
@@ -29,8 +29,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include <nettle/sha2.h>
-
+#include "pt2_remote.h"
 #include "pt2d_cache.h"
 #ifdef PT2SCOPE_TEST_HOOKS
 #include "pt2d_gate.h"
@@ -46,9 +45,10 @@ struct pt2d_job_env {
     const char *const *roots;
     const int *root_fds; /* O_PATH descriptors of roots (pt2d_path_open_at), or NULL */
     size_t n_roots;
-    struct pt2d_cache *cache;     /* may be NULL: no caching */
-    struct pt2d_metrics *metrics; /* may be NULL */
-    struct pt2d_node *node;       /* this node's devices for /v1/inspect; may be NULL */
+    struct pt2d_cache *cache;             /* may be NULL: no caching */
+    struct pt2d_metrics *metrics;         /* may be NULL */
+    struct pt2d_node *node;               /* this node's devices for /v1/inspect; may be NULL */
+    const struct pt2_remote_opts *remote; /* ?url= rules (pt2_remote.h); NULL = URLs refused */
 #ifdef PT2SCOPE_TEST_HOOKS
     struct pt2d_gate *gate; /* test builds only: every job waits here first; NULL = none */
 #endif
@@ -58,8 +58,7 @@ struct pt2d_job {
     const struct pt2d_job_env *env;
     enum pt2d_route route; /* INSPECT, ARCH, METADATA or VALIDATE */
     const struct pt2d_options *opts;
-    int upload_fd; /* spooled upload, or -1 to use opts->path */
-    uint8_t upload_digest[SHA256_DIGEST_SIZE];
+    int upload_fd;             /* spooled upload, or -1 to use opts->path */
     const char *upload_name;   /* display name of an upload (NULL: "upload.pt2") */
     const char *if_none_match; /* request header or NULL */
     int nocache;               /* skip cache lookup and insertion */

@@ -58,6 +58,7 @@ struct pt2d_metrics {
     struct histogram inspect;
     uint64_t bytes_read;
     uint64_t upload_bytes;
+    uint64_t remote_requests, remote_bytes;
     uint64_t refused[PT2D_REFUSED_COUNT];
     char proc_root[PROC_ROOT_MAX]; /* "/proc" (tests: a fake tree) */
 };
@@ -139,6 +140,14 @@ void pt2d_metrics_upload(struct pt2d_metrics *m, uint64_t bytes)
 {
     pthread_mutex_lock(&m->lock);
     m->upload_bytes += bytes;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void pt2d_metrics_remote(struct pt2d_metrics *m, uint64_t requests, uint64_t bytes)
+{
+    pthread_mutex_lock(&m->lock);
+    m->remote_requests += requests;
+    m->remote_bytes += bytes;
     pthread_mutex_unlock(&m->lock);
 }
 
@@ -225,6 +234,11 @@ static void render_scalars(struct pt2d_buf *b, const struct pt2d_metrics *snap,
          snap->bytes_read},
         {"pt2scope_upload_bytes_total", "counter", "Request body bytes spooled from uploads.",
          snap->upload_bytes},
+        {"pt2scope_remote_requests_total", "counter",
+         "HTTP requests made to read remote packages (?url=), redirects included.",
+         snap->remote_requests},
+        {"pt2scope_remote_bytes_total", "counter",
+         "Body bytes received reading remote packages (?url=).", snap->remote_bytes},
         {"pt2scope_cache_hits_total", "counter", "Inspection results served from the cache.",
          g->cache_hits},
         {"pt2scope_cache_misses_total", "counter", "Cache lookups that found nothing.",
@@ -443,6 +457,8 @@ char *pt2d_metrics_render(struct pt2d_metrics *m, const struct pt2d_metrics_gaug
     snap->inspect = m->inspect;
     snap->bytes_read = m->bytes_read;
     snap->upload_bytes = m->upload_bytes;
+    snap->remote_requests = m->remote_requests;
+    snap->remote_bytes = m->remote_bytes;
     memcpy(snap->refused, m->refused, sizeof(m->refused));
     memcpy(snap->proc_root, m->proc_root, sizeof(m->proc_root));
     pthread_mutex_unlock(&m->lock);

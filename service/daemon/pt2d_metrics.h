@@ -65,6 +65,8 @@ void pt2d_metrics_request(struct pt2d_metrics *m, enum pt2d_route route, enum pt
                           unsigned status, double seconds);
 /* One package actually opened (cache hits are not inspections). */
 void pt2d_metrics_inspection(struct pt2d_metrics *m, double seconds, uint64_t bytes_read);
+/* Requests made and body bytes received for remote packages (pt2_remote.h). */
+void pt2d_metrics_remote(struct pt2d_metrics *m, uint64_t requests, uint64_t bytes);
 /* Request body bytes accepted into the spool. */
 void pt2d_metrics_upload(struct pt2d_metrics *m, uint64_t bytes);
 

@@ -68,6 +68,21 @@ static int set_view(struct pt2d_options *o, const char *text, struct pt2_error *
     return PT2_OK;
 }
 
+static int set_url(struct pt2d_options *o, const char *text, struct pt2_error *err)
+{
+    if (strlen(text) >= sizeof(o->url))
+        return pt2_error_set(err, PT2_ERR_INVALID, "url is longer than %zu bytes",
+                             sizeof(o->url) - 1);
+    if (o->has_url)
+        return pt2_error_set(err, PT2_ERR_INVALID, "url given more than once");
+    if (!pt2_remote_is_url(text))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "url must start with http://, https:// or s3://");
+    snprintf(o->url, sizeof(o->url), "%s", text);
+    o->has_url = 1;
+    return PT2_OK;
+}
+
 static int set_path(struct pt2d_options *o, const char *text, struct pt2_error *err)
 {
     if (strlen(text) >= sizeof(o->path))
@@ -240,6 +255,8 @@ int pt2d_options_add_query(struct pt2d_options *o, const char *key, const char *
         value = "";
     if (strcmp(key, "path") == 0)
         return set_path(o, value, err);
+    if (strcmp(key, "url") == 0)
+        return set_url(o, value, err);
     if (strcmp(key, "target") == 0)
         return add_target(o, value, err);
     if (strcmp(key, "driver") == 0)
@@ -320,8 +337,8 @@ int pt2d_options_apply_json(struct pt2d_options *o, const cJSON *doc, struct pt2
             } else {
                 rc = pt2_error_set(err, PT2_ERR_INVALID, "%s must be a string or an array", k);
             }
-        } else if (strcmp(k, "path") == 0 || strcmp(k, "driver") == 0 || strcmp(k, "view") == 0 ||
-                   strcmp(k, "device") == 0) {
+        } else if (strcmp(k, "path") == 0 || strcmp(k, "url") == 0 || strcmp(k, "driver") == 0 ||
+                   strcmp(k, "view") == 0 || strcmp(k, "device") == 0) {
             if (!cJSON_IsString(m))
                 rc = pt2_error_set(err, PT2_ERR_INVALID, "%s must be a string", k);
             else

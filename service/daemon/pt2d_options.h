@@ -1,9 +1,9 @@
 /*
  * pt2d_options.h - what a request asks for, from its query and JSON body.
  *
- * Design: query arguments (path, target, driver, view, inputs, input,
- * nocache) and the members of a JSON body (path, inputs, target, driver,
- * view) fill one struct, so handlers never look at raw request text. Every
+ * Design: query arguments (path, url, target, driver, view, inputs, input,
+ * nocache) and the members of a JSON body (path, url, inputs, target,
+ * driver, view) fill one struct, so handlers never look at raw request text. Every
  * list has a hard cap. pt2d_options_fingerprint() gives the canonical form
  * of everything that shapes a response body; it feeds the ETag.
  *
@@ -19,6 +19,7 @@
 
 #include "pt2scope.h"
 #include "pt2d_buf.h"
+#include "pt2_remote.h"
 #include "pt2d_path.h"
 
 #define PT2D_MAX_TARGETS 16
@@ -27,6 +28,7 @@
 #define PT2D_MAX_DIMS 64
 #define PT2D_JSON_BODY_MAX (1u << 20)
 #define PT2D_DEVICE_MAX 32
+#define PT2D_URL_MAX PT2_REMOTE_URL_MAX
 
 struct pt2d_target {
     char text[PT2D_TARGET_TEXT_MAX]; /* as the client wrote it */
@@ -36,6 +38,8 @@ struct pt2d_target {
 struct pt2d_options {
     char path[PT2D_PATH_MAX];
     int has_path;
+    char url[PT2D_URL_MAX]; /* ?url= / {"url"}: a remote package (pt2_remote.h) */
+    int has_url;
     struct pt2d_target targets[PT2D_MAX_TARGETS];
     size_t n_targets;
     int driver_version;  /* cuDriverGetVersion() form; 0 = not given */

@@ -104,6 +104,9 @@ struct pt2d_server {
     unsigned long inflight;
     struct pt2d_node *node; /* this node's GPUs and CPU */
     struct pt2d_cluster_cfg cluster;
+    /* ?url= rules (pt2_remote.h), pointing into cfg; env.remote is NULL while none allowed. */
+    struct pt2_remote_opts remote;
+    const char *remote_allow[PT2D_MAX_REMOTE_ALLOW];
 #ifdef PT2SCOPE_TEST_HOOKS
     struct pt2d_recorder recorder; /* contract tests: off unless PT2SCOPE_RECORD_DIR */
     struct pt2d_gate file_gate;    /* --test-gate FILE (pt2d_gate.h) */
@@ -640,12 +643,16 @@ static enum MHD_Result request_dispatch(struct request *rq)
         return answer_problem(rq, err.code, err.message);
     pt2d_options_finish(&rq->opts);
     upload_fd = pt2d_intake_spool_fd(&rq->intake);
-    if (upload_fd >= 0 && rq->opts.has_path)
-        return answer_problem(rq, PT2_ERR_INVALID, "send either an upload or a path, not both");
-    if (!compat && upload_fd < 0 && !rq->opts.has_path)
+    if (upload_fd >= 0 && (rq->opts.has_path || rq->opts.has_url))
         return answer_problem(rq, PT2_ERR_INVALID,
-                              "name a package with ?path=, a JSON body {\"path\": ...} or "
-                              "upload it as application/octet-stream or multipart/form-data");
+                              rq->opts.has_url ? "send either an upload or a url, not both"
+                                               : "send either an upload or a path, not both");
+    if (rq->opts.has_path && rq->opts.has_url)
+        return answer_problem(rq, PT2_ERR_INVALID, "send either a path or a url, not both");
+    if (!compat && upload_fd < 0 && !rq->opts.has_path && !rq->opts.has_url)
+        return answer_problem(rq, PT2_ERR_INVALID,
+                              "name a package with ?path=, ?url=, a JSON body {\"path\": ...} "
+                              "or upload it as application/octet-stream or multipart/form-data");
     if (compat && rq->intake.kind == PT2D_BODY_JSON) {
         rq->job.body = pt2d_buf_str(&rq->intake.json);
         rq->job.body_len = rq->intake.json.len;
@@ -658,7 +665,6 @@ static enum MHD_Result request_dispatch(struct request *rq)
     rq->job.route = rq->route->id;
     rq->job.opts = &rq->opts;
     rq->job.upload_fd = upload_fd;
-    memcpy(rq->job.upload_digest, rq->intake.digest, sizeof(rq->job.upload_digest));
     rq->job.upload_name = rq->intake.filename[0] != '\0' ? rq->intake.filename : NULL;
     rq->job.if_none_match = rq->inm[0] != '\0' ? rq->inm : NULL;
     rq->job.nocache = rq->opts.nocache;
@@ -970,6 +976,16 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     s->env.n_roots = s->cfg.n_roots;
     s->env.cache = s->cache;
     s->env.metrics = s->metrics;
+    for (i = 0; i < s->cfg.n_remote_allow; i++)
+        s->remote_allow[i] = s->cfg.remote_allow[i];
+    s->remote.restricted = 1;
+    s->remote.allow = s->remote_allow;
+    s->remote.n_allow = s->cfg.n_remote_allow;
+    s->remote.timeout_ms = (long)s->cfg.remote_timeout * 1000L;
+    s->remote.max_download = s->cfg.remote_max_download;
+    s->remote.max_bytes = s->cfg.remote_max_bytes;
+    s->remote.spool_dir = s->cfg.spool_dir;
+    s->env.remote = s->cfg.n_remote_allow > 0 ? &s->remote : NULL;
     if (s->listener.family == AF_INET6)
         flags |= MHD_USE_IPv6;
     /* The logger goes first so MHD reports option problems through it. A connection

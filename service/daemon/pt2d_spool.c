@@ -15,7 +15,6 @@ struct pt2d_spool {
     uint64_t size;
     uint64_t cap;
     int finished;
-    struct sha256_ctx sha;
 };
 
 static int spool_create_fd(const char *dir, struct pt2_error *err)
@@ -77,7 +76,6 @@ int pt2d_spool_open(struct pt2d_spool **out, const char *dir, uint64_t cap, stru
     }
     s->fd = fd;
     s->cap = cap;
-    sha256_init(&s->sha);
     *out = s;
     return PT2_OK;
 }
@@ -104,15 +102,13 @@ int pt2d_spool_write(struct pt2d_spool *s, const void *data, size_t len, struct 
         p += n;
         left -= (size_t)n;
     }
-    sha256_update(&s->sha, len, data);
     s->size += len;
     return PT2_OK;
 }
 
-void pt2d_spool_finish(struct pt2d_spool *s, uint8_t digest[SHA256_DIGEST_SIZE])
+void pt2d_spool_finish(struct pt2d_spool *s)
 {
     s->finished = 1;
-    sha256_digest(&s->sha, SHA256_DIGEST_SIZE, digest);
 }
 
 int pt2d_spool_fd(const struct pt2d_spool *s)

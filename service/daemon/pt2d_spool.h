@@ -5,10 +5,10 @@
  * spool directory that has no name from the moment it exists (O_TMPFILE,
  * or mkstemp + immediate unlink where the filesystem lacks it), so a crash
  * or a client disconnect can never leave a file behind: closing the
- * descriptor is the whole cleanup. The SHA-256 of the body is computed on
- * the way through (it keys the result cache and the ETag), by nettle, which
- * libmicrohttpd links already (and which picks the x86 SHA instructions when
- * the CPU has them).
+ * descriptor is the whole cleanup. The receiving thread only writes: the
+ * body is not hashed on the way through (an upload's answer is keyed by the
+ * digest of what its inspection read, pt2_source_record_digest), so an
+ * upload is received at close to the speed of a discarding sink.
  *
  * Ownership: pt2d_spool_open() returns an object freed with
  * pt2d_spool_free() (closes the descriptor). pt2d_spool_fd() is borrowed.
@@ -18,8 +18,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include <nettle/sha2.h>
 
 #include "pt2scope.h"
 
@@ -31,8 +29,8 @@ int pt2d_spool_open(struct pt2d_spool **out, const char *dir, uint64_t cap, stru
 /* Append bytes; PT2_ERR_TOO_LARGE once the total would pass the cap, PT2_ERR_IO on write errors. */
 int pt2d_spool_write(struct pt2d_spool *s, const void *data, size_t len, struct pt2_error *err);
 
-/* Finish hashing: the digest of everything written. Further writes are refused. */
-void pt2d_spool_finish(struct pt2d_spool *s, uint8_t digest[SHA256_DIGEST_SIZE]);
+/* The body is complete: further writes are refused. */
+void pt2d_spool_finish(struct pt2d_spool *s);
 
 /*
  * Whether an upload could be spooled now: an anonymous file is created in

@@ -1216,6 +1216,11 @@ int pt2_remote_downloaded(const pt2_remote *r)
     return r->downloaded;
 }
 
+int pt2_remote_shown_url(const char *url, char *out, size_t len)
+{
+    return pt2_remote_url_display(url, out, len);
+}
+
 cJSON *pt2_remote_source_json(const pt2_remote *r)
 {
     cJSON *o = cJSON_CreateObject();

@@ -98,6 +98,12 @@ int pt2_remote_check_url(const char *url, const struct pt2_remote_opts *opts,
  */
 int pt2_remote_check_allow(const char *entry, struct pt2_error *err);
 
+/*
+ * `url` as answers show it: without userinfo, query or fragment (the same
+ * text pt2_remote_display_url gives). PT2_OK, or PT2_ERR_INVALID.
+ */
+int pt2_remote_shown_url(const char *url, char *out, size_t len);
+
 /* The first request; *out is NULL on failure. */
 int pt2_remote_open(pt2_remote **out, const char *url, const struct pt2_remote_opts *opts,
                     struct pt2_error *err);

@@ -360,3 +360,53 @@ test('a 401 unauthorized and a 403 host-not-allowed on any path are the shared a
   r = contract.check(outside);
   assert.deepEqual([r.op, r.status, r.errors], ['GET /v1/inspect', '403', []]);
 });
+
+test('packages at URLs: package.source and the remote problems', () => {
+  // A remote answer: the inspection document plus package.source.
+  const remote = (mutate) => errorsAfter('inspect_get_200', (r) => {
+    r.query = { url: ['https://models.example.com/export_program.pt2'] };
+    r.body.package.source = {
+      url: 'https://models.example.com/export_program.pt2',
+      validator: '"66f1c2a0-1a54"',
+      requests: 3,
+      bytes_transferred: 6740,
+      range_requests: true,
+    };
+    if (mutate) mutate(r.body.package.source, r);
+  });
+  assert.deepEqual(remote(), []);
+  assert.deepEqual(remote((s) => { s.validator = null; s.range_requests = false; }), []);
+  assertRejected(remote((s) => { delete s.range_requests; }), "must have required property 'range_requests'");
+  assertRejected(remote((s) => { s.headers = {}; }), "must NOT have additional properties 'headers'");
+  assertRejected(remote((s) => { s.requests = 0; }), '/package/source/requests must be >= 1');
+
+  // Each remote problem on each operation that takes a URL, with its one status and title.
+  const problems = [
+    ['remote-refused', 403, 'The URL is not allowed here'],
+    ['remote-unreachable', 502, 'The remote server could not be read'],
+    ['remote-no-range', 502, 'The remote server does not support Range requests'],
+    ['remote-changed', 409, 'The remote object changed while it was read'],
+    ['remote-timeout', 504, 'The remote server did not answer in time'],
+  ];
+  const ops = [['GET', '/v1/inspect'], ['POST', '/v1/inspect'], ['GET', '/v1/arch'], ['POST', '/v1/arch'],
+    ['GET', '/v1/metadata'], ['POST', '/v1/metadata'], ['GET', '/v1/validate'],
+    ['POST', '/v1/validate'], ['POST', '/v1/compatibility']];
+  for (const [slug, status, title] of problems) {
+    for (const [method, p] of ops) {
+      const rec = structuredClone(sample('inspect_get_422'));
+      Object.assign(rec, { method, path: p, status, query: { url: ['https://models.example.com/m.pt2'] } });
+      Object.assign(rec.body, { type: `https://pt2scope.dev/problems/${slug}`, title, status, detail: 'x' });
+      const r = contract.check(rec);
+      assert.deepEqual([r.op, r.status, r.errors], [`${method} ${p}`, String(status), []], `${slug} ${method} ${p}`);
+    }
+    const wrong = structuredClone(sample('inspect_get_422'));
+    Object.assign(wrong.body, { type: `https://pt2scope.dev/problems/${slug}`, title, status: 422, detail: 'x' });
+    assertRejected(contract.check(wrong).errors, 'GET /v1/inspect -> 422: body /status must be equal to constant');
+  }
+  // The listing takes no URL: it declares none of the remote statuses.
+  const listing = structuredClone(sample('inspect_get_422'));
+  Object.assign(listing, { path: '/v1/packages', status: 502 });
+  Object.assign(listing.body, { type: 'https://pt2scope.dev/problems/remote-unreachable',
+    title: 'The remote server could not be read', status: 502, detail: 'x' });
+  assertRejected(contract.check(listing).errors, 'GET /v1/packages: status 502 is not declared');
+});

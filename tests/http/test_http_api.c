@@ -548,8 +548,8 @@ START_TEST(test_problem_bad_requests)
 
     th_get(T.base, "/v1/inspect", &r);
     th_assert_problem(&r, 400, "bad-request",
-                      "name a package with ?path=, a JSON body {\"path\": ...} or upload it as "
-                      "application/octet-stream or multipart/form-data");
+                      "name a package with ?path=, ?url=, a JSON body {\"path\": ...} or upload "
+                      "it as application/octet-stream or multipart/form-data");
     th_resp_free(&r);
     th_do(T.base, &rq, &r);
     th_assert_problem(&r, 400, "bad-request", "request body is not valid JSON");

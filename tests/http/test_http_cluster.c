@@ -945,8 +945,9 @@ START_TEST(test_cluster_without_peers_and_without_path)
     cJSON_Delete(doc);
 
     th_get(T.base, "/v1/cluster/compatibility", &r);
-    th_assert_problem(&r, 400, "bad-request",
-                      "name the package with ?path= (a path under the peers' model roots)");
+    th_assert_problem(
+        &r, 400, "bad-request",
+        "name the package with ?path= (a path under the peers' model roots) or ?url=");
     th_resp_free(&r);
 }
 END_TEST
