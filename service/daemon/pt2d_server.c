@@ -746,21 +746,54 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     }
 }
 
+/*
+ * libmicrohttpd 0.9.75 splits the query into arguments in the connection's
+ * memory pool before any handler runs, and when the pool runs out (about
+ * 2,000 arguments in 128 KiB) it closes the connection without an answer.
+ * The URI log callback sees the request line first, in MHD's own writable
+ * buffer: a query with more than MAX_QUERY_ARGS arguments is cut right
+ * after its '?', so MHD splits nothing, and the request is marked so that
+ * on_access answers it with the same 400 as 257 arguments get.
+ */
+static char too_many_args; /* the mark: *con_cls before on_access */
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    const char *q = uri != NULL ? strchr(uri, '?') : NULL;
+    unsigned n = 1;
+
+    (void)cls;
+    (void)c;
+    if (q == NULL)
+        return NULL;
+    for (const char *p = q + 1; *p != '\0'; p++)
+        if (*p == '&' && ++n > MAX_QUERY_ARGS) {
+            ((char *)q)[1] = '\0'; /* MHD's buffer, not a constant (see above) */
+            return &too_many_args;
+        }
+    return NULL;
+}
+
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char *url,
                                  const char *method, const char *version, const char *upload_data,
                                  size_t *upload_data_size, void **con_cls)
 {
     struct request *rq = *con_cls;
 
-    if (rq == NULL) {
+    if (rq == NULL || *con_cls == &too_many_args) {
         const char *edge;
+        int cut = *con_cls == &too_many_args;
 
         /* The headers are in: from now on the body's pace is what is timed. */
         pt2d_deadlines_body(((struct pt2d_server *)cls)->deadlines, conn_deadline(c), 0);
+        *con_cls = NULL;
         rq = request_new(cls, c, url, method);
         if (rq == NULL)
             return MHD_NO;
         *con_cls = rq;
+        if (cut)
+            pt2_error_set(&rq->qerr, PT2_ERR_INVALID, "more than %d query arguments",
+                          MAX_QUERY_ARGS);
         edge = framing_problem(c, version);
         if (edge != NULL)
             return early_problem(rq, PT2_ERR_INVALID, edge);
@@ -813,8 +846,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     struct request *rq = *con_cls;
     struct pt2d_access_record rec;
 
-    if (rq == NULL)
+    if (rq == NULL || *con_cls == &too_many_args) {
+        *con_cls = NULL; /* cut by on_uri, never reached on_access */
         return;
+    }
     *con_cls = NULL;
     /* A kept-alive connection has the header deadline again for its next request. */
     pt2d_deadlines_in_request(s->deadlines, conn_deadline(c), 0);
@@ -994,9 +1029,9 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
      * kubelet's probes) need. */
     s->mhd = MHD_start_daemon(
         flags, 0, NULL, NULL, on_access, s, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, s,
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->listener.fd, MHD_OPTION_NOTIFY_COMPLETED,
-        on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)s->cfg.request_timeout,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->listener.fd, MHD_OPTION_URI_LOG_CALLBACK, on_uri,
+        s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
+        on_connection, s, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)s->cfg.request_timeout,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY_LIMIT, MHD_OPTION_CONNECTION_LIMIT,
         connection_limit(&s->cfg, threads), MHD_OPTION_PER_IP_CONNECTION_LIMIT,
         s->cfg.max_connections_per_ip,

@@ -62,7 +62,7 @@ static void kernel_template(struct pt2_kernel *k, int container, const char *sou
     memset(k, 0, sizeof(*k));
     k->container = container;
     k->has_code = -1;
-    snprintf(k->source, sizeof(k->source), "%s", source != NULL ? source : "");
+    k->source = source != NULL ? source : ""; /* the list keeps its own copy */
     snprintf(k->symbol, sizeof(k->symbol), "%s", symbol != NULL ? symbol : "");
 }
 

@@ -38,6 +38,7 @@
 #include "pt2_model.h"
 #include "pt2_tensor.h"
 #include "pt2_sbuf.h"
+#include "pt2_source.h"
 #include "pt2_wrapper.h"
 #include "pt2_zip.h"
 #include "pt2_zip_layout.h"
@@ -640,7 +641,9 @@ static void plan(pt2_zip *z, size_t cap)
  * The second plan: with every binary's ELF header and section table in the
  * cache (the first plan's heads and tails), the sections its scan will read
  * (pt2_binary_plan) are fetched in one more batch, for all binaries at once,
- * instead of one round trip per binary as the walk meets them.
+ * instead of one round trip per binary as the walk meets them. It looks
+ * only at what the cache holds (cached-only mode): a binary the first plan
+ * could not fetch (tens of thousands of them) is read once, by the walk.
  */
 static void plan_sections(pt2_zip *z)
 {
@@ -649,6 +652,7 @@ static void plan_sections(pt2_zip *z)
     size_t n = pt2_zip_count(z), k = 0, cap = 0, m;
     char mname[PT2_NAME_MAX];
 
+    pt2_source_cached_only(pt2_zip_source(z), 1);
     for (size_t i = 0; i < n; i++) {
         const char *rel = pt2_zip_relname(z, i);
         pt2_zip_entry *e = NULL;
@@ -661,6 +665,8 @@ static void plan_sections(pt2_zip *z)
         pt2_rd_set_budget(pt2_zip_entry_rd(e), PT2_RD_DEFAULT_BUDGET);
         pt2_binary_plan(pt2_zip_entry_rd(e), mine, &m);
         pt2_zip_entry_free(e);
+        if (m == 0)
+            continue;
         if (k + m > cap) {
             size_t ncap = cap ? cap * 2 : 64;
             struct pt2_range *na;
@@ -675,6 +681,7 @@ static void plan_sections(pt2_zip *z)
         }
         k += pt2_zip_file_ranges(z, i, mine, m, all + k);
     }
+    pt2_source_cached_only(pt2_zip_source(z), 0);
     if (k > 0 && pt2_source_prefetch(pt2_zip_source(z), all, k, &ignored) != PT2_OK) {
         /* read on demand */
     }
@@ -854,6 +861,7 @@ uint64_t pt2_package_memory(const pt2_package *pkg)
         return 0;
     return sizeof(*pkg) + (uint64_t)pkg->models_cap * sizeof(pkg->models[0]) +
            (uint64_t)pkg->kernels.cap * sizeof(pkg->kernels.v[0]) +
+           (uint64_t)pkg->kernels.nsources * PT2_PATH_MAX + /* at most, each */
            (uint64_t)pkg->hosts.cap * sizeof(pkg->hosts.v[0]) +
            (uint64_t)pkg->neprogs * sizeof(pkg->eprogs[0]) +
            pkg->retained_json * JSON_TREE_PER_TEXT_BYTE +

@@ -32,14 +32,42 @@ int pt2_model_grow(void **v, size_t *cap, size_t n, size_t size, size_t max, con
     return PT2_OK;
 }
 
+/* The list's own copy of `source`: kernels arrive entry by entry, so only the last copy is
+ * compared (a search of all would be quadratic in 65,536 one-kernel entries). */
+static const char *kernel_source(struct pt2_kernel_list *l, const char *source,
+                                 struct pt2_error *err)
+{
+    char *copy;
+
+    if (source == NULL)
+        source = "";
+    if (l->nsources > 0 && strcmp(l->sources[l->nsources - 1], source) == 0)
+        return l->sources[l->nsources - 1];
+    if (pt2_model_grow((void **)&l->sources, &l->sources_cap, l->nsources, sizeof(*l->sources),
+                       PT2_KERNELS_MAX, "kernel sources in one package", err) != PT2_OK)
+        return NULL;
+    copy = strdup(source);
+    if (copy == NULL) {
+        pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    l->sources[l->nsources++] = copy;
+    return copy;
+}
+
 int pt2_kernel_list_push(struct pt2_kernel_list *l, const struct pt2_kernel *k,
                          struct pt2_error *err)
 {
+    const char *src;
     int rc = pt2_model_grow((void **)&l->v, &l->cap, l->n, sizeof(*k), PT2_KERNELS_MAX,
                             "kernels in one package", err);
     if (rc != PT2_OK)
         return rc;
-    l->v[l->n++] = *k;
+    src = kernel_source(l, k->source, err);
+    if (src == NULL)
+        return err->code != PT2_OK ? err->code : PT2_ERR_NOMEM;
+    l->v[l->n] = *k;
+    l->v[l->n++].source = src;
     return PT2_OK;
 }
 
@@ -47,9 +75,13 @@ void pt2_kernel_list_free(struct pt2_kernel_list *l)
 {
     if (l == NULL)
         return;
+    for (size_t i = 0; i < l->nsources; i++)
+        free(l->sources[i]);
+    free(l->sources);
     free(l->v);
     l->v = NULL;
-    l->n = l->cap = 0;
+    l->sources = NULL;
+    l->n = l->cap = l->nsources = l->sources_cap = 0;
 }
 
 int pt2_host_list_push(struct pt2_host_list *l, const struct pt2_host *h, struct pt2_error *err)

@@ -47,9 +47,14 @@ enum pt2_kernel_container {
 enum pt2_amd_feature { PT2_AMD_UNSUPPORTED = 0, PT2_AMD_ANY = 1, PT2_AMD_OFF = 2, PT2_AMD_ON = 3 };
 
 struct pt2_kernel {
-    int kind;                  /* enum pt2_kernel_kind */
-    int container;             /* enum pt2_kernel_container */
-    char source[PT2_PATH_MAX]; /* archive entry path (prefix stripped) */
+    int kind;      /* enum pt2_kernel_kind */
+    int container; /* enum pt2_kernel_container */
+    /*
+     * Archive entry path (prefix stripped). In a list, owned by the list (one
+     * copy per entry, however many kernels it holds: 65,536 kernels of one
+     * fatbin cost one path, not 65,536); NULL reads as "".
+     */
+    const char *source;
     char symbol[PT2_NAME_MAX]; /* kernel name for PT2_CONT_SO_SYMBOL, else "" */
 
     /* NVIDIA (SASS and PTX) */
@@ -74,6 +79,8 @@ struct pt2_kernel {
 struct pt2_kernel_list {
     struct pt2_kernel *v;
     size_t n, cap;
+    char **sources; /* the distinct source paths of v[] (owned) */
+    size_t nsources, sources_cap;
 };
 
 /*

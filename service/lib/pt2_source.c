@@ -31,7 +31,7 @@
 #include <nettle/sha2.h>
 
 #include "pt2_error.h"
-#include "pt2scope.h"
+#include "pt2_source.h"
 
 #define PS_BLOCK_DEFAULT 4096u
 #define PS_READAHEAD_DEFAULT (64u * 1024u)
@@ -54,6 +54,7 @@ struct pt2_source {
     uint64_t size;
     size_t block, readahead, gap, cache_max;
     int direct;
+    int cached_only; /* pt2_source.h: a miss fails instead of reading */
 
     struct ps_ext *ext; /* sorted by off, non-overlapping */
     size_t n, cap;
@@ -182,6 +183,11 @@ void pt2_source_free(pt2_source *s)
 uint64_t pt2_source_size(const pt2_source *s)
 {
     return s->size;
+}
+
+void pt2_source_cached_only(pt2_source *s, int on)
+{
+    s->cached_only = on;
 }
 
 int pt2_source_failed(const pt2_source *s, struct pt2_error *err)
@@ -451,6 +457,8 @@ int pt2_source_read(pt2_source *s, uint64_t off, void *buf, size_t len, size_t *
         *got = len;
         return PT2_OK;
     }
+    if (s->cached_only)
+        return pt2_error_set(err, PT2_ERR_NOT_FOUND, "not in the read cache");
     if (len > s->cache_max / 4 || s->direct) {
         /* Too big to keep: straight through, counted and digested all the same. */
         s->rounds++;
@@ -540,7 +548,10 @@ int pt2_source_prefetch(pt2_source *s, const struct pt2_range *ranges, size_t n,
 
         for (size_t j = 0; j < got; j++) {
             if (total + holes[m + j].len > budget) {
-                got = j;
+                /* the part that fits, from the front: the walk starts there */
+                holes[m + j].len = ps_down(s, budget - total);
+                got = holes[m + j].len > 0 ? j + 1 : j;
+                total = budget;
                 break;
             }
             total += holes[m + j].len;

@@ -10,6 +10,8 @@
 #      the daemon's peak RSS, spool space afterwards
 #   5. a soak (soak.sh): 256 connections for 60 s of mixed cached, uncached,
 #      upload and error requests; errors, p99, RSS and descriptors before/after
+#   6. a 5 GiB package by URL (remote.sh): loopback nginx with 0 and 50 ms added
+#      per request, beside the local file: requests, round trips, bytes, time
 #
 # Results go to tests/bench/results/*.json (one file per part, plus
 # machine.json) and summary.md, the table tests/bench/README.md shows.
@@ -214,6 +216,10 @@ rm -f "$UP"
 # ---- 5. soak -----------------------------------------------------------------
 say "5. soak: ${SOAK_CONNECTIONS:-256} connections for ${SOAK_SECONDS:-60} s, mixed requests"
 BUILD=$BUILD BENCH_RESULTS=$RESULTS BENCH_TMPDIR=$WORK bash tests/bench/soak.sh
+
+# ---- 6. remote -----------------------------------------------------------------
+say "6. a 5 GiB package by URL: loopback nginx, +0 and +50 ms per request, vs the local file"
+BUILD=$BUILD BENCH_RESULTS=$RESULTS BENCH_TMPDIR=$WORK bash tests/bench/remote.sh
 
 # ---- report ------------------------------------------------------------------
 python3 tests/bench/summarize.py machine "$BUILD" >"$RESULTS/machine.json"

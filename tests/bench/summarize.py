@@ -314,6 +314,32 @@ def report_soak(so, out, targets):
                     and so["livez_after"] == 200))
 
 
+def report_remote(rm, out, targets):
+    out.append("### 6. A 5 GiB package by URL (loopback nginx, `pt2scope inspect URL`)\n")
+    out.append("Wall time of the whole command (process start included), median of %d runs; "
+               "requests, round trips and bytes from the answer's `package.source`. `+%d ms` goes "
+               "through a proxy that delays every request by that much.\n" % (
+                   rm["rows"][0]["runs"], rm["delay_ms"]))
+    out.append("| read from | median | requests | round trips | bytes |")
+    out.append("|---|---:|---:|---:|---:|")
+    for r in rm["rows"]:
+        nbytes = r["bytes_transferred"] if r["requests"] is not None else r["bytes_read"]
+        out.append("| %s | %.1f ms | %s | %s | %s |" % (
+            r["label"], r["median_ms"], r["requests"] if r["requests"] is not None else "-",
+            r["round_trips"] if r["round_trips"] is not None else "-", human(nbytes)))
+    out.append("")
+    by = {r["label"]: r for r in rm["rows"]}
+    n, d = by.get("nginx"), by.get("nginx+50ms")
+    if n is not None:
+        targets.append(("5 GiB by URL: ≤ 3 round trips, < 2 MiB",
+                        "%d round trips, %d requests, %s" % (n["round_trips"], n["requests"],
+                                                             human(n["bytes_transferred"])),
+                        n["round_trips"] <= 3 and n["bytes_transferred"] < 2 * 1024 * 1024))
+    if d is not None:
+        targets.append(("5 GiB by URL with 50 ms per request: < 250 ms",
+                        "median %.1f ms" % d["median_ms"], d["median_ms"] < 250))
+
+
 def cmd_report(results):
     out, targets = [], []
     m = load(results, "machine.json")
@@ -328,7 +354,7 @@ def cmd_report(results):
                        m["date_utc"]))
     for name, fn in (("inspect.json", report_inspect), ("wrapper.json", report_wrapper), ("http.json", report_http),
                      ("upload.json", report_upload), ("startup.json", report_startup),
-                     ("soak.json", report_soak)):
+                     ("soak.json", report_soak), ("remote.json", report_remote)):
         doc = load(results, name)
         if doc is not None:
             fn(doc, out, targets)

@@ -369,6 +369,7 @@ test('packages at URLs: package.source and the remote problems', () => {
       url: 'https://models.example.com/export_program.pt2',
       validator: '"66f1c2a0-1a54"',
       requests: 3,
+      round_trips: 3,
       bytes_transferred: 6740,
       range_requests: true,
     };
@@ -377,6 +378,7 @@ test('packages at URLs: package.source and the remote problems', () => {
   assert.deepEqual(remote(), []);
   assert.deepEqual(remote((s) => { s.validator = null; s.range_requests = false; }), []);
   assertRejected(remote((s) => { delete s.range_requests; }), "must have required property 'range_requests'");
+  assertRejected(remote((s) => { s.round_trips = 0; }), 'must be >= 1');
   assertRejected(remote((s) => { s.headers = {}; }), "must NOT have additional properties 'headers'");
   assertRejected(remote((s) => { s.requests = 0; }), '/package/source/requests must be >= 1');
 

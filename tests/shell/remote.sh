@@ -189,6 +189,10 @@ same "daemon: no Range, over the cap" \
     "$(get "$U_on/v1/inspect?url=$N/norange/cuda_embedded.pt2" "$TMP/e.json")" 502
 same "daemon: no Range, over the cap (type)" "$(problem "$TMP/e.json")" "502 remote-no-range"
 same "daemon: nothing left in the spool" "$(ls -A "$TMP/spool" | wc -l)" 0
+# a cap on what one inspection may transfer: the 1 MB package needs ~300 KB
+start_daemon cap --remote-allow "$N/" --remote-max-bytes 100000
+same "daemon: over --remote-max-bytes" "$(get "$U_cap/v1/inspect?url=$N/cuda_embedded.pt2" "$TMP/e.json")" 413
+same "daemon: over --remote-max-bytes (type)" "$(problem "$TMP/e.json")" "413 too-large"
 # a slow server: --remote-timeout 2
 mkdir -p "$TMP/slowdoc" && cp tests/fixtures/cpu_x86_64.pt2 "$TMP/slowdoc/"
 remote_start_slow "$TMP/slowdoc" 5 || exit 1

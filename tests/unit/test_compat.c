@@ -81,7 +81,7 @@ static struct pt2_device device(const char *target, int driver)
 static int gpu(const struct pt2_kernel *kv, size_t n, const char *key, const char *meta,
                const struct pt2_device *d, struct pt2_verdict_result *r)
 {
-    struct pt2_kernel_list kl = {(struct pt2_kernel *)kv, n, n};
+    struct pt2_kernel_list kl = {.v = (struct pt2_kernel *)kv, .n = n, .cap = n};
     struct pt2_error err = {0};
 
     ck_assert_int_eq(pt2_compat_gpu(&kl, key, meta, d, r, &err), PT2_OK);

@@ -127,7 +127,7 @@ START_TEST(test_every_reference_fatbin)
 
     memset(&tmpl, 0, sizeof(tmpl));
     tmpl.container = PT2_CONT_FATBIN;
-    snprintf(tmpl.source, sizeof(tmpl.source), "model/k.fatbin");
+    tmpl.source = "model/k.fatbin";
     pt2_rd_init_mem(&rd, b, n, c->file);
     pt2_rd_set_budget(&rd, PT2_RD_DEFAULT_BUDGET);
     ck_assert_int_eq(pt2_fatbin_scan(&rd, 0, n, 0, &tmpl, &l, &nfat, &err), PT2_OK);

@@ -10,6 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <zip.h>
+
+#include "pt2_source.h"
 #include "pt2scope.h"
 #include "testutil.h"
 
@@ -301,6 +304,84 @@ START_TEST(test_seed)
 }
 END_TEST
 
+/* Planning mode: a miss fails, reaches no backend, and is not kept. */
+START_TEST(test_cached_only)
+{
+    struct mem m;
+    pt2_source *s;
+    struct pt2_error err = {0};
+    uint8_t b[16];
+    size_t got = 7;
+
+    mem_init(&m, 256 * KIB, 7);
+    s = open_src(&m, &only_at, m.len, NULL);
+    read_ok(s, &m, 0, 10); /* one window cached */
+    pt2_source_cached_only(s, 1);
+    read_ok(s, &m, 100, 16); /* a hit is a hit */
+    ck_assert_int_eq(pt2_source_read(s, 200 * KIB, b, sizeof(b), &got, &err), PT2_ERR_NOT_FOUND);
+    ck_assert_uint_eq(got, 0);
+    ck_assert_int_eq(m.calls, 1);
+    pt2_source_cached_only(s, 0);
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2_source_failed(s, &err), PT2_OK);
+    read_ok(s, &m, 200 * KIB, 16);
+    ck_assert_int_eq(m.calls, 2);
+    pt2_source_free(s);
+    free(m.data);
+}
+END_TEST
+
+/*
+ * 2,500 cubins (9.6 MB) are more than one plan fetches: what the plan leaves is
+ * read by the walk, once; planning the second batch never reads anything itself.
+ */
+START_TEST(test_many_binaries_read_once)
+{
+    char cu_path[256], dir[256], path[512], name[96];
+    struct pt2_error err = {0};
+    size_t cu_len, i;
+    uint8_t *cu = tu_read_file(
+        tu_fixture("bins/cubin_cuda13/sm_90a.cubin", cu_path, sizeof(cu_path)), &cu_len);
+    pt2_package *pkg = NULL;
+    pt2_source *s = NULL;
+    zip_t *za;
+    cJSON *doc = NULL;
+    int fd, zerr = 0;
+
+    ck_assert_ptr_nonnull(cu);
+    snprintf(dir, sizeof(dir), "/tmp/pt2-source-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/many.pt2", dir);
+    za = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+    ck_assert_ptr_nonnull(za);
+    for (i = 0; i < 2500; i++) {
+        zip_source_t *src = zip_source_buffer(za, cu, cu_len, 0);
+        zip_int64_t idx;
+
+        snprintf(name, sizeof(name), "many/data/aotinductor/model/k%04zu.cubin", i);
+        idx = zip_file_add(za, name, src, 0);
+        ck_assert_int_ge(idx, 0);
+        ck_assert_int_eq(zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_STORE, 0), 0);
+    }
+    ck_assert_int_eq(zip_close(za), 0);
+    fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pt2_source_new_fd(&s, fd, NULL, &err), PT2_OK);
+    ck_assert_int_eq(pt2_package_open_source(&pkg, s, NULL, &err), PT2_OK);
+    ck_assert_int_eq(pt2_package_arch_json(pkg, 0, &doc, &err), PT2_OK);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "kernels")), 2500);
+    ck_assert_uint_gt(pt2_source_size(s), 2500 * cu_len);
+    ck_assert_uint_le(pt2_source_bytes(s), pt2_source_size(s));
+    cJSON_Delete(doc);
+    pt2_package_free(pkg);
+    pt2_source_free(s);
+    close(fd);
+    unlink(path);
+    rmdir(dir);
+    free(cu);
+}
+END_TEST
+
 /* A whole inspection through pt2_source_new_fd: a handful of reads, the same answer. */
 START_TEST(test_inspection_reads)
 {
@@ -344,6 +425,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_digest);
     tcase_add_test(tc, test_seed);
     tcase_add_test(tc, test_inspection_reads);
+    tcase_add_test(tc, test_cached_only);
+    tcase_add_test(tc, test_many_binaries_read_once);
     suite_add_tcase(s, tc);
     return s;
 }
