@@ -7,6 +7,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -20,6 +23,9 @@
 #include "pt2d_job.h"
 #include "pt2d_path.h"
 #include "pt2d_problem.h"
+
+/* Opening a package bigger than this (pt2_package_memory) ends the job with malloc_trim(). */
+#define PT2D_JOB_TRIM_BYTES (4u << 20)
 
 static double job_now(void)
 {
@@ -338,6 +344,7 @@ struct job_src {
     const char *name;
     char key[PT2D_CACHE_KEY_MAX];
     int key_after;
+    uint64_t opened_bytes; /* pt2_package_memory of a package this job opened, else 0 */
 };
 
 static void job_src_free(struct job_src *js)
@@ -438,6 +445,7 @@ static int job_open_unkeyed(const struct pt2d_job *job, struct job_src *js,
     rc = job_open(job->env, js->src, js->name, &pkg, err);
     if (rc != PT2_OK)
         return rc;
+    js->opened_bytes = pt2_package_memory(pkg);
     pt2_source_digest(js->src, d);
     job_hash_key(js->key, sizeof(js->key), js->remote != NULL ? "rd" : "u", d,
                  pt2_source_size(js->src), js->name);
@@ -463,6 +471,7 @@ static int job_open_keyed(const struct pt2d_job *job, struct job_src *js, struct
     rc = job_open(job->env, js->src, js->name, &pkg, err);
     if (rc != PT2_OK)
         return rc;
+    js->opened_bytes = pt2_package_memory(pkg);
     if (js->remote != NULL)
         pt2_package_set_source(pkg, pt2_remote_source_json(js->remote));
     return job_keep(job->env, job->nocache, pkg, js->key, ref, err);
@@ -587,6 +596,12 @@ cleanup:
     pt2d_options_free(&in.own);
     job_src_free(&js);
     pt2d_buf_free(&fp);
+#ifdef __GLIBC__
+    /* A package of tens of thousands of kernels costs tens of MB to open; glibc keeps freed
+     * memory in this worker's arena, so give it back or the RSS stays at the peak. */
+    if (js.opened_bytes > PT2D_JOB_TRIM_BYTES)
+        malloc_trim(0);
+#endif
     return answered;
 }
 

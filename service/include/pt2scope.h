@@ -217,7 +217,8 @@ struct pt2_source_tuning {
     size_t block;       /* reads are aligned to this (default 4 KiB) */
     size_t readahead;   /* a miss reads at least this much (default 64 KiB) */
     size_t gap;         /* planned ranges this close are fetched as one (default 64 KiB) */
-    size_t cache_bytes; /* bytes kept (default 16 MiB); larger single reads bypass the cache */
+    size_t cache_bytes; /* bytes kept (default 16 MiB, 4 MiB for a descriptor: the page cache
+                           is behind it); single reads over a quarter of it bypass it */
     int direct;         /* every read goes to the backend as asked, nothing cached or
                            planned: what reading costs without this layer (benchmarks) */
 };
@@ -329,6 +330,9 @@ enum pt2_json_flags {
      */
     PT2_JSON_OIP = 1 << 0
 };
+
+/* Kernel records listed in arch.kernels at most; arch.kernels_total counts them all. */
+#define PT2_REPORT_KERNELS_MAX 4096u
 
 /* The full inspection document: arch, metadata, package, models, scheduling
  * ({"node_affinity": pt2_package_node_affinity's, or null past its term cap

@@ -409,9 +409,12 @@ static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err
     amd = jadd(&b, o, "amd_targets", cJSON_CreateArray());
     add_targets(&b, cuda, ks, NULL, TARGETS_CUDA);
     add_targets(&b, amd, ks, NULL, TARGETS_AMD);
+    /* Every record counts in the targets above; the list itself stops at a cap, so a
+     * package of 65,536 one-kernel entries is not a 25 MB answer held in memory whole. */
     arr = jadd(&b, o, "kernels", cJSON_CreateArray());
-    for (size_t i = 0; arr != NULL && i < ks->n; i++)
+    for (size_t i = 0; arr != NULL && i < ks->n && i < PT2_REPORT_KERNELS_MAX; i++)
         jadd(&b, arr, NULL, kernel_json(&b, &ks->v[i]));
+    jnum(&b, o, "kernels_total", (double)ks->n);
     arr = jadd(&b, o, "hosts", cJSON_CreateArray());
     for (size_t i = 0; arr != NULL && i < hs->n; i++)
         jadd(&b, arr, NULL, host_json(&b, &hs->v[i]));
@@ -771,6 +774,15 @@ int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, str
     jadd(&b, doc, "scheduling", sched);
     if (warn != NULL && sched_warning[0] != '\0')
         jadd(&b, warn, NULL, cJSON_CreateString(sched_warning));
+    if (warn != NULL && pt2_package_kernels(pkg)->n > PT2_REPORT_KERNELS_MAX) {
+        char msg[160];
+
+        snprintf(msg, sizeof(msg),
+                 "arch.kernels lists the first %u of the package's %zu kernel records "
+                 "(arch.kernels_total); the targets count them all",
+                 PT2_REPORT_KERNELS_MAX, pt2_package_kernels(pkg)->n);
+        jadd(&b, warn, NULL, cJSON_CreateString(msg));
+    }
     jadd(&b, doc, "warnings", warn);
     jnum(&b, doc, "bytes_read", (double)pt2_package_bytes_read(pkg));
     return finish(&b, doc, out, err);

@@ -37,6 +37,8 @@
 #define PS_READAHEAD_DEFAULT (64u * 1024u)
 #define PS_GAP_DEFAULT (64u * 1024u)
 #define PS_CACHE_DEFAULT (16u * 1024u * 1024u)
+/* A file has the page cache behind it: this one only has to hold a plan's batch. */
+#define PS_CACHE_FD_DEFAULT (4u * 1024u * 1024u)
 #define PS_RA_MAX (1024u * 1024u) /* the doubled read-ahead window, at most */
 #define PS_PREAD_CHUNK (1u << 30) /* one pread() at most */
 #define PS_PLAN_MAX 4096u         /* ranges in one prefetch */
@@ -146,6 +148,7 @@ int pt2_source_new(pt2_source **out, const struct pt2_source_ops *ops, void *ctx
 int pt2_source_new_fd(pt2_source **out, int fd, const struct pt2_source_tuning *tuning,
                       struct pt2_error *err)
 {
+    struct pt2_source_tuning t;
     struct pt2_source *s;
     struct stat st;
     int rc;
@@ -161,7 +164,10 @@ int pt2_source_new_fd(pt2_source **out, int fd, const struct pt2_source_tuning *
     }
     if (!S_ISREG(st.st_mode))
         return pt2_error_set(err, PT2_ERR_IO, "not a regular file");
-    rc = pt2_source_new(&s, &ps_fd_ops, NULL, (uint64_t)st.st_size, tuning, err);
+    t = tuning != NULL ? *tuning : (struct pt2_source_tuning){0};
+    if (t.cache_bytes == 0)
+        t.cache_bytes = PS_CACHE_FD_DEFAULT;
+    rc = pt2_source_new(&s, &ps_fd_ops, NULL, (uint64_t)st.st_size, &t, err);
     if (rc != PT2_OK)
         return rc;
     s->fd = fd;

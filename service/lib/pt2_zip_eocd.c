@@ -236,50 +236,60 @@ static void eocd_zip64_values(const uint8_t *x, size_t xlen, uint64_t *usize, ui
 }
 
 /* libzip has already parsed the records, so a record we cannot walk ends the walk. */
+/*
+ * The next record of the buffered directory `cd` at *pos (its local header
+ * offset and compressed size with the zip64 extra applied, its name length),
+ * *pos moved past it: 1, or 0 at the end or at a record that does not fit.
+ */
+static int eocd_record(const struct pt2_zip_eocd *e, const uint8_t *cd, uint64_t *pos,
+                       uint64_t *off, uint64_t *csize, size_t *nlen)
+{
+    const uint8_t *r = cd + *pos;
+    uint64_t usize;
+    size_t xlen, clen;
+
+    if (e->cd_size - *pos < CDIR_RECORD_MIN || pt2_le32(r) != SIG_CDIR)
+        return 0;
+    *csize = pt2_le32(r + 20);
+    usize = pt2_le32(r + 24);
+    *off = pt2_le32(r + 42);
+    *nlen = pt2_le16(r + 28);
+    xlen = pt2_le16(r + 30);
+    clen = pt2_le16(r + 32);
+    if (CDIR_RECORD_MIN + *nlen + xlen + clen > e->cd_size - *pos)
+        return 0;
+    eocd_zip64_values(r + CDIR_RECORD_MIN + *nlen, xlen, &usize, csize, off);
+    *pos += CDIR_RECORD_MIN + *nlen + xlen + clen;
+    return 1;
+}
+
 int pt2_zip_eocd_check_offsets(const struct pt2_zip_eocd *e, struct pt2_error *err)
 {
     const uint8_t *cd = pt2_zip_eocd_bytes(e, e->cd_offset, (size_t)e->cd_size);
-    uint64_t pos = 0;
+    uint64_t pos = 0, off, csize;
+    size_t nlen;
 
     if (!e->cd_known || cd == NULL)
         return PT2_OK;
-    while (e->cd_size - pos >= CDIR_RECORD_MIN && pt2_le32(cd + pos) == SIG_CDIR) {
-        const uint8_t *r = cd + pos;
-        uint64_t csize = pt2_le32(r + 20), usize = pt2_le32(r + 24), off = pt2_le32(r + 42);
-        size_t nlen = pt2_le16(r + 28), xlen = pt2_le16(r + 30), clen = pt2_le16(r + 32);
-
-        if (CDIR_RECORD_MIN + nlen + xlen + clen > e->cd_size - pos)
-            break;
-        eocd_zip64_values(r + CDIR_RECORD_MIN + nlen, xlen, &usize, &csize, &off);
+    while (eocd_record(e, cd, &pos, &off, &csize, &nlen))
         if (off > e->cd_offset || csize > e->cd_offset - off ||
             LOCAL_HEADER_LEN + nlen > e->cd_offset - off - csize)
             return pt2_error_set(err, PT2_ERR_TRUNCATED,
                                  "truncated or corrupt zip: central directory records do not "
                                  "match the file (bad offsets or counts)");
-        pos += CDIR_RECORD_MIN + nlen + xlen + clen;
-    }
     return PT2_OK;
 }
 
 size_t pt2_zip_eocd_local_offsets(const struct pt2_zip_eocd *e, uint64_t *out, size_t n)
 {
     const uint8_t *cd = pt2_zip_eocd_bytes(e, e->cd_offset, (size_t)e->cd_size);
-    uint64_t pos = 0;
-    size_t i = 0;
+    uint64_t pos = 0, off, csize;
+    size_t i = 0, nlen;
 
     if (!e->cd_known || cd == NULL)
         return 0;
-    while (i < n && e->cd_size - pos >= CDIR_RECORD_MIN && pt2_le32(cd + pos) == SIG_CDIR) {
-        const uint8_t *r = cd + pos;
-        uint64_t csize = pt2_le32(r + 20), usize = pt2_le32(r + 24), off = pt2_le32(r + 42);
-        size_t nlen = pt2_le16(r + 28), xlen = pt2_le16(r + 30), clen = pt2_le16(r + 32);
-
-        if (CDIR_RECORD_MIN + nlen + xlen + clen > e->cd_size - pos)
-            break;
-        eocd_zip64_values(r + CDIR_RECORD_MIN + nlen, xlen, &usize, &csize, &off);
+    while (i < n && eocd_record(e, cd, &pos, &off, &csize, &nlen))
         out[i++] = off;
-        pos += CDIR_RECORD_MIN + nlen + xlen + clen;
-    }
     return i;
 }
 
