@@ -388,7 +388,9 @@ static int job_remote(const struct pt2d_job *job, const char *url, struct job_sr
     js->src = pt2_remote_source(js->remote);
     js->name = pt2_remote_name(js->remote);
     validator = pt2_remote_validator(js->remote);
-    if (validator[0] == '\0') {
+    /* Only a strong ETag promises the same bytes; a weak one or a Last-Modified (one-second
+     * resolution) does not, so those objects are keyed by what their inspection reads. */
+    if (validator[0] != '"') {
         js->key_after = 1;
         return PT2_OK;
     }

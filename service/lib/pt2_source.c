@@ -135,9 +135,12 @@ int pt2_source_new(pt2_source **out, const struct pt2_source_ops *ops, void *ctx
     s->gap = ps_pick(t.gap, PS_GAP_DEFAULT);
     s->cache_max = ps_pick(t.cache_bytes, PS_CACHE_DEFAULT);
     s->direct = t.direct;
-    /* A power of two keeps the alignment arithmetic simple. */
+    /* A power of two keeps the alignment arithmetic simple; a window of blocks must fit the
+     * cache many times over, or filling one half of it would evict the other. */
     while (s->block & (s->block - 1))
         s->block &= s->block - 1;
+    while (s->block > 512 && s->block > s->cache_max / 16)
+        s->block /= 2;
     if (s->readahead > s->cache_max / 4)
         s->readahead = s->cache_max / 4 > s->block ? s->cache_max / 4 : s->block;
     s->window = s->readahead;
@@ -218,12 +221,18 @@ uint64_t pt2_source_rounds(const pt2_source *s)
     return s->rounds;
 }
 
+static void ps_digest(struct pt2_source *s, uint64_t off, const uint8_t *data, size_t len);
+
 void pt2_source_record_digest(pt2_source *s)
 {
     if (s->digesting)
         return;
     sha256_init(&s->sha);
     s->digesting = 1;
+    /* What is cached already (a remote object's first response) is part of what the
+     * inspection reads: in offset order, as deterministic as the reads themselves. */
+    for (size_t i = 0; i < s->n; i++)
+        ps_digest(s, s->ext[i].off, s->ext[i].data, s->ext[i].len);
 }
 
 void pt2_source_digest(const pt2_source *s, uint8_t out[32])

@@ -300,9 +300,10 @@ static int hop_resolve(pt2_remote *r, struct slot *s, long port, struct pt2_erro
             goto cleanup;
         }
         if (cls != PT2_REMOTE_ADDR_PUBLIC) {
+            /* the class, not the address: an answer must not map internal DNS for a caller */
             rc = pt2_error_set(err, PT2_ERR_REMOTE_REFUSED,
-                               SHOWN ": %.200s resolves to %s, a %s address (refused)", r->display,
-                               s->host, addr, pt2_remote_addr_class_name(cls));
+                               SHOWN ": %.200s resolves to a %s address (refused)", r->display,
+                               s->host, pt2_remote_addr_class_name(cls));
             goto cleanup;
         }
         if (count < PIN_ADDRS_MAX) {
@@ -346,7 +347,8 @@ static int hop_prepare(pt2_remote *r, struct slot *s, int kind, struct pt2_error
         return pt2_error_set(err, PT2_ERR_REMOTE_UNREACHABLE,
                              SHOWN ": redirected to an invalid URL", r->display);
     /* credentials go to the object's S3 host only, never to where it redirects */
-    s->sign = r->sign && strcasecmp(s->host, r->s3_host) == 0 && port == r->s3_port;
+    s->sign = r->sign && strcasecmp(s->host, r->s3_host) == 0 && port == r->s3_port &&
+              sch == pt2_remote_url_scheme(r->url);
     if (!r->opts.restricted)
         return PT2_OK;
     if (kind == HOP_KNOWN) {
@@ -362,7 +364,7 @@ static int hop_prepare(pt2_remote *r, struct slot *s, int kind, struct pt2_error
                                    r->display, s->host)
                    : pt2_error_set(err, PT2_ERR_REMOTE_REFUSED,
                                    SHOWN " is not under any allowed URL prefix", r->display);
-    s->trusted = pt2_remote_url_host_named(s->host, &r->opts) ||
+    s->trusted = pt2_remote_url_host_named(s->url, &r->opts) ||
                  (r->s3_endpoint && strcasecmp(s->host, r->s3_host) == 0 && port == r->s3_port);
     if (s->trusted)
         return PT2_OK;
@@ -761,6 +763,10 @@ static int first_done(pt2_remote *r, struct slot *s, struct pt2_error *err)
             return pt2_error_set(err, PT2_ERR_REMOTE_UNREACHABLE,
                                  SHOWN ": the response ended before its Content-Range did",
                                  r->display);
+        if (c.total > (uint64_t)INT64_MAX)
+            return pt2_error_set(err, PT2_ERR_REMOTE_UNREACHABLE,
+                                 SHOWN ": the server reports an object of %llu bytes", r->display,
+                                 (unsigned long long)c.total);
         r->size = c.total;
         rc = pt2_source_new(&r->src, &remote_ops, r, r->size, NULL, err);
         if (rc == PT2_OK)
@@ -774,8 +780,8 @@ static int first_done(pt2_remote *r, struct slot *s, struct pt2_error *err)
         r->downloaded = 1;
         rc = pt2_source_new_fd(&r->src, r->fd, NULL, err);
     } else if (rs->status == 416) {
-        /* a suffix of an empty object cannot be satisfied: the object is empty */
-        if (rs->content_range[0] != '\0' && (cr != PT2_OK || !c.unsatisfied || c.total != 0))
+        /* a suffix of an empty object cannot be satisfied: empty when the server says so */
+        if (rs->content_range[0] == '\0' || cr != PT2_OK || !c.unsatisfied || c.total != 0)
             return pt2_error_set(err, PT2_ERR_REMOTE_UNREACHABLE,
                                  SHOWN ": the server refused a suffix Range of an object it "
                                        "says is not empty (HTTP 416)",

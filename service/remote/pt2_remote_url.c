@@ -455,6 +455,20 @@ static int scheme_only(const char *entry)
     return strcasecmp(entry, "http://") == 0 || strcasecmp(entry, "https://") == 0;
 }
 
+/*
+ * 1 when `prefix` starts `path` and ends at a segment boundary: "models/" or
+ * "" takes anything under it, "models" takes "models" and "models/..." but
+ * not "models-private/...".
+ */
+static int prefix_at_boundary(const char *prefix, const char *path)
+{
+    size_t n = strlen(prefix);
+
+    if (strncmp(path, prefix, n) != 0)
+        return 0;
+    return n == 0 || prefix[n - 1] == '/' || path[n] == '\0' || path[n] == '/';
+}
+
 int pt2_remote_url_allow_match(const char *entry, const char *url)
 {
     int es = pt2_remote_url_scheme(entry), match = 0;
@@ -469,13 +483,13 @@ int pt2_remote_url_allow_match(const char *entry, const char *url)
         const char *ek, *uk;
 
         return s3_split(entry, eb, &ek) == PT2_OK && s3_split(url, ub, &uk) == PT2_OK &&
-               s3_key_ok(uk) && strcmp(eb, ub) == 0 && strncmp(uk, ek, strlen(ek)) == 0;
+               s3_key_ok(uk) && strcmp(eb, ub) == 0 && prefix_at_boundary(ek, uk);
     }
     e = malloc(sizeof(*e));
     u = malloc(sizeof(*u));
     if (e != NULL && u != NULL && http_split(entry, e) == PT2_OK && http_split(url, u) == PT2_OK)
         match = strcasecmp(e->host, u->host) == 0 && e->port == u->port &&
-                strncmp(u->path, e->path, strlen(e->path)) == 0;
+                prefix_at_boundary(e->path, u->path);
     free(e);
     free(u);
     return match;
@@ -491,43 +505,19 @@ int pt2_remote_url_allowed(const char *url, const struct pt2_remote_opts *opts)
     return 0;
 }
 
-/* An IP literal host ("1.2.3.4", "[::1]"; no zone): its family and bytes. */
-static int ip_literal(const char *host, int *family, unsigned char addr[16])
+int pt2_remote_url_host_named(const char *url, const struct pt2_remote_opts *opts)
 {
-    char buf[INET6_ADDRSTRLEN + 2];
-    size_t n = strlen(host);
-
-    if (n >= 2 && host[0] == '[' && host[n - 1] == ']' && n - 2 < sizeof(buf)) {
-        memcpy(buf, host + 1, n - 2);
-        buf[n - 2] = '\0';
-        *family = AF_INET6;
-        return inet_pton(AF_INET6, buf, addr) == 1;
-    }
-    *family = AF_INET;
-    return inet_pton(AF_INET, host, addr) == 1;
-}
-
-int pt2_remote_url_host_named(const char *host, const struct pt2_remote_opts *opts)
-{
-    unsigned char a[16], b[16];
-    char eh[PT2_REMOTE_HOST_MAX];
-    int fa = 0, fb, lit;
-    long port;
     size_t i;
 
-    if (host == NULL || host[0] == '\0')
+    if (url == NULL || pt2_remote_url_scheme(url) == PT2_REMOTE_SCHEME_S3)
         return 0;
-    lit = ip_literal(host, &fa, a);
-    for (i = 0; opts != NULL && opts->allow != NULL && i < opts->n_allow; i++) {
-        if (opts->allow[i] == NULL || scheme_only(opts->allow[i]) ||
-            pt2_remote_url_scheme(opts->allow[i]) == PT2_REMOTE_SCHEME_S3 ||
-            pt2_remote_url_host(opts->allow[i], eh, sizeof(eh), &port) != PT2_OK)
-            continue;
-        /* addresses compare as addresses ([0::1] is [::1]), names as names */
-        if (lit ? ip_literal(eh, &fb, b) && fa == fb && memcmp(a, b, fa == AF_INET6 ? 16 : 4) == 0
-                : strcasecmp(eh, host) == 0)
+    /* The entry must name the host and take this very URL (scheme, port and path): naming
+     * 127.0.0.1:9000/models/ trusts nothing else on 127.0.0.1, whatever broader entries allow. */
+    for (i = 0; opts != NULL && opts->allow != NULL && i < opts->n_allow; i++)
+        if (opts->allow[i] != NULL && !scheme_only(opts->allow[i]) &&
+            pt2_remote_url_scheme(opts->allow[i]) != PT2_REMOTE_SCHEME_S3 &&
+            pt2_remote_url_allow_match(opts->allow[i], url))
             return 1;
-    }
     return 0;
 }
 
@@ -624,6 +614,9 @@ static int class_v4(const unsigned char b[4])
         return PT2_REMOTE_ADDR_LINK_LOCAL;
     if (a == 0xffffffffu)
         return PT2_REMOTE_ADDR_BROADCAST;
+    /* IETF protocol assignments 192.0.0/24, benchmarking 198.18/15: never a registry */
+    if ((a & 0xffffff00u) == 0xc0000000u || (a & 0xfffe0000u) == 0xc6120000u)
+        return PT2_REMOTE_ADDR_RESERVED;
     if ((a & 0xf0000000u) == 0xe0000000u)
         return PT2_REMOTE_ADDR_MULTICAST;
     if ((a & 0xf0000000u) == 0xf0000000u)
@@ -642,6 +635,10 @@ static int class_v6(const unsigned char b[16])
         return class_v4(b + 12);
     if (b[0] == 0x20 && b[1] == 0x02)
         return class_v4(b + 2); /* 6to4 */
+    /* local-use NAT64 64:ff9b:1::/48 and Teredo 2001::/32 reach IPv4 hosts we cannot judge */
+    if ((b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && b[4] == 0 && b[5] == 1) ||
+        (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0))
+        return PT2_REMOTE_ADDR_RESERVED;
     if (memcmp(b, zero, 16) == 0)
         return PT2_REMOTE_ADDR_UNSPECIFIED;
     if (memcmp(b, zero, 15) == 0 && b[15] == 1)

@@ -93,7 +93,8 @@ int pt2_remote_url_resolve(const char *base, const char *location, char *out, si
  * alone ("http://", "https://") takes any URL of that scheme (then the
  * address rules decide, as no host is named); otherwise the same scheme, host
  * (case-insensitive) and effective port, and the entry's path (decoded) is a
- * prefix of the URL's (decoded; a URL whose path has "." or ".." segments
+ * prefix of the URL's, ending at a segment boundary ("/models" takes
+ * "/models/x" but not "/models-private/x") (decoded; a URL whose path has "." or ".." segments
  * or a backslash after decoding matches nothing). s3 entries compare the
  * bucket, then the entry's key as a prefix of the URL's key.
  */
@@ -101,13 +102,13 @@ int pt2_remote_url_allow_match(const char *entry, const char *url);
 /* 1 when some entry of opts->allow matches. */
 int pt2_remote_url_allowed(const char *url, const struct pt2_remote_opts *opts);
 /*
- * 1 when an http(s) allow entry names `host` (from pt2_remote_url_host)
- * literally as its host: the same name (case-insensitive), or the same
- * address for IP literals ([0::1] is [::1]). The operator wrote that host
- * down, so the address rules do not apply to it (an internal registry by
- * name, a test server at 127.0.0.1). Scheme-only and s3 entries name no host.
+ * 1 when an http(s) allow entry that names a host (not a scheme alone) takes
+ * `url` itself: scheme, host, port and path prefix. The operator wrote that
+ * host down, so the address rules do not apply to it there (an internal
+ * registry by name, a test server at 127.0.0.1); the same host under another
+ * port or path, reached through a broader entry, is judged by its addresses.
  */
-int pt2_remote_url_host_named(const char *host, const struct pt2_remote_opts *opts);
+int pt2_remote_url_host_named(const char *url, const struct pt2_remote_opts *opts);
 
 /* ---- addresses ---------------------------------------------------------------- */
 

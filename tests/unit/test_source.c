@@ -304,6 +304,33 @@ START_TEST(test_seed)
 }
 END_TEST
 
+/* A digest started after seeding covers the seeded bytes: an object that arrives whole in
+ * a remote source's first response is keyed by its bytes, not by nothing. */
+START_TEST(test_digest_covers_seed)
+{
+    struct mem m;
+    struct pt2_error err = {0};
+    uint8_t d[3][32];
+
+    mem_init(&m, 64 * KIB, 8);
+    for (int k = 0; k < 3; k++) {
+        pt2_source *s = open_src(&m, &only_at, m.len, NULL);
+
+        if (k == 2)
+            m.data[100] ^= 1;
+        ck_assert_int_eq(pt2_source_seed(s, 0, m.data, (size_t)m.len, &err), PT2_OK);
+        pt2_source_record_digest(s);
+        read_ok(s, &m, 100, 10);
+        pt2_source_digest(s, d[k]);
+        pt2_source_free(s);
+    }
+    ck_assert_uint_eq(m.nlog, 0);
+    ck_assert_int_eq(memcmp(d[0], d[1], 32), 0);
+    ck_assert_int_ne(memcmp(d[0], d[2], 32), 0);
+    free(m.data);
+}
+END_TEST
+
 /* Planning mode: a miss fails, reaches no backend, and is not kept. */
 START_TEST(test_cached_only)
 {
@@ -438,6 +465,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_short_object_and_sticky_failure);
     tcase_add_test(tc, test_digest);
     tcase_add_test(tc, test_seed);
+    tcase_add_test(tc, test_digest_covers_seed);
     tcase_add_test(tc, test_inspection_reads);
     tcase_add_test(tc, test_cached_only);
     tcase_add_test(tc, test_many_binaries_read_once);
