@@ -9,6 +9,8 @@
 
 #include <cJSON.h>
 
+#include "pt2scope.h"
+
 /* Exit codes are an interface for pipelines. */
 enum cli_exit {
     CLI_OK = 0,       /* inspected / compatible / valid */
@@ -22,6 +24,13 @@ void cli_defang(char *s);
 /* Replace control characters in every key and string of `doc` (in place)
  * before text output: package contents must never drive the terminal. */
 void cli_sanitize(cJSON *doc);
+
+/*
+ * Open the package at an http://, https:// or s3:// URL (pt2_remote.h, no
+ * allow list: the user chose it), with package.source set. *pkg is the
+ * caller's; on failure err says why, its message starting with the URL.
+ */
+int cli_open_url(const char *url, pt2_package **pkg, struct pt2_error *err);
 
 /* Print the inspection document for a terminal (sanitize it first). */
 void cli_render_inspect(FILE *f, const cJSON *doc);

@@ -113,8 +113,8 @@ static void usage(FILE *f)
         "  gpus [--json]                           this node's GPUs (NVIDIA, AMD) and CPU\n"
         "  affinity FILE [--json | --yaml]         a Kubernetes nodeAffinity selecting the nodes "
         "FILE runs on\n"
-        "  scan PATH... [--target T]... [--json]   every package under files and folders, one "
-        "line each\n"
+        "  scan PATH... [--target T]... [--json]   every package under files and folders (and "
+        "URLs), one line each\n"
         "  version\n"
         "\n"
         "  --libcuda PATH, --sysfs-root DIR        where to probe this node's GPUs\n"
@@ -288,26 +288,23 @@ static void print_json(const cJSON *doc)
  * CLI's user chose it, so no allow list applies (the daemon's do).
  * package.source then says where it came from and what reading it cost.
  */
-static int open_remote(const char *url, pt2_package **pkg)
+int cli_open_url(const char *url, pt2_package **pkg, struct pt2_error *err)
 {
     struct pt2_remote_opts ro = {0};
     struct pt2_open_options oo = {0};
-    struct pt2_error err = {0};
     pt2_remote *r = NULL;
     int rc;
 
+    *pkg = NULL;
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-        return fail("curl", "cannot initialise libcurl");
-    rc = pt2_remote_open(&r, url, &ro, &err);
+        return pt2_error_set(err, PT2_ERR_INTERNAL, "cannot initialise libcurl");
+    rc = pt2_remote_open(&r, url, &ro, err);
     if (rc == PT2_OK) {
         oo.display_name = pt2_remote_name(r);
-        rc = pt2_package_open_source(pkg, pt2_remote_source(r), &oo, &err);
+        rc = pt2_package_open_source(pkg, pt2_remote_source(r), &oo, err);
     }
     if (rc == PT2_OK)
         pt2_package_set_source(*pkg, pt2_remote_source_json(r));
-    /* The remote layer's messages start with the URL, without credentials or query. */
-    if (rc != PT2_OK)
-        rc = fail_err(r != NULL ? pt2_remote_display_url(r) : "remote", &err);
     pt2_remote_free(r);
     curl_global_cleanup();
     return rc;
@@ -319,8 +316,9 @@ static int open_pkg(const char *file, pt2_package **pkg)
 
     if (file == NULL)
         return fail("usage", "no package file given");
+    /* The remote layer's messages start with the URL, without credentials or query. */
     if (pt2_remote_is_url(file))
-        return open_remote(file, pkg);
+        return cli_open_url(file, pkg, &err) == PT2_OK ? CLI_OK : fail_err("remote", &err);
     if (pt2_package_open_path(pkg, file, NULL, &err) != PT2_OK)
         return fail_err(file, &err);
     return CLI_OK;

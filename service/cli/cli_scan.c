@@ -5,7 +5,8 @@
  * Design: the items are the library's (pt2_listing_item), the same as GET
  * /v1/packages lists, so the CLI and the service cannot disagree about a
  * package; this file only finds the files and prints. A file named on the
- * command line is scanned whatever its name; in a folder, every `*.pt2`
+ * command line is scanned whatever its name, and so is a URL (read with
+ * Range requests, as `inspect URL` does); in a folder, every `*.pt2`
  * below it is (hidden names skipped, symlinked folders not entered, 32
  * levels at most), sorted by path. The paths are checked before anything
  * is printed, so a typo is a usage error (2), not a half report. Exit 1
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pt2_remote.h"
 #include "pt2scope.h"
 
 #define SCAN_FILES_MAX 1000000u /* files one scan lists */
@@ -128,9 +130,11 @@ static int scan_path(struct scan_list *l, const char *path)
     size_t first = l->n, len = strlen(path);
     int rc;
 
-    if (stat(path, &st) != 0)
+    if (pt2_remote_is_url(path)) {
+        rc = scan_add(l, path); /* one package, read where it lives */
+    } else if (stat(path, &st) != 0) {
         return cli_fail(PT2_ERR_NOT_FOUND, path, strerror(errno));
-    if (!S_ISDIR(st.st_mode)) {
+    } else if (!S_ISDIR(st.st_mode)) {
         rc = scan_add(l, path);
     } else {
         if (len >= sizeof(buf))
@@ -204,16 +208,24 @@ static int scan_item(const char *path, const struct pt2_listing_target *t, size_
 {
     struct pt2_listing_file file = {path, 0, 0, 0};
     struct pt2_error perr = {0}, err = {0};
+    char shown[PT2_REMOTE_URL_MAX + 1];
     pt2_package *pkg = NULL;
     struct stat st;
     int rc;
 
-    if (stat(path, &st) == 0) {
-        file.has_stat = 1;
-        file.size = (uint64_t)st.st_size;
-        file.mtime = (int64_t)st.st_mtim.tv_sec;
+    if (pt2_remote_is_url(path)) {
+        /* named as answers show URLs (no credentials, no query); size and mtime unknown */
+        if (pt2_remote_shown_url(path, shown, sizeof(shown)) == PT2_OK)
+            file.name = shown;
+        (void)cli_open_url(path, &pkg, &perr);
+    } else {
+        if (stat(path, &st) == 0) {
+            file.has_stat = 1;
+            file.size = (uint64_t)st.st_size;
+            file.mtime = (int64_t)st.st_mtim.tv_sec;
+        }
+        pt2_package_open_path(&pkg, path, NULL, &perr);
     }
-    pt2_package_open_path(&pkg, path, NULL, &perr);
     rc = pt2_listing_item(&file, pkg, &perr, t, nt, item, &err);
     pt2_package_free(pkg);
     if (rc != PT2_OK)

@@ -97,6 +97,13 @@ same "cli: validator" "$(j "$TMP/cli.json" 'd["package"]["source"]["validator"]'
 same "cli check by URL (compatible)" "$?" 0
 "$CLI" check "$N/cuda_sm90a_v8.pt2" --target A100 >/dev/null 2>&1
 same "cli check by URL (incompatible)" "$?" 1
+# scan lists URLs beside files: the same item as for the local copy, named by the URL shown
+"$CLI" scan --json tests/fixtures/cuda_sm90a_v8.pt2 "$N/cuda_sm90a_v8.pt2?sig=x" --target H100 \
+    >"$TMP/scan.json" 2>/dev/null
+same "cli scan: a URL" "$?" 0
+same "cli scan: the URL's item" "$(j "$TMP/scan.json" 'd[1]["name"] + " " + d[1]["overall"]["verdict"] + " " + str(d[1]["size"])')" \
+    "$N/cuda_sm90a_v8.pt2 compatible None"
+same "cli scan: as the file's" "$(j "$TMP/scan.json" 'd[0]["targets"] == d[1]["targets"] and d[0]["kind"] == d[1]["kind"]')" True
 # redirects: one hop, five hops; six are too many
 "$CLI" inspect --json "$N/redirect/cpu_x86_64.pt2" >"$TMP/r.json" 2>/dev/null
 # the URL shown is the one asked for (the cache key), not where it was redirected
