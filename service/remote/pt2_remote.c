@@ -26,6 +26,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +252,91 @@ static int curl_failure(const pt2_remote *r, const struct slot *s, struct pt2_er
 /* ---- hops ----------------------------------------------------------------- */
 
 /*
+ * A name lookup bounded by the deadline: getaddrinfo() blocks for as long as
+ * the resolver likes (a name server that never answers holds the worker far
+ * past --remote-timeout). getaddrinfo_a() runs it on glibc's own thread; on
+ * time-out the request is cancelled, or, when already running, left to end
+ * on its own: the lookup and its notification share one heap block with two
+ * references, and whichever side lets go last frees it.
+ */
+struct lookup {
+    struct gaicb cb;
+    struct addrinfo hints;
+    char name[PT2_REMOTE_HOST_MAX], service[8];
+    atomic_int refs;
+};
+
+static void lookup_release(struct lookup *l)
+{
+    if (atomic_fetch_sub(&l->refs, 1) == 1) {
+        if (l->cb.ar_result != NULL)
+            freeaddrinfo(l->cb.ar_result);
+        free(l);
+    }
+}
+
+static void lookup_done(union sigval v)
+{
+    lookup_release(v.sival_ptr);
+}
+
+/* 0 and *res, a getaddrinfo error, or EAI_AGAIN with *timed_out set. */
+static int lookup_bounded(const char *name, const char *service, const struct addrinfo *hints,
+                          int64_t deadline_ms, struct addrinfo **res, int *timed_out)
+{
+    struct gaicb *list[1];
+    struct sigevent sev;
+    struct lookup *l = calloc(1, sizeof(*l));
+    int rc;
+
+    *res = NULL;
+    *timed_out = 0;
+    if (l == NULL)
+        return EAI_MEMORY;
+    snprintf(l->name, sizeof(l->name), "%s", name);
+    snprintf(l->service, sizeof(l->service), "%s", service);
+    l->hints = *hints;
+    l->cb.ar_name = l->name;
+    l->cb.ar_service = l->service;
+    l->cb.ar_request = &l->hints;
+    atomic_init(&l->refs, 2);
+    memset(&sev, 0, sizeof(sev));
+    sev.sigev_notify = SIGEV_THREAD;
+    sev.sigev_notify_function = lookup_done;
+    sev.sigev_value.sival_ptr = l;
+    list[0] = &l->cb;
+    if (getaddrinfo_a(GAI_NOWAIT, list, 1, &sev) != 0) {
+        free(l);
+        return EAI_SYSTEM;
+    }
+    for (;;) {
+        int64_t left = deadline_ms - now_ms();
+        struct timespec ts;
+        const struct gaicb *const wait[1] = {&l->cb};
+
+        rc = gai_error(&l->cb);
+        if (rc != EAI_INPROGRESS)
+            break;
+        if (left <= 0) {
+            /* cancelled or not, the notification still comes and drops its reference */
+            gai_cancel(&l->cb);
+            *timed_out = 1;
+            lookup_release(l);
+            return EAI_AGAIN;
+        }
+        ts.tv_sec = (time_t)(left / 1000);
+        ts.tv_nsec = (long)(left % 1000) * 1000000L;
+        gai_suspend(wait, 1, &ts);
+    }
+    if (rc == 0) {
+        *res = l->cb.ar_result; /* ours now */
+        l->cb.ar_result = NULL;
+    }
+    lookup_release(l);
+    return rc;
+}
+
+/*
  * Resolve the hop's host, refuse it when any address is in a blocked class,
  * and pin the addresses so that curl connects to exactly these.
  */
@@ -273,12 +360,19 @@ static int hop_resolve(pt2_remote *r, struct slot *s, long port, struct pt2_erro
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_NUMERICHOST;
-    grc = getaddrinfo(name, service, &hints, &res);
+    grc = getaddrinfo(name, service, &hints, &res); /* numeric: no lookup, no wait */
     if (grc == 0) {
         literal = 1; /* curl does not look an address up: nothing to pin */
     } else {
+        int timed_out;
+
         hints.ai_flags = 0;
-        grc = getaddrinfo(name, service, &hints, &res);
+        grc = lookup_bounded(name, service, &hints, r->deadline_ms, &res, &timed_out);
+        if (timed_out)
+            return pt2_error_set(err, PT2_ERR_REMOTE_TIMEOUT,
+                                 SHOWN ": no answer from the resolver for %.200s within %ld ms "
+                                       "(the remote timeout)",
+                                 r->display, s->host, r->timeout_ms);
     }
     if (grc != 0)
         return pt2_error_set(err, PT2_ERR_REMOTE_UNREACHABLE, SHOWN ": cannot resolve %.200s: %s",
