@@ -21,7 +21,11 @@ BIN=$BUILD/bench
 WORK=$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/pt2remote.XXXXXX")
 PROXY=
 cleanup() {
-    [ -n "$PROXY" ] && kill "$PROXY" 2>/dev/null && wait "$PROXY" 2>/dev/null
+    # errexit holds in a trap too: a killed proxy's status must not cut the cleanup short
+    if [ -n "$PROXY" ]; then
+        kill "$PROXY" 2>/dev/null || true
+        wait "$PROXY" 2>/dev/null || true
+    fi
     remote_stop_all
     rm -rf "$WORK"
 }
