@@ -2,7 +2,7 @@
 # Reproductions of what an attack run found (hostile clients), each one now
 # answered without harm. So far: a 16 MiB JSON body of tiny values is
 # refused (413) before any parse tree exists, and the daemon's peak RSS
-# stays under 64 MiB; a NUL byte in a JSON string or a query value is a 400,
+# stays under 64 MiB; an upload of 60,000 tiny kernels stays under 96 MiB; a NUL byte in a JSON string or a query value is a 400,
 # never a silently truncated path; ambiguous framing is a 400; 1,100 slow
 # connections from one address do not lock another address out.
 set -u
@@ -113,6 +113,32 @@ PY
 args=$(python3 -c "print('&'.join('a%d=1' % i for i in range(3000)))")
 same "3,000 query arguments" "$(raw "GET /v1/inspect?$args HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")" \
     "HTTP/1.1 400 Bad Request | more than 256 query arguments"
+
+# 3. An upload of 4.3 MB holding 60,000 tiny kernels (15 .fatbin entries of 4,000 records):
+# its inspection once took the daemon to 183 MB. Now one kernel record costs ~300 bytes and
+# the answer lists 4,096 of them; the peak stays under 96 MiB (about 50 MiB here).
+python3 - "$TMP/k60.pt2" <<'PY'
+import struct, sys, zipfile
+def fatbin(n):
+    ents = b""
+    for _ in range(n):
+        h = bytearray(64)
+        struct.pack_into("<HxxIQ", h, 0, 2, 64, 8)   # an ELF (SASS) record, 8 payload bytes
+        struct.pack_into("<HHI", h, 0x18, 8, 0, 90)  # ABI 8, sm_90
+        ents += bytes(h) + bytes(8)
+    return struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(ents)) + ents
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_STORED) as z:
+    z.writestr("k/archive_format", "pt2")
+    for f in range(15):
+        z.writestr("k/data/aotinductor/model/k%02d.fatbin" % f, fatbin(4000))
+PY
+echo 5 >"/proc/$PID/clear_refs" # the peak so far no longer counts
+curl -s -o "$TMP/k60.json" -X POST -H 'Content-Type: application/octet-stream' \
+    --data-binary @"$TMP/k60.pt2" "$U/v1/arch"
+same "60,000 kernels: the answer" \
+    "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["kernels_total"], len(d["kernels"]), d["cuda_targets"])' "$TMP/k60.json")" \
+    "60000 4096 ['sm_90']"
+same "60,000 kernels: peak RSS under 96 MiB" "$(($(hwm) < 96 * 1024))" 1
 
 # 2. 1,100 connections from one address, each dripping a header byte at a time:
 # another address's /livez and inspections are still answered (the
