@@ -304,29 +304,6 @@ static int job_keep(const struct pt2d_job_env *env, int nocache, pt2_package *pk
     return PT2_OK;
 }
 
-/* Cache lookup, else open the package from `fd` (and cache it). */
-int pt2d_job_package(const struct pt2d_job_env *env, int nocache, int fd, const char *name,
-                     const char *key, struct pt2d_pkgref **out, struct pt2_error *err)
-{
-    pt2_source *src = NULL;
-    pt2_package *pkg = NULL;
-    int rc;
-
-    *out = NULL;
-    if (!nocache && env->cache != NULL) {
-        *out = pt2d_cache_get(env->cache, key);
-        if (*out != NULL)
-            return PT2_OK;
-    }
-    rc = pt2_source_new_fd(&src, fd, NULL, err);
-    if (rc == PT2_OK)
-        rc = job_open(env, src, name, &pkg, err);
-    pt2_source_free(src);
-    if (rc != PT2_OK)
-        return rc;
-    return job_keep(env, nocache, pkg, key, out, err);
-}
-
 /*
  * What a job reads: a file under a model root, an upload, or a remote
  * object. `key` identifies the content when it can be known before reading
@@ -409,23 +386,17 @@ static int job_resolve(const struct pt2d_job *job, const struct pt2d_options *o,
 {
     int rc;
 
+    rc = pt2d_options_check_package(o, job->upload_fd >= 0, 1, err);
+    if (rc != PT2_OK)
+        return rc;
     if (job->upload_fd >= 0) {
-        if (o->has_path || o->has_url)
-            return pt2_error_set(err, PT2_ERR_INVALID, "send either an upload or a %s, not both",
-                                 o->has_url ? "url" : "path");
         rc = pt2_source_new_fd(&js->src, job->upload_fd, NULL, err);
         js->name = job->upload_name != NULL ? job->upload_name : "upload.pt2";
         js->key_after = 1;
         return rc;
     }
-    if (o->has_path && o->has_url)
-        return pt2_error_set(err, PT2_ERR_INVALID, "send either a path or a url, not both");
     if (o->has_url)
         return job_remote(job, o->url, js, err);
-    if (!o->has_path)
-        return pt2_error_set(err, PT2_ERR_INVALID,
-                             "name a package with ?path=, ?url=, a JSON body {\"path\": ...} or "
-                             "upload it");
     rc = pt2d_path_open_at(job->env->roots, job->env->root_fds, job->env->n_roots, o->path, &js->pf,
                            err);
     if (rc != PT2_OK)
@@ -433,6 +404,19 @@ static int job_resolve(const struct pt2d_job *job, const struct pt2d_options *o,
     js->name = js->pf.name;
     pt2d_job_file_key(js->key, sizeof(js->key), &js->pf.st, js->name);
     return PT2_OK;
+}
+
+/*
+ * A package this job opened from js: remember its size (for the trim at the
+ * end), say where a remote one came from, and keep it (cached unless nocache).
+ */
+static int job_keep_opened(const struct pt2d_job_env *env, int nocache, struct job_src *js,
+                           pt2_package *pkg, struct pt2d_pkgref **ref, struct pt2_error *err)
+{
+    js->opened_bytes = pt2_package_memory(pkg);
+    if (js->remote != NULL)
+        pt2_package_set_source(pkg, pt2_remote_source_json(js->remote));
+    return job_keep(env, nocache, pkg, js->key, ref, err);
 }
 
 /* Open what js names (never cached: its key comes from what was read) and key it. */
@@ -447,36 +431,44 @@ static int job_open_unkeyed(const struct pt2d_job *job, struct job_src *js,
     rc = job_open(job->env, js->src, js->name, &pkg, err);
     if (rc != PT2_OK)
         return rc;
-    js->opened_bytes = pt2_package_memory(pkg);
     pt2_source_digest(js->src, d);
     job_hash_key(js->key, sizeof(js->key), js->remote != NULL ? "rd" : "u", d,
                  pt2_source_size(js->src), js->name);
-    if (js->remote != NULL)
-        pt2_package_set_source(pkg, pt2_remote_source_json(js->remote));
-    return job_keep(job->env, 1, pkg, js->key, ref, err);
+    return job_keep_opened(job->env, 1, js, pkg, ref, err);
 }
 
-/* Cache lookup by js->key, else open and cache. */
-static int job_open_keyed(const struct pt2d_job *job, struct job_src *js, struct pt2d_pkgref **ref,
-                          struct pt2_error *err)
+/* Cache lookup by js->key, else open (a file's source made only then) and cache. */
+static int job_open_keyed(const struct pt2d_job_env *env, int nocache, struct job_src *js,
+                          struct pt2d_pkgref **ref, struct pt2_error *err)
 {
     pt2_package *pkg = NULL;
     int rc;
 
-    if (!job->nocache && job->env->cache != NULL) {
-        *ref = pt2d_cache_get(job->env->cache, js->key);
+    if (!nocache && env->cache != NULL) {
+        *ref = pt2d_cache_get(env->cache, js->key);
         if (*ref != NULL)
             return PT2_OK;
     }
     if (js->src == NULL && (rc = pt2_source_new_fd(&js->src, js->pf.fd, NULL, err)) != PT2_OK)
         return rc;
-    rc = job_open(job->env, js->src, js->name, &pkg, err);
+    rc = job_open(env, js->src, js->name, &pkg, err);
     if (rc != PT2_OK)
         return rc;
-    js->opened_bytes = pt2_package_memory(pkg);
-    if (js->remote != NULL)
-        pt2_package_set_source(pkg, pt2_remote_source_json(js->remote));
-    return job_keep(job->env, job->nocache, pkg, js->key, ref, err);
+    return job_keep_opened(env, nocache, js, pkg, ref, err);
+}
+
+/* Cache lookup, else open the package from `fd` (and cache it): a path job's own steps. */
+int pt2d_job_package(const struct pt2d_job_env *env, int nocache, int fd, const char *name,
+                     const char *key, struct pt2d_pkgref **out, struct pt2_error *err)
+{
+    struct job_src js = {.pf = {.fd = fd}, .name = name}; /* fd stays the caller's */
+    int rc;
+
+    *out = NULL;
+    snprintf(js.key, sizeof(js.key), "%s", key);
+    rc = job_open_keyed(env, nocache, &js, out, err);
+    pt2_source_free(js.src);
+    return rc;
 }
 
 static void job_remote_done(const struct pt2d_job *job, const struct job_src *js, uint64_t req0,
@@ -569,7 +561,7 @@ static int job_run(struct pt2d_job *job, int cached_only)
                                pt2d_pkgref_body_release);
         goto cleanup;
     }
-    if (ref == NULL && (rc = job_open_keyed(job, &js, &ref, &err)) != PT2_OK)
+    if (ref == NULL && (rc = job_open_keyed(job->env, job->nocache, &js, &ref, &err)) != PT2_OK)
         goto fail;
     /* Same strong ETag, same bytes: re-send what this package last rendered for it. */
     body = pt2d_pkgref_body_get(ref, job->reply->etag, &body_len);

@@ -351,6 +351,21 @@ int pt2d_options_apply_json(struct pt2d_options *o, const cJSON *doc, struct pt2
     return rc;
 }
 
+int pt2d_options_check_package(const struct pt2d_options *o, int upload, int required,
+                               struct pt2_error *err)
+{
+    if (upload && (o->has_path || o->has_url))
+        return pt2_error_set(err, PT2_ERR_INVALID, "send either an upload or a %s, not both",
+                             o->has_url ? "url" : "path");
+    if (o->has_path && o->has_url)
+        return pt2_error_set(err, PT2_ERR_INVALID, "send either a path or a url, not both");
+    if (required && !upload && !o->has_path && !o->has_url)
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "name a package with ?path=, ?url=, a JSON body {\"path\": ...} or "
+                             "upload it as application/octet-stream or multipart/form-data");
+    return PT2_OK;
+}
+
 void pt2d_options_finish(struct pt2d_options *o)
 {
     size_t i;

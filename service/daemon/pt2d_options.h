@@ -80,6 +80,14 @@ extern const struct pt2_json_limits pt2d_json_body_limits;
 int pt2d_options_parse_json(const char *text, size_t len, const struct pt2_json_limits *lim,
                             const char *what, cJSON **out, struct pt2_error *err);
 
+/*
+ * The one rule for naming a package: at most one of an upload, a path and a
+ * url, and (with `required`) at least one. PT2_OK, or PT2_ERR_INVALID with
+ * the message the API answers.
+ */
+int pt2d_options_check_package(const struct pt2d_options *o, int upload, int required,
+                               struct pt2_error *err);
+
 /* Apply the driver version to every target; call once all arguments are in. */
 void pt2d_options_finish(struct pt2d_options *o);
 

@@ -643,16 +643,9 @@ static enum MHD_Result request_dispatch(struct request *rq)
         return answer_problem(rq, err.code, err.message);
     pt2d_options_finish(&rq->opts);
     upload_fd = pt2d_intake_spool_fd(&rq->intake);
-    if (upload_fd >= 0 && (rq->opts.has_path || rq->opts.has_url))
-        return answer_problem(rq, PT2_ERR_INVALID,
-                              rq->opts.has_url ? "send either an upload or a url, not both"
-                                               : "send either an upload or a path, not both");
-    if (rq->opts.has_path && rq->opts.has_url)
-        return answer_problem(rq, PT2_ERR_INVALID, "send either a path or a url, not both");
-    if (!compat && upload_fd < 0 && !rq->opts.has_path && !rq->opts.has_url)
-        return answer_problem(rq, PT2_ERR_INVALID,
-                              "name a package with ?path=, ?url=, a JSON body {\"path\": ...} "
-                              "or upload it as application/octet-stream or multipart/form-data");
+    /* Early, on this thread; POST /v1/compatibility's body names its package on the worker. */
+    if (pt2d_options_check_package(&rq->opts, upload_fd >= 0, !compat, &err) != PT2_OK)
+        return answer_problem(rq, err.code, err.message);
     if (compat && rq->intake.kind == PT2D_BODY_JSON) {
         rq->job.body = pt2d_buf_str(&rq->intake.json);
         rq->job.body_len = rq->intake.json.len;
