@@ -509,18 +509,6 @@ static void probe_arm64(struct pt2_cpu_info *c)
 }
 #endif
 
-/* strerror() is not thread-safe; strerror_r() comes in a GNU and an XSI flavour. */
-static const char *cpu_strerror(int e, char *buf, size_t len)
-{
-#if defined(__GLIBC__) && defined(_GNU_SOURCE)
-    return strerror_r(e, buf, len); /* may return a static string instead of filling buf */
-#else
-    if (strerror_r(e, buf, len) != 0)
-        snprintf(buf, len, "error %d", e);
-    return buf;
-#endif
-}
-
 int pt2_cpu_probe(struct pt2_cpu_info *out, struct pt2_error *err)
 {
     char ebuf[128];
@@ -535,7 +523,7 @@ int pt2_cpu_probe(struct pt2_cpu_info *out, struct pt2_error *err)
     memset(out, 0, sizeof(*out));
     if (uname(&u) != 0)
         return pt2_error_set(err, PT2_ERR_IO, "uname failed: %s",
-                             cpu_strerror(errno, ebuf, sizeof(ebuf)));
+                             pt2_strerror(errno, ebuf, sizeof(ebuf)));
     snprintf(out->machine, sizeof(out->machine), "%.31s", u.machine);
 
 #if defined(__x86_64__) || defined(__i386__)

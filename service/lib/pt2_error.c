@@ -10,6 +10,17 @@
 
 #include "pt2_error.h"
 
+const char *pt2_strerror(int e, char *buf, size_t len)
+{
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+    return strerror_r(e, buf, len);
+#else
+    if (strerror_r(e, buf, len) != 0)
+        snprintf(buf, len, "error %d", e);
+    return buf;
+#endif
+}
+
 void pt2_error_clear(struct pt2_error *err)
 {
     if (err == NULL)

@@ -10,6 +10,15 @@
 #ifndef PT2_ERROR_H
 #define PT2_ERROR_H
 
+#include <stddef.h>
+
 #include "pt2scope.h"
+
+/*
+ * The text of errno value `e`, thread-safely (strerror() is not; strerror_r()
+ * comes in a GNU and an XSI flavour): into buf, or a static string the GNU
+ * flavour returns instead. For every library message that names an errno.
+ */
+const char *pt2_strerror(int e, char *buf, size_t len);
 
 #endif

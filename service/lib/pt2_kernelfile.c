@@ -27,13 +27,14 @@ int pt2_kernel_file_check(const char *path, const struct pt2_device *dev,
     struct stat st;
     unsigned char *buf = NULL;
     size_t got = 0;
+    char eb[128];
     int fd = -1, rc, recognized = 0;
 
     if (path == NULL || dev == NULL || out == NULL)
         return pt2_error_set(err, PT2_ERR_INVALID, "pt2_kernel_file_check: missing argument");
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) != 0) {
-        rc = pt2_error_set(err, PT2_ERR_IO, "%s", strerror(errno));
+        rc = pt2_error_set(err, PT2_ERR_IO, "%s", pt2_strerror(errno, eb, sizeof(eb)));
         goto cleanup;
     }
     if (!S_ISREG(st.st_mode) || st.st_size <= 0) {
@@ -55,7 +56,7 @@ int pt2_kernel_file_check(const char *path, const struct pt2_device *dev,
             continue;
         if (n <= 0) {
             rc = pt2_error_set(err, PT2_ERR_IO, "cannot read: %s",
-                               n < 0 ? strerror(errno) : "the file shrank");
+                               n < 0 ? pt2_strerror(errno, eb, sizeof(eb)) : "the file shrank");
             goto cleanup;
         }
         got += (size_t)n;

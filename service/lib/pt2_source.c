@@ -93,7 +93,7 @@ static int ps_fd_read(void *ctx, uint64_t off, void *buf, size_t len, size_t *go
                 continue;
             *got = have;
             return pt2_error_set(err, PT2_ERR_IO, "read error: %s",
-                                 strerror_r(errno, eb, sizeof(eb)));
+                                 pt2_strerror(errno, eb, sizeof(eb)));
         }
         if (r == 0)
             break;
@@ -163,7 +163,7 @@ int pt2_source_new_fd(pt2_source **out, int fd, const struct pt2_source_tuning *
         char eb[128];
 
         return pt2_error_set(err, PT2_ERR_IO, "cannot stat the archive: %s",
-                             strerror_r(errno, eb, sizeof(eb)));
+                             pt2_strerror(errno, eb, sizeof(eb)));
     }
     if (!S_ISREG(st.st_mode))
         return pt2_error_set(err, PT2_ERR_IO, "not a regular file");

@@ -79,18 +79,6 @@ struct pt2_zip_entry {
 
 /* ---- file access ------------------------------------------------------- */
 
-static const char *pz_strerror(int e, char *buf, size_t len)
-{
-#if defined(__GLIBC__) && defined(_GNU_SOURCE)
-    /* The GNU variant may return a static string instead of filling buf. */
-    return strerror_r(e, buf, len);
-#else
-    if (strerror_r(e, buf, len) != 0)
-        snprintf(buf, len, "error %d", e);
-    return buf;
-#endif
-}
-
 /* Read through the byte source: *got < len only at the end. -1 keeps the reason in io_err. */
 static int pz_pread(pt2_zip *z, uint64_t off, void *buf, size_t len, size_t *got)
 {
@@ -404,7 +392,7 @@ int pt2_zip_open_path(pt2_zip **out, const char *path, struct pt2_error *err)
         char ebuf[128];
 
         return pt2_error_set(err, PT2_ERR_IO, "cannot open %s: %s", path,
-                             pz_strerror(errno, ebuf, sizeof(ebuf)));
+                             pt2_strerror(errno, ebuf, sizeof(ebuf)));
     }
     rc = pt2_zip_open_fd(out, fd, err);
     if (rc != PT2_OK) {
