@@ -337,6 +337,18 @@ END_TEST
 
 /* ---- client abort ------------------------------------------------------ */
 
+/* connect() `fd` to the server's port on 127.0.0.1: its result. */
+static int connect_loopback(int fd, uint16_t port)
+{
+    struct sockaddr_in sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+}
+
 /* A connection from `from` (network order) to the server on 127.0.0.1. */
 static int connect_from(uint16_t port, in_addr_t from)
 {
@@ -348,9 +360,7 @@ static int connect_from(uint16_t port, in_addr_t from)
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = from;
     ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-    sa.sin_port = htons(port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+    ck_assert_int_eq(connect_loopback(fd, port), 0);
     return fd;
 }
 
@@ -362,15 +372,10 @@ static int connect_local(uint16_t port)
 /* 1 once nothing listens on the port any more (a connection is refused). */
 static int listener_closed(uint16_t port)
 {
-    struct sockaddr_in sa;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), rc;
 
     ck_assert_int_ge(fd, 0);
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons(port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+    rc = connect_loopback(fd, port);
     close(fd);
     return rc != 0 && errno == ECONNREFUSED;
 }
