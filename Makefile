@@ -40,7 +40,7 @@ CHK_LIBS   = $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
 # The layering is enforced by the include path: the CLI sees only the public
 # header, the daemon the public header and its own; only the library and the
 # tests see the library's internal headers (tests/shell/layering.sh).
-INC_lib    := -Iservice/include -Iservice/lib
+INC_lib    := -Iservice/include -Iservice/lib -I$(BUILD)/gen
 INC_remote := -Iservice/include -Iservice/remote
 INC_cli    := -Iservice/include -Iservice/remote
 INC_daemon := -Iservice/include -Iservice/remote -Iservice/daemon
@@ -131,6 +131,14 @@ $(BUILD)/obj-hooks/tests/%.o: tests/%.c | build-deps
 # The compiler flags of one layer (lib, cli, daemon), for tests/shell/layering.sh.
 print-cflags-%:
 	@echo $(CC) -std=c11 -D_GNU_SOURCE $(WARN) $(INC_$*) $(PKG_CFLAGS)
+
+# The torch shim table is data with sources (service/lib/data/README.md): the
+# library's C table is generated from that copy, never edited by hand.
+SHIM_TSV   := service/lib/data/shim-versions.tsv
+$(BUILD)/gen/pt2_shim_table.inc: $(SHIM_TSV) service/tools/gen_shims.sh
+	@mkdir -p $(dir $@)
+	sh service/tools/gen_shims.sh $(SHIM_TSV) $@
+$(BUILD)/obj/service/lib/pt2_shims.o: $(BUILD)/gen/pt2_shim_table.inc
 
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -349,12 +357,13 @@ FUZZ_DMN      := pt2d_options pt2d_buf pt2d_path
 FUZZ_LIB_OBJ  := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_DMN_OBJ  := $(FUZZ_DMN:%=$(FUZZ_DIR)/obj/service/daemon/%.o)
 FUZZ_REM_OBJ  := $(REM_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+$(FUZZ_DIR)/obj/service/lib/pt2_shims.o: $(BUILD)/gen/pt2_shim_table.inc
 
 $(FUZZ_DIR)/obj/%.o: %.c | build-deps
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) -g -O1 \
 	  -fno-omit-frame-pointer $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -Iservice/include \
-	  -Iservice/lib -Iservice/remote -Iservice/daemon $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+	  -Iservice/lib -I$(BUILD)/gen -Iservice/remote -Iservice/daemon $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ) $(FUZZ_REM_OBJ) $(FUZZ_DMN_OBJ)
 	$(FUZZ_CC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ $(LIBS)

@@ -50,6 +50,16 @@ int cli_fail(int code, const char *what, const char *why);
  * package under the paths as a listing item (pt2_listing_item). CLI_NEGATIVE when any is
  * a problem or incompatible with a target. */
 int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size_t ntargets,
-             const char *driver, int json);
+             const char *driver, int json, const char *const *runtimes, size_t nruntimes,
+             const char *sysroot, const char *libtorch);
+
+/*
+ * The runtimes a check judges (cli_runtime.c): one per --runtime SPEC, the --sysroot DIR,
+ * and --libtorch PATH applied to each (or a runtime of its own when it is alone); with
+ * `local` and none of those, this machine. Into rts (room for nspecs + 2); the caller
+ * frees them. CLI_ERROR (one line on stderr naming the option) on a bad spec.
+ */
+int cli_runtimes(const char *const *specs, size_t nspecs, const char *sysroot, const char *libtorch,
+                 int local, pt2_runtime **rts, size_t *n);
 
 #endif

@@ -31,13 +31,18 @@ enum {
     OPT_LIBCUDA,
     OPT_SYSFS,
     OPT_NODES,
-    OPT_YAML
+    OPT_YAML,
+    OPT_RUNTIME,
+    OPT_SYSROOT,
+    OPT_LIBTORCH
 };
 
 /* Which options each command takes (bits of 1 << (opt - OPT_JSON)); 't' and 'i' below. */
 #define O(x) (1u << ((x)-OPT_JSON))
-#define O_TARGET (1u << 10)
-#define O_INPUT (1u << 11)
+#define O_TARGET (1u << 16)
+#define O_INPUT (1u << 17)
+#define O_RUNTIME (O(OPT_RUNTIME) | O(OPT_SYSROOT) | O(OPT_LIBTORCH))
+#define MAX_RUNTIMES 16
 
 struct cli_args {
     const char *cmd;
@@ -52,6 +57,9 @@ struct cli_args {
     const char *libcuda;
     const char *sysfs_root;
     const char *nodes;
+    const char *runtimes[MAX_RUNTIMES]; /* --runtime SPEC, repeatable */
+    size_t nruntimes;
+    const char *sysroot, *libtorch;
     char *const *paths; /* scan: every path after the options */
     size_t npaths;
 };
@@ -64,13 +72,13 @@ static const struct command {
     {"inspect", O(OPT_JSON) | O(OPT_OIP), 1},
     {"check",
      O(OPT_JSON) | O(OPT_DRIVER) | O(OPT_DEVICE) | O(OPT_LIBCUDA) | O(OPT_SYSFS) | O(OPT_NODES) |
-         O_TARGET,
+         O_TARGET | O_RUNTIME,
      1},
     {"check-kernel", O(OPT_DRIVER) | O(OPT_DEVICE) | O(OPT_LIBCUDA) | O(OPT_SYSFS) | O_TARGET, 1},
     {"validate", O(OPT_JSON) | O_INPUT, 1},
     {"gpus", O(OPT_JSON) | O(OPT_LIBCUDA) | O(OPT_SYSFS), 0},
     {"affinity", O(OPT_JSON) | O(OPT_YAML), 1},
-    {"scan", O(OPT_JSON) | O(OPT_DRIVER) | O_TARGET, 2}, /* 2: one or more paths */
+    {"scan", O(OPT_JSON) | O(OPT_DRIVER) | O_TARGET | O_RUNTIME, 2}, /* 2: one or more paths */
     {"version", 0, 0},
 };
 
@@ -85,6 +93,9 @@ static const struct option long_opts[] = {
     {"sysfs-root", required_argument, NULL, OPT_SYSFS},
     {"nodes", required_argument, NULL, OPT_NODES},
     {"yaml", no_argument, NULL, OPT_YAML},
+    {"runtime", required_argument, NULL, OPT_RUNTIME},
+    {"sysroot", required_argument, NULL, OPT_SYSROOT},
+    {"libtorch", required_argument, NULL, OPT_LIBTORCH},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -253,6 +264,17 @@ static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
             break;
         case OPT_NODES:
             a->nodes = optarg;
+            break;
+        case OPT_RUNTIME:
+            if (a->nruntimes == MAX_RUNTIMES)
+                return fail("usage", "too many --runtime options");
+            a->runtimes[a->nruntimes++] = optarg;
+            break;
+        case OPT_SYSROOT:
+            a->sysroot = optarg;
+            break;
+        case OPT_LIBTORCH:
+            a->libtorch = optarg;
             break;
         }
     }
@@ -445,12 +467,19 @@ static int cmd_check(const struct cli_args *a)
     struct pt2_verdict_result overall;
     cJSON *doc = NULL;
     const cJSON *e, *arr;
+    pt2_runtime *rts[MAX_RUNTIMES + 2];
+    size_t nrts = 0;
     int rc, driver = 0;
 
     if (a->driver != NULL && pt2_driver_version_parse(a->driver, &driver, &err) != PT2_OK)
         return fail_err("--driver", &err);
     if (a->nodes != NULL && (a->ntargets > 0 || a->device != NULL))
         return fail("usage", "--nodes checks Kubernetes nodes; it takes no --target or --device");
+    /* Without targets the question is "here": this machine's runtime too. */
+    rc = cli_runtimes(a->runtimes, a->nruntimes, a->sysroot, a->libtorch, a->ntargets == 0, rts,
+                      &nrts);
+    if (rc != CLI_OK)
+        return rc;
     rc = open_pkg(a->file, &pkg);
     if (rc != CLI_OK)
         return rc;
@@ -484,6 +513,11 @@ static int cmd_check(const struct cli_args *a)
             goto cleanup;
         }
     }
+    for (size_t i = 0; i < nrts; i++)
+        if (pt2_verdicts_add_runtime(v, pkg, rts[i], &err) != PT2_OK) {
+            rc = fail_err(a->file, &err);
+            goto cleanup;
+        }
     if (pt2_verdicts_to_json(v, &doc, &err) != PT2_OK ||
         pt2_verdicts_overall(v, &overall, &err) != PT2_OK) {
         rc = fail_err("check", &err);
@@ -507,6 +541,8 @@ cleanup:
     pt2_verdicts_free(v);
     pt2_node_free(node);
     pt2_package_free(pkg);
+    for (size_t i = 0; i < nrts; i++)
+        pt2_runtime_free(rts[i]);
     return rc;
 }
 
@@ -710,7 +746,8 @@ int main(int argc, char **argv)
     if (strcmp(a.cmd, "affinity") == 0)
         return cmd_affinity(&a);
     if (strcmp(a.cmd, "scan") == 0)
-        return cli_scan(a.paths, a.npaths, a.targets, a.ntargets, a.driver, a.json);
+        return cli_scan(a.paths, a.npaths, a.targets, a.ntargets, a.driver, a.json, a.runtimes,
+                        a.nruntimes, a.sysroot, a.libtorch);
     printf("pt2scope %s (schema %d)\n", PT2SCOPE_VERSION, PT2SCOPE_SCHEMA_VERSION);
     return CLI_OK;
 }

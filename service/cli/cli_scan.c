@@ -36,6 +36,7 @@
 #define SCAN_DEPTH_MAX 32u
 #define SCAN_PATH_MAX 4096u
 #define SCAN_TARGETS_MAX 64u
+#define SCAN_RUNTIMES_MAX 16
 
 struct scan_list {
     char **v;
@@ -234,13 +235,15 @@ static int scan_item(const char *path, const struct pt2_listing_target *t, size_
 }
 
 int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size_t ntargets,
-             const char *driver, int json)
+             const char *driver, int json, const char *const *runtimes, size_t nruntimes,
+             const char *sysroot, const char *libtorch)
 {
-    struct pt2_listing_target t[SCAN_TARGETS_MAX];
+    struct pt2_listing_target t[SCAN_TARGETS_MAX + SCAN_RUNTIMES_MAX + 2];
+    pt2_runtime *rts[SCAN_RUNTIMES_MAX + 2];
     struct scan_list files = {0};
     struct pt2_error err = {0};
     int rc = CLI_OK, worst = CLI_OK, dv = 0;
-    size_t i;
+    size_t i, nrts = 0, nt;
 
     if (npaths == 0)
         return cli_fail(PT2_ERR_INVALID, "usage", "scan needs at least one file or folder");
@@ -255,6 +258,17 @@ int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size
             return cli_fail(err.code, "--target", err.message);
         t[i].dev.driver_cuda_version = dv;
     }
+    if (nruntimes > SCAN_RUNTIMES_MAX)
+        return cli_fail(PT2_ERR_INVALID, "usage", "too many --runtime options");
+    rc = cli_runtimes(runtimes, nruntimes, sysroot, libtorch, 0, rts, &nrts);
+    if (rc != CLI_OK)
+        return rc;
+    nt = ntargets;
+    for (i = 0; i < nrts; i++) {
+        memset(&t[nt], 0, sizeof(t[nt]));
+        t[nt].label = pt2_runtime_label(rts[i]);
+        t[nt++].runtime = rts[i];
+    }
     for (i = 0; i < npaths && rc == CLI_OK; i++)
         rc = scan_path(&files, paths[i]);
     if (rc != CLI_OK)
@@ -264,7 +278,7 @@ int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size
     for (i = 0; i < files.n && rc == CLI_OK; i++) {
         cJSON *item = NULL;
 
-        rc = scan_item(files.v[i], t, ntargets, &item);
+        rc = scan_item(files.v[i], t, nt, &item);
         if (rc != CLI_OK)
             break;
         if (!pt2_listing_item_ok(item))
@@ -283,5 +297,7 @@ int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size
         rc = worst;
 cleanup:
     scan_list_free(&files);
+    for (i = 0; i < nrts; i++)
+        pt2_runtime_free(rts[i]);
     return rc;
 }

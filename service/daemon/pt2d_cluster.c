@@ -285,7 +285,7 @@ static const char *verdict_name(int r)
 }
 
 struct tally {
-    unsigned ok, unreachable, error, verdicts[3];
+    unsigned ok, unreachable, error, verdicts[PT2_VERDICT_COUNT];
 };
 
 /* 1 if `e` has the shape of one of our compatibility entries. */
@@ -508,7 +508,8 @@ int pt2d_cluster_query(const struct pt2d_cluster_cfg *cfg, const struct pt2d_opt
         cJSON_AddNumberToObject(sum, "error", t.error) == NULL ||
         cJSON_AddNumberToObject(sum, "compatible", t.verdicts[0]) == NULL ||
         cJSON_AddNumberToObject(sum, "compatible-ptx-jit", t.verdicts[1]) == NULL ||
-        cJSON_AddNumberToObject(sum, "incompatible", t.verdicts[2]) == NULL)
+        cJSON_AddNumberToObject(sum, "unverified", t.verdicts[PT2_UNVERIFIED]) == NULL ||
+        cJSON_AddNumberToObject(sum, "incompatible", t.verdicts[PT2_INCOMPATIBLE]) == NULL)
         goto nomem;
     *out = doc;
     doc = NULL;

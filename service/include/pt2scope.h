@@ -369,7 +369,15 @@ struct pt2_device {
 };
 
 /* Ordered from best to worst: the worse of two verdicts is the larger. */
-enum pt2_verdict { PT2_COMPATIBLE = 0, PT2_COMPATIBLE_PTX_JIT = 1, PT2_INCOMPATIBLE = 2 };
+/* PT2_UNVERIFIED: a requirement the facts cannot settle either way (a runtime whose torch
+ * lies inside a shim's release range, an exact-build C++ import): neither compatible nor not. */
+enum pt2_verdict {
+    PT2_COMPATIBLE = 0,
+    PT2_COMPATIBLE_PTX_JIT = 1,
+    PT2_UNVERIFIED = 2,
+    PT2_INCOMPATIBLE = 3
+};
+#define PT2_VERDICT_COUNT 4
 
 struct pt2_verdict_result {
     int verdict;      /* enum pt2_verdict */
@@ -399,7 +407,7 @@ int pt2_package_check_device(const pt2_package *pkg, const struct pt2_device *de
 int pt2_package_check_cpu(const pt2_package *pkg, const char *machine, const char *const *features,
                           size_t nfeatures, struct pt2_verdict_result *out, struct pt2_error *err);
 
-/* "compatible", "compatible-ptx-jit", "incompatible". */
+/* "compatible", "compatible-ptx-jit", "unverified", "incompatible". */
 const char *pt2_verdict_name(int verdict);
 /* The enum pt2_verdict for such a name; -1 for NULL or anything else. */
 int pt2_verdict_from_name(const char *name);
@@ -510,6 +518,54 @@ int pt2_verdicts_overall(const pt2_verdicts *v, struct pt2_verdict_result *out,
  */
 int pt2_verdicts_to_json(const pt2_verdicts *v, cJSON **out, struct pt2_error *err);
 
+/* ---- Runtimes: "does it load there?" --------------------------------------- */
+/*
+ * torch opens a model library with dlopen(RTLD_NOW): every library it needs,
+ * every symbol version and every non-weak undefined symbol must resolve
+ * there. A runtime describes where it will be loaded:
+ *  - pt2_runtime_parse: a spec, items joined by ',': a base (debian11,
+ *    debian12, debian13, ubuntu20.04, ubuntu22.04, ubuntu24.04, rhel8, rhel9,
+ *    manylinux_2_28, al2023) and/or glibc=2.36, glibcxx=3.4.30, cxxabi=1.3.13,
+ *    torch=2.8, macos=14.0 ("ubuntu22.04,torch=2.8"); PT2_ERR_INVALID with
+ *    a message naming the bad item;
+ *  - pt2_runtime_sysroot: a mounted root of the serving image, resolved as the
+ *    loader would (an `ldd -r` that executes nothing); PT2_ERR_NOT_FOUND for
+ *    a missing folder, PT2_ERR_INVALID when it is not a root filesystem;
+ *  - pt2_runtime_libtorch: a torch build's libtorch_cpu.so (or its folder):
+ *    shims and libtorch C++ imports are judged against its exports exactly;
+ *    pt2_runtime_use_libtorch adds that to another runtime;
+ *  - pt2_runtime_local: this machine (its glibc, the libstdc++ the loader finds).
+ * A runtime is immutable and may be shared by threads.
+ */
+typedef struct pt2_runtime pt2_runtime;
+int pt2_runtime_parse(const char *spec, pt2_runtime **out, struct pt2_error *err);
+int pt2_runtime_sysroot(const char *dir, pt2_runtime **out, struct pt2_error *err);
+int pt2_runtime_libtorch(const char *path, pt2_runtime **out, struct pt2_error *err);
+int pt2_runtime_use_libtorch(pt2_runtime *rt, const char *path, struct pt2_error *err);
+int pt2_runtime_local(pt2_runtime **out, struct pt2_error *err);
+void pt2_runtime_free(pt2_runtime *rt);
+/* The spec as given, "sysroot:DIR", "libtorch:PATH" or "this machine"; borrowed. */
+const char *pt2_runtime_label(const pt2_runtime *rt);
+/* {"name", "description", "os", "glibc", "glibcxx", "cxxabi", "torch", "macos", "sysroot",
+ *  "libtorch"} (null where not described); NULL when out of memory. */
+cJSON *pt2_runtime_json(const pt2_runtime *rt);
+/*
+ * Judge the package's loaded libraries (the last library of each model
+ * folder in zip order, as torch's loader takes it) on `rt` and add a
+ * "runtime" entry: {"target": label, "kind": "runtime", "device":
+ * pt2_runtime_json, "verdict", "reason" (the first unmet need, naming the
+ * provider: "needs GLIBC_2.38 from libc.so.6 (4 symbols); Debian 12 has
+ * glibc 2.36"), "advice", "requires": {"glibc", "glibcxx", "cxxabi",
+ * "torch"}, "unverified": [requirements the runtime does not settle],
+ * "missing" (sysroot and libtorch checks: {"libraries", "versions",
+ * "symbols", "*_total"})}. The verdict is "unverified" when a described
+ * requirement cannot be settled (a torch inside a shim's release range,
+ * exact-build C++ imports, custom shims); it feeds the overall verdict,
+ * the worse winning.
+ */
+int pt2_verdicts_add_runtime(pt2_verdicts *v, const pt2_package *pkg, const pt2_runtime *rt,
+                             struct pt2_error *err);
+
 /* ---- Listings: one item per package --------------------------------------- */
 
 /*
@@ -541,6 +597,9 @@ struct pt2_listing_file {
 struct pt2_listing_target {
     const char *label;     /* as the user wrote it ("B200"); borrowed */
     struct pt2_device dev; /* pt2_target_parse(label), with any driver version set */
+    /* When set, the entry is this runtime's verdict (pt2_verdicts_add_runtime) and dev is
+     * not used; borrowed. */
+    const pt2_runtime *runtime;
 };
 
 /* The targets short form fits in this many bytes (longer lists end in ", more"). */

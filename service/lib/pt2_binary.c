@@ -35,10 +35,12 @@
 #include "pt2_amdgpu.h"
 #include "pt2_binary.h"
 #include "pt2_cubin.h"
+#include "pt2_dynamic.h"
 #include "pt2_elf.h"
 #include "pt2_fatbin.h"
 #include "pt2_macho.h"
 #include "pt2_ptx.h"
+#include "pt2_shims.h"
 
 #define HEAD_SIZE 64u
 
@@ -339,6 +341,33 @@ static int scan_embedded(struct pt2_elf *elf, const char *source, struct pt2_ker
     return PT2_OK;
 }
 
+/*
+ * The library's runtime needs (pt2_dynamic), read within the reader's
+ * budget (pt2_inspect gives a binary PT2_NEEDS_READ_MAX more for them): a
+ * library whose dynamic sections do not fit is a `partial` note, and what
+ * was read stays.
+ */
+static int read_needs(struct pt2_rd *rd, struct pt2_elf *elf, struct pt2_needs **out,
+                      struct pt2_error *err)
+{
+    struct pt2_error local = {0};
+    int rc;
+
+    *out = pt2_needs_new(PT2_HOST_ELF);
+    if (*out == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading %s", rd->name);
+    rc = pt2_dyn_read(elf, PT2_DYN_IMPORTS, *out, &local);
+    if (rc == PT2_ERR_TOO_LARGE) {
+        pt2_needs_set_partial(*out, "%s", local.message);
+        rc = PT2_OK;
+    } else if (rc != PT2_OK) {
+        pt2_error_copy(err, &local);
+    }
+    if (rc == PT2_OK)
+        pt2_shims_classify_needs(*out);
+    return rc;
+}
+
 static int scan_host_elf(struct pt2_rd *rd, struct pt2_elf *elf, const char *source,
                          struct pt2_kernel_list *kernels, struct pt2_host_list *hosts,
                          struct pt2_error *err)
@@ -381,7 +410,11 @@ static int scan_host_elf(struct pt2_rd *rd, struct pt2_elf *elf, const char *sou
         if (rc != PT2_OK)
             return rc;
     }
-    return scan_embedded(elf, source, kernels, err);
+    rc = scan_embedded(elf, source, kernels, err);
+    /* The kernels first: they are what the budget is for; the needs come after. */
+    if (rc == PT2_OK && elf->type != PT2_ELF_ET_REL)
+        rc = read_needs(rd, elf, &hosts->v[hosts->n - 1].needs, err);
+    return rc;
 }
 
 static int scan_elf(struct pt2_rd *rd, const char *source, struct pt2_kernel_list *kernels,
@@ -458,9 +491,14 @@ void pt2_binary_plan(struct pt2_rd *rd, struct pt2_range *out, size_t *n)
                                                      ? s->size - skip
                                                      : PT2_BINARY_SYMTAB_BYTES_MAX};
             if (str != NULL && str->type != PT2_ELF_SHT_NOBITS)
-                out[(*n)++] = (struct pt2_range){str->offset, str->size < PT2_BINARY_PLAN_SECTION
+                out[(*n)++] = (struct pt2_range){str->offset, str->size < PT2_BINARY_PLAN_STRTAB
                                                                   ? str->size
-                                                                  : PT2_BINARY_PLAN_SECTION};
+                                                                  : PT2_BINARY_PLAN_STRTAB};
+        } else if (s->type == PT2_DYN_SHT_DYNAMIC || s->type == PT2_DYN_SHT_VERNEED ||
+                   s->type == PT2_DYN_SHT_VERSYM) {
+            /* What pt2_dyn_read() reads for the runtime needs. */
+            out[(*n)++] = (struct pt2_range){
+                s->offset, s->size < PT2_BINARY_PLAN_SECTION ? s->size : PT2_BINARY_PLAN_SECTION};
         }
     }
 cleanup:

@@ -47,14 +47,17 @@ int pt2_binary_scan(struct pt2_rd *rd, const char *source, struct pt2_kernel_lis
                     struct pt2_host_list *hosts, int *recognized, struct pt2_error *err);
 
 /* Ranges one pt2_binary_plan() call returns at most. */
-#define PT2_BINARY_PLAN_MAX 8u
+#define PT2_BINARY_PLAN_MAX 12u
 /* Bytes planned of a `.nv_fatbin` section or a string table: their headers come first. */
 #define PT2_BINARY_PLAN_SECTION (64u * 1024u)
+/* Bytes planned of `.dynstr`: the runtime needs read it whole (imports' names). */
+#define PT2_BINARY_PLAN_STRTAB (1024u * 1024u)
 
 /*
  * The reads pt2_binary_scan() will make in a host ELF beyond its ELF header
  * and section table: the start of each fatbin section, the global part of
- * `.dynsym` and `.symtab`, and the start of `.dynstr`, as ranges of rd (at most
+ * `.dynsym` and `.symtab`, `.dynstr`, and the start of `.dynamic`,
+ * `.gnu.version_r` and `.gnu.version` (the runtime needs), as ranges of rd (at most
  * PT2_BINARY_PLAN_MAX, *n of them). Read through rd, so a caller whose
  * reader is cached pays nothing for the headers it already holds. Other
  * formats, and any failure, give *n = 0: a plan only speeds reads up.

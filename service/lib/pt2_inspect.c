@@ -35,6 +35,7 @@
 #include "pt2_inspect.h"
 #include "pt2_isa.h"
 #include "pt2_meta.h"
+#include "pt2_needs.h"
 #include "pt2_model.h"
 #include "pt2_tensor.h"
 #include "pt2_sbuf.h"
@@ -53,6 +54,7 @@
 #define PLAN_HEAD (64u * 1024u)
 #define PLAN_TAIL (16u * 1024u)
 #define WARNINGS_MAX 64u
+#define CUSTOM_OPS_MAX 32u
 #define EPROGS_MAX 16u
 /*
  * Package-wide retention budgets. Each entry is capped on its own, but a small
@@ -79,6 +81,9 @@ struct pkg_model {
     struct pt2_tensor_list inputs, outputs;
     int has_constants;
     struct pt2_constants constants;
+    /* Custom operators the proxy executor runs (<hash>.wrapper.json node targets). */
+    char custom_ops[CUSTOM_OPS_MAX][PT2_NAME_MAX];
+    size_t ncustom_ops;
 };
 
 struct pkg_eprog {
@@ -219,7 +224,8 @@ static int scan_binary(struct pt2_package *pkg, pt2_zip *z, size_t i, const char
     rc = pt2_zip_entry_open(z, i, &e, &local);
     if (rc == PT2_OK) {
         struct pt2_rd *rd = pt2_zip_entry_rd(e);
-        pt2_rd_set_budget(rd, PT2_RD_DEFAULT_BUDGET);
+        /* the headers and kernels, then the dynamic sections of its runtime needs */
+        pt2_rd_set_budget(rd, PT2_RD_DEFAULT_BUDGET + PT2_NEEDS_READ_MAX);
         rc = pt2_binary_scan(rd, rel, &pkg->kernels, &pkg->hosts, &recognized, &local);
     }
     pt2_zip_entry_free(e);
@@ -268,6 +274,70 @@ cleanup:
     cJSON_Delete(map);
     free(buf);
     return rc;
+}
+
+static void add_custom_op(struct pkg_model *m, const char *target)
+{
+    for (size_t i = 0; i < m->ncustom_ops; i++)
+        if (strcmp(m->custom_ops[i], target) == 0)
+            return;
+    if (m->ncustom_ops < CUSTOM_OPS_MAX)
+        snprintf(m->custom_ops[m->ncustom_ops++], PT2_NAME_MAX, "%s", target);
+}
+
+/*
+ * <hash>.wrapper.json: the nodes the proxy executor runs, each an operator
+ * ("preprocess::tile_crop") whose library the loading process must have
+ * registered. A document that does not parse is a warning.
+ */
+static int load_custom_ops(struct pt2_package *pkg, struct pkg_model *m, pt2_zip *z, size_t i,
+                           const char *rel, size_t cap, struct pt2_error *err)
+{
+    static const struct pt2_json_limits lim = {0, 64, 200000, 4096};
+    struct pt2_error local = {0};
+    char *buf = NULL;
+    size_t len = 0;
+    cJSON *doc = NULL, *node;
+    int rc;
+
+    rc = pt2_zip_read_small(z, i, cap, &buf, &len, &local);
+    if (rc == PT2_OK)
+        rc = pt2_json_parse(buf, len, &lim, rel, &doc, &local);
+    if (rc != PT2_OK) {
+        free(buf);
+        if (is_fatal(rc))
+            return pt2_error_copy(err, &local);
+        add_warning(pkg, local.message);
+        return PT2_OK;
+    }
+    cJSON_ArrayForEach(node, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))
+    {
+        const char *t = pt2_json_str(cJSON_GetObjectItemCaseSensitive(node, "node"), "target");
+        if (t != NULL && t[0] != '\0')
+            add_custom_op(m, t);
+    }
+    cJSON_Delete(doc);
+    free(buf);
+    return PT2_OK;
+}
+
+cJSON *pt2_package_custom_ops_json(const pt2_package *pkg)
+{
+    cJSON *a = cJSON_CreateArray();
+
+    for (size_t m = 0; a != NULL && m < pkg->nmodels; m++)
+        for (size_t k = 0; k < pkg->models[m].ncustom_ops; k++) {
+            int dup = 0;
+            cJSON *e;
+            cJSON_ArrayForEach(e, a) dup |=
+                strcmp(e->valuestring, pkg->models[m].custom_ops[k]) == 0;
+            if (!dup &&
+                !pt2_json_add_owned(a, NULL, cJSON_CreateString(pkg->models[m].custom_ops[k]))) {
+                cJSON_Delete(a);
+                return NULL;
+            }
+        }
+    return a;
 }
 
 /* Where a model_metadata.json sits decides which one wins: extra/ first. */
@@ -719,6 +789,8 @@ static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_erro
                 note_cpp(m, rel);
             else if (kind == ENTRY_BINARY)
                 rc = scan_binary(pkg, z, i, rel, err);
+            else if (kind == ENTRY_MODEL_FILE && has_suffix(rel, ".wrapper.json"))
+                rc = load_custom_ops(pkg, m, z, i, rel, cap, err);
         }
     }
     for (size_t i = 0; i < pkg->nmodels && rc == PT2_OK; i++) {
@@ -852,6 +924,14 @@ uint64_t pt2_package_read_calls(const pt2_package *pkg)
     return pkg->read_calls;
 }
 
+static uint64_t hosts_needs_memory(const struct pt2_host_list *h)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < h->n; i++)
+        n += pt2_needs_memory(h->v[i].needs);
+    return n;
+}
+
 /* A cJSON tree costs several times its text (a node of ~64 bytes per value). */
 #define JSON_TREE_PER_TEXT_BYTE 4
 
@@ -862,7 +942,7 @@ uint64_t pt2_package_memory(const pt2_package *pkg)
     return sizeof(*pkg) + (uint64_t)pkg->models_cap * sizeof(pkg->models[0]) +
            (uint64_t)pkg->kernels.cap * sizeof(pkg->kernels.v[0]) +
            (uint64_t)pkg->kernels.nsources * PT2_PATH_MAX + /* at most, each */
-           (uint64_t)pkg->hosts.cap * sizeof(pkg->hosts.v[0]) +
+           (uint64_t)pkg->hosts.cap * sizeof(pkg->hosts.v[0]) + hosts_needs_memory(&pkg->hosts) +
            (uint64_t)pkg->neprogs * sizeof(pkg->eprogs[0]) +
            pkg->retained_json * JSON_TREE_PER_TEXT_BYTE +
            (uint64_t)pkg->retained_tensors * sizeof(struct pt2_tensor);

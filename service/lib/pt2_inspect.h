@@ -20,6 +20,9 @@ const cJSON *pt2_package_source(const pt2_package *pkg);
 const struct pt2_zip_layout *pt2_package_layout(const pt2_package *pkg);
 const struct pt2_kernel_list *pt2_package_kernels(const pt2_package *pkg);
 const struct pt2_host_list *pt2_package_hosts(const pt2_package *pkg);
+/* The custom operators of every model's <hash>.wrapper.json, distinct, as a new array
+ * (the caller's); NULL when out of memory. */
+cJSON *pt2_package_custom_ops_json(const pt2_package *pkg);
 
 size_t pt2_package_model_count(const pt2_package *pkg);
 const char *pt2_package_model_name(const pt2_package *pkg, size_t i);

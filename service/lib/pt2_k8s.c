@@ -625,7 +625,7 @@ int pt2_k8s_compat_json(const pt2_package *pkg, const struct pt2_k8s_nodes *node
     struct pt2_k8s_verdict one;
     const struct pt2_k8s_verdict *v;
     cJSON *doc = NULL, *arr, *item, *sum;
-    size_t i, j, nmemo = 0, counts[3] = {0, 0, 0};
+    size_t i, j, nmemo = 0, counts[PT2_VERDICT_COUNT] = {0};
     int rc = PT2_OK;
 
     if (out != NULL)
@@ -654,7 +654,7 @@ int pt2_k8s_compat_json(const pt2_package *pkg, const struct pt2_k8s_nodes *node
                 v = &memo[nmemo++].v;
             }
         }
-        counts[v->verdict]++; /* enum pt2_verdict is 0..2, best to worst */
+        counts[v->verdict]++; /* enum pt2_verdict, best to worst */
         if ((item = node_json(n, v)) == NULL)
             goto nomem;
         cJSON_AddItemToArray(arr, item);
@@ -663,7 +663,8 @@ int pt2_k8s_compat_json(const pt2_package *pkg, const struct pt2_k8s_nodes *node
         cJSON_AddNumberToObject(sum, "total", (double)nodes->n) == NULL ||
         cJSON_AddNumberToObject(sum, "compatible", (double)counts[0]) == NULL ||
         cJSON_AddNumberToObject(sum, "compatible-ptx-jit", (double)counts[1]) == NULL ||
-        cJSON_AddNumberToObject(sum, "incompatible", (double)counts[2]) == NULL)
+        cJSON_AddNumberToObject(sum, "unverified", (double)counts[PT2_UNVERIFIED]) == NULL ||
+        cJSON_AddNumberToObject(sum, "incompatible", (double)counts[PT2_INCOMPATIBLE]) == NULL)
         goto nomem;
     free(memo);
     *out = doc;

@@ -219,7 +219,9 @@ static int listing_verdicts(cJSON *item, const pt2_package *pkg,
 
     rc = pt2_verdicts_new(&v, err);
     for (i = 0; rc == PT2_OK && i < n; i++)
-        rc = pt2_verdicts_add_target(v, pkg, targets[i].label, &targets[i].dev, err);
+        rc = targets[i].runtime != NULL
+                 ? pt2_verdicts_add_runtime(v, pkg, targets[i].runtime, err)
+                 : pt2_verdicts_add_target(v, pkg, targets[i].label, &targets[i].dev, err);
     if (rc == PT2_OK)
         rc = pt2_verdicts_to_json(v, &doc, err);
     pt2_verdicts_free(v);

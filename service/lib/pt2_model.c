@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pt2_model.h"
+#include "pt2_needs.h"
 
 int pt2_model_grow(void **v, size_t *cap, size_t n, size_t size, size_t max, const char *what,
                    struct pt2_error *err)
@@ -88,8 +89,10 @@ int pt2_host_list_push(struct pt2_host_list *l, const struct pt2_host *h, struct
 {
     int rc = pt2_model_grow((void **)&l->v, &l->cap, l->n, sizeof(*h), PT2_HOSTS_MAX,
                             "host binaries in one package", err);
-    if (rc != PT2_OK)
+    if (rc != PT2_OK) {
+        pt2_needs_free(h->needs);
         return rc;
+    }
     l->v[l->n++] = *h;
     return PT2_OK;
 }
@@ -98,6 +101,8 @@ void pt2_host_list_free(struct pt2_host_list *l)
 {
     if (l == NULL)
         return;
+    for (size_t i = 0; i < l->n; i++)
+        pt2_needs_free(l->v[i].needs);
     free(l->v);
     l->v = NULL;
     l->n = l->cap = 0;

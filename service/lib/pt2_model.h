@@ -20,6 +20,8 @@
 
 #include "pt2_error.h"
 
+struct pt2_needs;
+
 #define PT2_PATH_MAX 512
 #define PT2_NAME_MAX 128
 #define PT2_KERNELS_MAX 65536 /* kernel records per package */
@@ -120,6 +122,9 @@ struct pt2_host {
     char description[96];      /* "ELF 64-bit LSB shared object, x86-64" */
     int elf_type;              /* ET_DYN = 3 etc.; 0 for Mach-O */
     uint64_t size;             /* entry size */
+    /* What it needs to load (pt2_needs.h), or NULL when not read (object files, formats
+     * without a reader). Owned by the host list once pushed. */
+    struct pt2_needs *needs;
 };
 
 struct pt2_host_list {
@@ -127,6 +132,7 @@ struct pt2_host_list {
     size_t n, cap;
 };
 
+/* Append a copy of *h; the list takes h->needs (freed here when the push fails). */
 int pt2_host_list_push(struct pt2_host_list *l, const struct pt2_host *h,
                        struct pt2_error *err) PT2_WARN_UNUSED;
 void pt2_host_list_free(struct pt2_host_list *l);

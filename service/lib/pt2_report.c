@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "pt2_compat.h"
+#include "pt2_needs.h"
+#include "pt2_runtime.h"
 #include "pt2_desc.h"
 #include "pt2_error.h"
 #include "pt2_inspect.h"
@@ -741,6 +743,23 @@ static int scheduling_json(const pt2_package *pkg, cJSON **out, char *warning, s
     return PT2_OK;
 }
 
+/* A library whose needs were read only in part says so: its floors may be too low. */
+static void runtime_warnings(struct jb *b, const pt2_package *pkg, cJSON *warn)
+{
+    const struct pt2_host_list *hosts = pt2_package_hosts(pkg);
+
+    for (size_t i = 0; warn != NULL && hosts != NULL && i < hosts->n; i++) {
+        const struct pt2_needs *n = hosts->v[i].needs;
+        char msg[PT2_ERROR_MSG_MAX + 64];
+
+        if (n == NULL || n->partial[0] == '\0')
+            continue;
+        snprintf(msg, sizeof(msg), "runtime needs of %.200s read in part: %.300s",
+                 hosts->v[i].source, n->partial);
+        jadd(b, warn, NULL, cJSON_CreateString(msg));
+    }
+}
+
 int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, struct pt2_error *err)
 {
     struct jb b = {0};
@@ -772,6 +791,8 @@ int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, str
     jadd(&b, doc, "package", package_json(&b, pkg));
     jadd(&b, doc, "models", models_json(&b, pkg, flags, warn));
     jadd(&b, doc, "scheduling", sched);
+    jadd(&b, doc, "runtime", pt2_runtime_needs_json(pkg));
+    runtime_warnings(&b, pkg, warn);
     if (warn != NULL && sched_warning[0] != '\0')
         jadd(&b, warn, NULL, cJSON_CreateString(sched_warning));
     if (warn != NULL && pt2_package_kernels(pkg)->n > PT2_REPORT_KERNELS_MAX) {

@@ -49,6 +49,8 @@ const char *pt2_verdict_name(int verdict)
         return "compatible";
     case PT2_COMPATIBLE_PTX_JIT:
         return "compatible-ptx-jit";
+    case PT2_UNVERIFIED:
+        return "unverified";
     case PT2_INCOMPATIBLE:
         return "incompatible";
     default:

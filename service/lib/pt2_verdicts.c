@@ -14,6 +14,7 @@
 #include "pt2_target.h"
 #include "pt2_inspect.h"
 #include "pt2_node.h"
+#include "pt2_runtime.h"
 #include "pt2_sbuf.h"
 #include "pt2_verdicts.h"
 
@@ -25,6 +26,8 @@ struct pt2_verdicts {
     struct pt2_verdict_result worst_target; /* reason prefixed with the target */
     int have_node;
     struct pt2_verdict_result node;
+    size_t nruntimes;
+    struct pt2_verdict_result worst_runtime; /* reason prefixed with the runtime */
 };
 
 /* ---- what the package needs --------------------------------------------------- */
@@ -394,13 +397,57 @@ int pt2_verdicts_add_node(pt2_verdicts *v, const pt2_package *pkg, const pt2_nod
     return rc;
 }
 
+int pt2_verdicts_add_runtime(pt2_verdicts *v, const pt2_package *pkg, const pt2_runtime *rt,
+                             struct pt2_error *err)
+{
+    struct pt2_verdict_result r;
+    cJSON *e;
+    int rc;
+
+    if (v == NULL || pkg == NULL || rt == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_verdicts_add_runtime: missing argument");
+    e = cJSON_CreateObject();
+    if (e == NULL || cJSON_AddStringToObject(e, "target", pt2_runtime_label(rt)) == NULL ||
+        cJSON_AddStringToObject(e, "kind", "runtime") == NULL ||
+        !pt2_json_add_owned(e, "device", pt2_runtime_json(rt))) {
+        cJSON_Delete(e);
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
+    }
+    rc = pt2_runtime_judge(pkg, rt, e, &r, err);
+    if (rc == PT2_OK &&
+        (cJSON_AddStringToObject(e, "verdict", pt2_verdict_name(r.verdict)) == NULL ||
+         cJSON_AddStringToObject(e, "reason", r.reason) == NULL || !pt2_verdicts_add_advice(e, &r)))
+        rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
+    if (rc != PT2_OK) {
+        cJSON_Delete(e);
+        return rc;
+    }
+    if (!cJSON_AddItemToArray(v->entries, e)) {
+        cJSON_Delete(e);
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
+    }
+    if (v->nruntimes++ == 0 || r.verdict > v->worst_runtime.verdict) {
+        v->worst_runtime.verdict = r.verdict;
+        snprintf(v->worst_runtime.reason, sizeof(v->worst_runtime.reason), "%.60s: %.440s",
+                 pt2_runtime_label(rt), r.reason);
+        snprintf(v->worst_runtime.advice, sizeof(v->worst_runtime.advice), "%s", r.advice);
+    }
+    return PT2_OK;
+}
+
 int pt2_verdicts_overall(const pt2_verdicts *v, struct pt2_verdict_result *out,
                          struct pt2_error *err)
 {
-    if (v == NULL || out == NULL || (v->ntargets == 0 && !v->have_node))
+    if (v == NULL || out == NULL || (v->ntargets == 0 && !v->have_node && v->nruntimes == 0))
         return pt2_error_set(err, PT2_ERR_INVALID,
-                             "no target and no node to decide an overall verdict from");
-    *out = v->ntargets > 0 ? v->worst_target : v->node;
+                             "no target, node or runtime to decide an overall verdict from");
+    if (v->ntargets == 0 && !v->have_node)
+        *out = v->worst_runtime;
+    else
+        *out = v->ntargets > 0 ? v->worst_target : v->node;
+    /* The code must load too: the worse of the device side and the runtime wins. */
+    if (v->nruntimes > 0 && v->worst_runtime.verdict > out->verdict)
+        *out = v->worst_runtime;
     return PT2_OK;
 }
 

@@ -436,10 +436,11 @@ START_TEST(test_inspection_reads)
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(pt2_source_new_fd(&s, fd, NULL, &err), PT2_OK);
     ck_assert_int_eq(pt2_package_open_source(&a, s, NULL, &err), PT2_OK);
-    /* the tail; the planned heads and tails (one merged range); the .so's fatbin section
-     * and global symbols (pt2_binary_plan), one batch of two: 3 rounds, 4 reads */
+    /* the tail; the planned heads and tails (one merged range); the .so's fatbin section,
+     * global symbols and dynamic sections (pt2_binary_plan), one batch of three: 3 rounds,
+     * 5 reads */
     ck_assert_uint_eq(pt2_source_rounds(s), 3);
-    ck_assert_uint_eq(pt2_source_requests(s), 4);
+    ck_assert_uint_eq(pt2_source_requests(s), 5);
     ck_assert_uint_eq(pt2_package_read_calls(a), pt2_source_requests(s));
     ck_assert_int_eq(pt2_package_open_path(&b, path, NULL, &err), PT2_OK);
     ck_assert_int_eq(pt2_package_arch_json(a, 0, &ja, &err), PT2_OK);

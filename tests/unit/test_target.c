@@ -162,7 +162,11 @@ START_TEST(test_verdict_names)
 {
     ck_assert_str_eq(pt2_verdict_name(PT2_COMPATIBLE), "compatible");
     ck_assert_str_eq(pt2_verdict_name(PT2_COMPATIBLE_PTX_JIT), "compatible-ptx-jit");
+    ck_assert_str_eq(pt2_verdict_name(PT2_UNVERIFIED), "unverified");
     ck_assert_str_eq(pt2_verdict_name(PT2_INCOMPATIBLE), "incompatible");
+    ck_assert_int_eq(pt2_verdict_from_name("unverified"), PT2_UNVERIFIED);
+    ck_assert_int_lt(PT2_UNVERIFIED, PT2_INCOMPATIBLE);
+    ck_assert_int_gt(PT2_UNVERIFIED, PT2_COMPATIBLE_PTX_JIT);
     ck_assert_str_eq(pt2_verdict_name(42), "unknown");
     ck_assert_str_eq(pt2_verdict_name(-1), "unknown");
 }

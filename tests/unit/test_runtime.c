@@ -1,0 +1,206 @@
+/*
+ * test_runtime.c - runtime specs, the needs document and the runtime
+ * verdict on the corpus's mlcolvar package (its needs are in
+ * ../shared/docs/runtime-needs.md §1: GLIBC_2.27, GLIBCXX_3.4.30,
+ * CXXABI_1.3.9, 22 shims, the newest aoti_torch_new_tensor_handle 2.7-2.9).
+ */
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pt2scope.h"
+#include "testutil.h"
+
+static cJSON *json_of(const pt2_runtime *rt)
+{
+    cJSON *j = pt2_runtime_json(rt);
+    ck_assert_ptr_nonnull(j);
+    return j;
+}
+
+START_TEST(test_parse_specs)
+{
+    struct pt2_error err = {0};
+    pt2_runtime *rt = NULL;
+    cJSON *j;
+
+    ck_assert_int_eq(pt2_runtime_parse("ubuntu22.04,torch=2.8", &rt, &err), PT2_OK);
+    j = json_of(rt);
+    ck_assert_str_eq(pt2_json_str(j, "name"), "ubuntu22.04,torch=2.8");
+    ck_assert_str_eq(pt2_json_str(j, "description"), "Ubuntu 22.04");
+    ck_assert_str_eq(pt2_json_str(j, "glibc"), "2.35");
+    ck_assert_str_eq(pt2_json_str(j, "glibcxx"), "3.4.30");
+    ck_assert_str_eq(pt2_json_str(j, "cxxabi"), "1.3.13");
+    ck_assert_str_eq(pt2_json_str(j, "torch"), "2.8");
+    ck_assert_str_eq(pt2_json_str(j, "os"), "linux");
+    cJSON_Delete(j);
+    pt2_runtime_free(rt);
+
+    ck_assert_int_eq(pt2_runtime_parse("glibc=2.36,glibcxx=3.4.32", &rt, &err), PT2_OK);
+    j = json_of(rt);
+    ck_assert_str_eq(pt2_json_str(j, "cxxabi"), "1.3.14");
+    ck_assert_ptr_null(pt2_json_str(j, "torch"));
+    cJSON_Delete(j);
+    pt2_runtime_free(rt);
+
+    ck_assert_int_eq(pt2_runtime_parse("macos=14.0", &rt, &err), PT2_OK);
+    j = json_of(rt);
+    ck_assert_str_eq(pt2_json_str(j, "macos"), "14.0");
+    ck_assert_str_eq(pt2_json_str(j, "os"), "macos");
+    cJSON_Delete(j);
+    pt2_runtime_free(rt);
+
+    static const char *const bad[][2] = {
+        {"debian99", "runtime base 'debian99' is unknown (bases: debian11, debian12, debian13, "
+                     "ubuntu20.04, ubuntu22.04, ubuntu24.04, rhel8, rhel9, manylinux_2_28, "
+                     "al2023)"},
+        {"glibc=two", "runtime glibc=two: not a version (e.g. glibc=2.36, glibcxx=3.4.30, "
+                      "torch=2.8, macos=14.0)"},
+        {"cuda=12", "runtime field 'cuda' is unknown (use glibc=, glibcxx=, cxxabi=, torch=, "
+                    "macos= or a base name)"},
+        {"torch=2", "runtime torch=2: not a version (e.g. glibc=2.36, glibcxx=3.4.30, "
+                    "torch=2.8, macos=14.0)"},
+        {"", "runtime: empty or longer than 256 bytes (e.g. debian12 or ubuntu22.04,torch=2.8)"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        pt2_error_clear(&err);
+        ck_assert_int_eq(pt2_runtime_parse(bad[i][0], &rt, &err), PT2_ERR_INVALID);
+        ck_assert_ptr_null(rt);
+        ck_assert_str_eq(err.message, bad[i][1]);
+    }
+}
+END_TEST
+
+START_TEST(test_sysroot_errors)
+{
+    struct pt2_error err = {0};
+    pt2_runtime *rt = NULL;
+
+    ck_assert_int_eq(pt2_runtime_sysroot("/nonexistent/root", &rt, &err), PT2_ERR_NOT_FOUND);
+    ck_assert_str_eq(err.message, "/nonexistent/root: No such file or directory");
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2_runtime_sysroot("tests/fixtures", &rt, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message,
+                     "tests/fixtures is not a root filesystem: it has no lib, lib64 or usr/lib "
+                     "folder");
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2_runtime_libtorch("tests/fixtures", &rt, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message,
+                     "--libtorch tests/fixtures: no libtorch_cpu.so shared object there");
+    ck_assert_ptr_null(rt);
+}
+END_TEST
+
+/* The runtime entry of `spec` for the corpus package: verdict and reason. */
+static void judge(const pt2_package *pkg, const char *spec, const char *verdict, const char *reason,
+                  const char *advice)
+{
+    struct pt2_error err = {0};
+    pt2_runtime *rt = NULL;
+    pt2_verdicts *v = NULL;
+    cJSON *doc = NULL, *e;
+
+    ck_assert_int_eq(pt2_runtime_parse(spec, &rt, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_runtime(v, pkg, rt, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
+    e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "compatibility"), 0);
+    ck_assert_str_eq(pt2_json_str(e, "kind"), "runtime");
+    ck_assert_str_eq(pt2_json_str(e, "target"), spec);
+    ck_assert_str_eq(pt2_json_str(e, "verdict"), verdict);
+    ck_assert_str_eq(pt2_json_str(e, "reason"), reason);
+    if (advice != NULL)
+        ck_assert_str_eq(pt2_json_str(e, "advice"), advice);
+    else
+        ck_assert(cJSON_IsNull(cJSON_GetObjectItem(e, "advice")));
+    ck_assert_str_eq(pt2_json_str(cJSON_GetObjectItem(e, "requires"), "glibc"), "2.27");
+    ck_assert_str_eq(pt2_json_str(cJSON_GetObjectItem(e, "requires"), "torch"), "2.7");
+    /* the overall verdict is the runtime's when nothing else was added */
+    ck_assert_str_eq(pt2_json_str(cJSON_GetObjectItem(doc, "overall"), "verdict"), verdict);
+    cJSON_Delete(doc);
+    pt2_verdicts_free(v);
+    pt2_runtime_free(rt);
+}
+
+START_TEST(test_mlcolvar_verdicts)
+{
+    char path[512];
+    struct pt2_error err = {0};
+    pt2_package *pkg = NULL;
+    cJSON *doc = NULL, *needs, *torch;
+
+    if (tu_shared("corpus/pt2/mlcolvar__descriptor_based_inputs_model.pt2", path, sizeof(path)) ==
+        NULL) {
+        tu_skip("runtime mlcolvar", "shared corpus absent");
+        return;
+    }
+    ck_assert_int_eq(pt2_package_open_path(&pkg, path, NULL, &err), PT2_OK);
+    ck_assert_int_eq(pt2_package_to_json(pkg, 0, &doc, &err), PT2_OK);
+    needs = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "runtime"), "needs");
+    ck_assert_str_eq(pt2_json_str(needs, "glibc"), "2.27");
+    ck_assert_str_eq(pt2_json_str(needs, "glibcxx"), "3.4.30");
+    ck_assert_str_eq(pt2_json_str(needs, "cxxabi"), "1.3.9");
+    torch = cJSON_GetObjectItem(needs, "torch");
+    ck_assert_str_eq(pt2_json_str(torch, "min"), "2.7");
+    ck_assert_str_eq(pt2_json_str(torch, "sure_from"), "2.9");
+    ck_assert_str_eq(pt2_json_str(torch, "because"), "aoti_torch_new_tensor_handle");
+    ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(torch, "exact_build")));
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(needs, "libraries")), 8);
+    ck_assert_int_eq(
+        cJSON_GetObjectItem(
+            cJSON_GetObjectItem(
+                cJSON_GetArrayItem(
+                    cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "runtime"), "libraries"), 0),
+                "imports"),
+            "shims")
+            ->valueint,
+        22);
+    cJSON_Delete(doc);
+
+    judge(pkg, "debian12,torch=2.9", "compatible",
+          "Debian 12 can load "
+          "data/aotinductor/model/c6nxnf744h37kq6qki443m2qvavf5dvnuh2dhxlsqbf5z2uobx7v.wrapper.so",
+          NULL);
+    judge(pkg, "rhel8,torch=2.9", "incompatible",
+          "needs GLIBCXX_3.4.30 from libstdc++.so.6 (1 symbol); RHEL 8 has GLIBCXX 3.4.25",
+          "Serve it from a base with GLIBCXX 3.4.30 or newer (Debian 12, Debian 13, Ubuntu 22.04, "
+          "Ubuntu 24.04), or rebuild the package in a base no newer than the runtime's (e.g. "
+          "RHEL 8).");
+    judge(pkg, "debian12,torch=2.6", "incompatible",
+          "needs torch 2.7 or newer (it imports aoti_torch_new_tensor_handle); Debian 12 has "
+          "torch 2.6",
+          "Serve it with torch 2.7 or newer, or re-export the package with torch 2.6.");
+    judge(pkg, "debian12,torch=2.8", "unverified",
+          "imports aoti_torch_new_tensor_handle, first declared by a torch between 2.7 and 2.9; "
+          "Debian 12 has torch 2.8",
+          "Check with --libtorch against the serving build, or serve it with torch 2.9 or "
+          "newer.");
+    judge(pkg, "debian12", "compatible",
+          "compatible as far as Debian 12 is described; needs torch 2.7 or newer "
+          "(aoti_torch_new_tensor_handle); Debian 12 does not say which torch it has",
+          NULL);
+    judge(pkg, "macos=14.0", "incompatible",
+          "data/aotinductor/model/c6nxnf744h37kq6qki443m2qvavf5dvnuh2dhxlsqbf5z2uobx7v.wrapper.so "
+          "is a Linux ELF library; the runtime macos=14.0 runs macOS",
+          "Re-export the package on macOS with the torch you serve with: AOTInductor compiles "
+          "for the platform it runs on.");
+    pt2_package_free(pkg);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("runtime");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_parse_specs);
+    tcase_add_test(tc, test_sysroot_errors);
+    tcase_add_test(tc, test_mlcolvar_verdicts);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(suite());
+}
