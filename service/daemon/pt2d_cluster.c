@@ -149,6 +149,13 @@ static int inspect_query(const struct pt2d_options *o, struct pt2d_buf *q)
         pt2d_buf_printf(q, "&target=%s", e);
         curl_free(e);
     }
+    for (i = 0; i < o->n_runtimes; i++) {
+        e = curl_easy_escape(h, o->runtimes[i], 0);
+        if (e == NULL)
+            return PT2_ERR_NOMEM;
+        pt2d_buf_printf(q, "&runtime=%s", e);
+        curl_free(e);
+    }
     if (o->driver_version > 0)
         pt2d_buf_printf(q, "&driver=%d", o->driver_version);
     if (o->has_device) {
@@ -294,7 +301,8 @@ static int is_verdict_entry(const cJSON *e)
     const char *kind = pt2_json_str(e, "kind");
 
     return cJSON_IsObject(e) && kind != NULL &&
-           (strcmp(kind, "target") == 0 || strcmp(kind, "gpu") == 0 || strcmp(kind, "cpu") == 0) &&
+           (strcmp(kind, "target") == 0 || strcmp(kind, "gpu") == 0 || strcmp(kind, "cpu") == 0 ||
+            strcmp(kind, "runtime") == 0) &&
            pt2_json_str(e, "target") != NULL && pt2_json_str(e, "verdict") != NULL &&
            pt2_json_str(e, "reason") != NULL &&
            cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(e, "device"));

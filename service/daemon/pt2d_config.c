@@ -497,6 +497,46 @@ static int set_remote_max_bytes(struct pt2d_config *cfg, const char *src, const 
     return rc;
 }
 
+static int add_runtime(struct pt2d_config *cfg, const char *src, const char *v,
+                       struct pt2_error *err)
+{
+    struct pt2_error e = {0};
+    pt2_runtime *rt = NULL;
+
+    if (v[0] == '\0')
+        return PT2_OK;
+    /* The library says what a spec may be (its one rule for it). */
+    if (pt2_runtime_parse(v, &rt, &e) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: %s", src, e.message);
+    pt2_runtime_free(rt);
+    if (cfg->n_runtimes == PT2D_MAX_CFG_RUNTIMES)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: more than %d runtimes", src,
+                             PT2D_MAX_CFG_RUNTIMES);
+    snprintf(cfg->runtimes[cfg->n_runtimes++], PT2D_CFG_RUNTIME_MAX, "%s", v);
+    return PT2_OK;
+}
+
+static int set_path_setting(char *dst, const char *src, const char *v, struct pt2_error *err)
+{
+    if (v[0] == '\0' || strlen(v) >= PT2D_PATH_MAX)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s: empty or longer than %d bytes", src,
+                             PT2D_PATH_MAX - 1);
+    snprintf(dst, PT2D_PATH_MAX, "%s", v);
+    return PT2_OK;
+}
+
+static int set_sysroot(struct pt2d_config *cfg, const char *src, const char *v,
+                       struct pt2_error *err)
+{
+    return set_path_setting(cfg->sysroot, src, v, err);
+}
+
+static int set_libtorch(struct pt2d_config *cfg, const char *src, const char *v,
+                        struct pt2_error *err)
+{
+    return set_path_setting(cfg->libtorch, src, v, err);
+}
+
 static const struct opt opts[] = {
     {"--listen", "PT2SCOPE_LISTEN", "HOST:PORT",
      "address to listen on (default 127.0.0.1:8080; [::1]:PORT for IPv6; port 0 = any free)",
@@ -598,6 +638,18 @@ static const struct opt opts[] = {
     {"--remote-max-bytes", "PT2SCOPE_REMOTE_MAX_BYTES", "SIZE",
      "bytes transferred for one remote package with Range requests (default 64M)",
      set_remote_max_bytes, 0, 0, 0},
+    {"--runtime", "PT2SCOPE_RUNTIME", "SPEC",
+     "judge every answer's library needs against this runtime, e.g. debian12, "
+     "ubuntu22.04,torch=2.8, glibc=2.36, local (repeatable; variable: ';'-separated); a "
+     "request's runtime= replaces it",
+     add_runtime, 1, ';', 0},
+    {"--sysroot", "PT2SCOPE_SYSROOT", "DIR",
+     "judge every answer against the serving image mounted at DIR (read-only; resolved as "
+     "its dynamic loader would)",
+     set_sysroot, 0, 0, 0},
+    {"--libtorch", "PT2SCOPE_LIBTORCH", "PATH",
+     "judge torch shims against this libtorch_cpu.so (or its folder) exactly", set_libtorch, 0, 0,
+     0},
 #ifdef PT2SCOPE_TEST_HOOKS
     {"--test-gate", "PT2SCOPE_TEST_GATE", "FILE",
      "test build only: every package job waits (up to 30 s) until FILE exists", set_test_gate, 0, 0,

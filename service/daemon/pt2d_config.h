@@ -24,6 +24,8 @@
 #define PT2D_MAX_PEERS 64
 #define PT2D_PEER_URL_MAX 256 /* "http://host:port", no trailing slash */
 #define PT2D_MAX_REMOTE_ALLOW 32
+#define PT2D_MAX_CFG_RUNTIMES 8
+#define PT2D_CFG_RUNTIME_MAX 257
 #define PT2D_REMOTE_PREFIX_MAX 1024
 
 struct pt2d_gate;
@@ -75,6 +77,12 @@ struct pt2d_config {
     unsigned remote_timeout;      /* seconds per inspection, every request together, 1..3600 */
     uint64_t remote_max_download; /* servers without Range: larger objects are refused */
     uint64_t remote_max_bytes;    /* bytes transferred per inspection */
+    /* Default runtimes of every answer (pt2scope.h "Runtimes"); a request's runtime=
+     * replaces them. Specs are checked at load; the folders are opened by the server. */
+    char runtimes[PT2D_MAX_CFG_RUNTIMES][PT2D_CFG_RUNTIME_MAX];
+    unsigned n_runtimes;
+    char sysroot[PT2D_PATH_MAX];  /* "" = none */
+    char libtorch[PT2D_PATH_MAX]; /* "" = none */
 #ifdef PT2SCOPE_TEST_HOOKS
     /* Test builds only (pt2d_gate.h): every package job waits at a gate first. */
     char test_gate_file[PT2D_PATH_MAX]; /* --test-gate: open once this file exists; "" = none */

@@ -73,16 +73,53 @@ static int job_validate_doc(const pt2_package *pkg, const cJSON *inputs, cJSON *
  * verdict per target, then (with a node snapshot) one per GPU of this node
  * and one for its CPU; all of it decided by the library (pt2_verdicts).
  */
+int pt2d_job_runtimes(const struct pt2d_job_env *env, const struct pt2d_options *o,
+                      pt2_runtime **owned, const pt2_runtime **use, size_t cap, size_t *n,
+                      struct pt2_error *err)
+{
+    size_t i;
+
+    *n = 0;
+    for (i = 0; i < o->n_runtimes && *n < cap; i++) {
+        int rc = pt2_runtime_parse(o->runtimes[i], &owned[i], err);
+        if (rc != PT2_OK) {
+            pt2d_job_runtimes_free(owned, i);
+            *n = 0;
+            return rc;
+        }
+        use[(*n)++] = owned[i];
+    }
+    for (i = 0; o->n_runtimes == 0 && env->runtimes != NULL && i < env->n_runtimes && *n < cap; i++)
+        use[(*n)++] = env->runtimes[i];
+    return PT2_OK;
+}
+
+void pt2d_job_runtimes_free(pt2_runtime **owned, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        pt2_runtime_free(owned[i]);
+}
+
 static int job_inspect_doc(const pt2_package *pkg, const struct pt2d_options *o,
-                           const struct pt2d_node_snap *snap, cJSON **out, struct pt2_error *err)
+                           const struct pt2d_node_snap *snap, const struct pt2d_job_env *env,
+                           cJSON **out, struct pt2_error *err)
 {
     cJSON *doc = NULL, *answer = NULL, *item;
     pt2_verdicts *v = NULL;
-    size_t i;
+    pt2_runtime *owned[PT2D_MAX_RUNTIMES];
+    const pt2_runtime *rts[PT2D_JOB_RUNTIMES_MAX];
+    size_t i, nrts = 0;
     int rc;
 
     rc = pt2_package_to_json(pkg, o->json_flags, &doc, err);
-    if (rc != PT2_OK || (o->n_targets == 0 && snap == NULL)) {
+    if (rc == PT2_OK)
+        rc = pt2d_job_runtimes(env, o, owned, rts, sizeof(rts) / sizeof(rts[0]), &nrts, err);
+    if (rc != PT2_OK || (o->n_targets == 0 && snap == NULL && nrts == 0)) {
+        pt2d_job_runtimes_free(owned, o->n_runtimes > 0 ? nrts : 0);
+        if (rc != PT2_OK) {
+            cJSON_Delete(doc);
+            doc = NULL;
+        }
         *out = doc; /* nothing to check against (no node probe: unit tests) */
         return rc;
     }
@@ -99,6 +136,9 @@ static int job_inspect_doc(const pt2_package *pkg, const struct pt2d_options *o,
         else if (rc != PT2_OK)
             pt2_error_copy(err, &derr);
     }
+    for (i = 0; rc == PT2_OK && i < nrts; i++)
+        rc = pt2_verdicts_add_runtime(v, pkg, rts[i], err);
+    pt2d_job_runtimes_free(owned, o->n_runtimes > 0 ? nrts : 0);
     if (rc == PT2_OK)
         rc = pt2_verdicts_to_json(v, &answer, err);
     pt2_verdicts_free(v);
@@ -191,7 +231,7 @@ static int job_render(const struct pt2d_job *job, const struct job_input *in,
     case PT2D_ROUTE_COMPATIBILITY:
         return pt2_k8s_compat_json(pkg, in->nodes, out, err);
     default:
-        return job_inspect_doc(pkg, in->opts, in->snap, out, err);
+        return job_inspect_doc(pkg, in->opts, in->snap, job->env, out, err);
     }
 }
 
@@ -261,13 +301,16 @@ void pt2d_job_file_key(char *key, size_t cap, const struct stat *st, const char 
 }
 
 int pt2d_job_etag(enum pt2d_route route, const char *key, const struct pt2d_options *opts,
-                  const struct pt2d_node_snap *snap, struct pt2d_buf *scratch, char *etag,
-                  size_t cap)
+                  const struct pt2d_node_snap *snap, const struct pt2d_job_env *env,
+                  struct pt2d_buf *scratch, char *etag, size_t cap)
 {
     int rc;
 
     pt2d_buf_reset(scratch);
     rc = pt2d_options_fingerprint(opts, scratch);
+    /* the defaults shape an answer only where the request names no runtime */
+    if (rc == PT2_OK && opts->n_runtimes == 0 && env != NULL && env->runtime_labels != NULL)
+        rc = pt2d_buf_printf(scratch, ";defaults=%s", env->runtime_labels);
     if (rc == PT2_OK && snap != NULL)
         rc = pt2d_buf_printf(scratch, ";node=%s#%lu", pt2_node_probed_at(snap->probe),
                              snap->generation);
@@ -487,7 +530,7 @@ static int job_etag_304(struct pt2d_job *job, const struct job_input *in, const 
 
     if (job->route == PT2D_ROUTE_COMPATIBILITY)
         return 0;
-    rc = pt2d_job_etag(job->route, key, in->opts, in->snap, fp, job->reply->etag,
+    rc = pt2d_job_etag(job->route, key, in->opts, in->snap, job->env, fp, job->reply->etag,
                        sizeof(job->reply->etag));
     if (rc != PT2_OK)
         return -pt2_error_set(err, rc, "request options too large to fingerprint");

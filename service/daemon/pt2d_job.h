@@ -49,6 +49,11 @@ struct pt2d_job_env {
     struct pt2d_metrics *metrics;         /* may be NULL */
     struct pt2d_node *node;               /* this node's devices for /v1/inspect; may be NULL */
     const struct pt2_remote_opts *remote; /* ?url= rules (pt2_remote.h); NULL = URLs refused */
+    /* The default runtimes of every answer (--runtime, --sysroot, --libtorch); shared,
+     * immutable. runtime_labels: their labels joined, for the ETag. */
+    pt2_runtime *const *runtimes;
+    size_t n_runtimes;
+    const char *runtime_labels;
 #ifdef PT2SCOPE_TEST_HOOKS
     struct pt2d_gate *gate; /* test builds only: every job waits here first; NULL = none */
 #endif
@@ -104,8 +109,21 @@ void pt2d_job_file_key(char *key, size_t cap, const struct stat *st, const char 
  * do not fit it.
  */
 int pt2d_job_etag(enum pt2d_route route, const char *key, const struct pt2d_options *opts,
-                  const struct pt2d_node_snap *snap, struct pt2d_buf *scratch, char *etag,
-                  size_t cap);
+                  const struct pt2d_node_snap *snap, const struct pt2d_job_env *env,
+                  struct pt2d_buf *scratch, char *etag, size_t cap);
+
+/*
+ * The runtimes a request is judged on: its own runtime= specs (parsed into
+ * owned[], which pt2d_job_runtimes_free releases), else the daemon's
+ * defaults. *use has *n entries (at most PT2D_MAX_RUNTIMES + the defaults').
+ */
+/* Runtimes one answer is judged on at most: a request's, or the defaults (8 specs and a
+ * sysroot). */
+#define PT2D_JOB_RUNTIMES_MAX (PT2D_MAX_RUNTIMES + 10)
+int pt2d_job_runtimes(const struct pt2d_job_env *env, const struct pt2d_options *o,
+                      pt2_runtime **owned, const pt2_runtime **use, size_t cap, size_t *n,
+                      struct pt2_error *err);
+void pt2d_job_runtimes_free(pt2_runtime **owned, size_t n);
 
 /*
  * The package for `key` from env's cache (a new reference), else opened from

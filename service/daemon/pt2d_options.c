@@ -46,6 +46,43 @@ static int add_target(struct pt2d_options *o, const char *text, struct pt2_error
     return PT2_OK;
 }
 
+static int add_runtime(struct pt2d_options *o, const char *text, struct pt2_error *err)
+{
+    struct pt2_error perr = {0};
+    pt2_runtime *rt = NULL;
+
+    if (o->n_runtimes == PT2D_MAX_RUNTIMES)
+        return pt2_error_set(err, PT2_ERR_INVALID, "at most %d runtimes per request",
+                             PT2D_MAX_RUNTIMES);
+    if (pt2_runtime_parse(text, &rt, &perr) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s", perr.message);
+    pt2_runtime_free(rt);
+    snprintf(o->runtimes[o->n_runtimes++], PT2D_RUNTIME_TEXT_MAX, "%s", text);
+    return PT2_OK;
+}
+
+/* A JSON member that is a string or an array of strings: `add` on each. */
+static int add_strings(struct pt2d_options *o, const cJSON *m,
+                       int (*add)(struct pt2d_options *, const char *, struct pt2_error *),
+                       struct pt2_error *err)
+{
+    const cJSON *t;
+    int rc = PT2_OK;
+
+    if (cJSON_IsString(m))
+        return add(o, m->valuestring, err);
+    if (!cJSON_IsArray(m))
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s must be a string or an array", m->string);
+    cJSON_ArrayForEach(t, m)
+    {
+        if (!cJSON_IsString(t))
+            return pt2_error_set(err, PT2_ERR_INVALID, "%s must hold strings", m->string);
+        if ((rc = add(o, t->valuestring, err)) != PT2_OK)
+            break;
+    }
+    return rc;
+}
+
 static int set_driver(struct pt2d_options *o, const char *text, struct pt2_error *err)
 {
     struct pt2_error perr = {0};
@@ -259,6 +296,8 @@ int pt2d_options_add_query(struct pt2d_options *o, const char *key, const char *
         return set_url(o, value, err);
     if (strcmp(key, "target") == 0)
         return add_target(o, value, err);
+    if (strcmp(key, "runtime") == 0)
+        return add_runtime(o, value, err);
     if (strcmp(key, "driver") == 0)
         return set_driver(o, value, err);
     if (strcmp(key, "view") == 0)
@@ -320,23 +359,9 @@ int pt2d_options_apply_json(struct pt2d_options *o, const cJSON *doc, struct pt2
         if (strcmp(k, "inputs") == 0) {
             rc = add_inputs_object(o, m, err);
         } else if (strcmp(k, "target") == 0 || strcmp(k, "targets") == 0) {
-            const cJSON *t;
-
-            if (cJSON_IsString(m)) {
-                rc = add_target(o, m->valuestring, err);
-            } else if (cJSON_IsArray(m)) {
-                cJSON_ArrayForEach(t, m)
-                {
-                    if (!cJSON_IsString(t)) {
-                        rc = pt2_error_set(err, PT2_ERR_INVALID, "%s must hold strings", k);
-                        break;
-                    }
-                    if ((rc = add_target(o, t->valuestring, err)) != PT2_OK)
-                        break;
-                }
-            } else {
-                rc = pt2_error_set(err, PT2_ERR_INVALID, "%s must be a string or an array", k);
-            }
+            rc = add_strings(o, m, add_target, err);
+        } else if (strcmp(k, "runtime") == 0 || strcmp(k, "runtimes") == 0) {
+            rc = add_strings(o, m, add_runtime, err);
         } else if (strcmp(k, "path") == 0 || strcmp(k, "url") == 0 || strcmp(k, "driver") == 0 ||
                    strcmp(k, "view") == 0 || strcmp(k, "device") == 0) {
             if (!cJSON_IsString(m))
@@ -385,6 +410,8 @@ int pt2d_options_fingerprint(const struct pt2d_options *o, struct pt2d_buf *out)
         rc = pt2d_buf_printf(out, "%zu:%s,", strlen(o->targets[i].text), o->targets[i].text);
     if (rc == PT2_OK && o->has_device)
         rc = pt2d_buf_printf(out, ";device=%zu:%s", strlen(o->device), o->device);
+    for (i = 0; rc == PT2_OK && i < o->n_runtimes; i++)
+        rc = pt2d_buf_printf(out, ";runtime=%zu:%s", strlen(o->runtimes[i]), o->runtimes[i]);
     if (rc == PT2_OK && o->inputs != NULL) {
         char *s = cJSON_PrintUnformatted(o->inputs);
 

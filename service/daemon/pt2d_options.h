@@ -1,9 +1,9 @@
 /*
  * pt2d_options.h - what a request asks for, from its query and JSON body.
  *
- * Design: query arguments (path, url, target, driver, view, inputs, input,
- * nocache) and the members of a JSON body (path, url, inputs, target,
- * driver, view) fill one struct, so handlers never look at raw request text. Every
+ * Design: query arguments (path, url, target, runtime, driver, view, inputs,
+ * input, nocache) and the members of a JSON body (path, url, inputs, target,
+ * runtime, driver, view) fill one struct, so handlers never look at raw request text. Every
  * list has a hard cap. pt2d_options_fingerprint() gives the canonical form
  * of everything that shapes a response body; it feeds the ETag.
  *
@@ -29,6 +29,8 @@
 #define PT2D_JSON_BODY_MAX (1u << 20)
 #define PT2D_DEVICE_MAX 32
 #define PT2D_URL_MAX PT2_REMOTE_URL_MAX
+#define PT2D_MAX_RUNTIMES 8
+#define PT2D_RUNTIME_TEXT_MAX 257
 
 struct pt2d_target {
     char text[PT2D_TARGET_TEXT_MAX]; /* as the client wrote it */
@@ -49,6 +51,10 @@ struct pt2d_options {
     char device[PT2D_DEVICE_MAX]; /* ?device=: "", "cuda", "cuda:N" or "N" */
     int has_device;               /* 0 = every GPU of the node */
     int refresh;                  /* ?refresh=1: probe the node again (/v1/node) */
+    /* ?runtime= / {"runtime"}: runtime specs (pt2_runtime_parse), checked when added;
+     * they replace the daemon's default runtimes for this request. */
+    char runtimes[PT2D_MAX_RUNTIMES][PT2D_RUNTIME_TEXT_MAX];
+    size_t n_runtimes;
 };
 
 void pt2d_options_init(struct pt2d_options *o);

@@ -135,7 +135,8 @@ int pt2d_packages_add_query(struct pt2d_packages_query *q, struct pt2d_options *
         q->has_prefix = 1;
         return PT2_OK;
     }
-    if (strcmp(key, "target") == 0 || strcmp(key, "driver") == 0 || strcmp(key, "nocache") == 0)
+    if (strcmp(key, "target") == 0 || strcmp(key, "driver") == 0 || strcmp(key, "nocache") == 0 ||
+        strcmp(key, "runtime") == 0)
         return pt2d_options_add_query(o, key, value, err);
     return PT2_OK;
 }
@@ -316,8 +317,9 @@ static int pkgs_by_name(const void *a, const void *b)
 
 /* One item: open through the job cache, the library's item, the inspect ETag. */
 static int pkgs_item(const struct pt2d_job_env *env, const struct pt2d_options *o,
-                     const struct pt2_listing_target *targets, const struct pt2d_node_snap *snap,
-                     struct pt2d_buf *scratch, const char *name, cJSON **out, struct pt2_error *err)
+                     const struct pt2_listing_target *targets, size_t ntargets,
+                     const struct pt2d_node_snap *snap, struct pt2d_buf *scratch, const char *name,
+                     cJSON **out, struct pt2_error *err)
 {
     struct pt2d_path_file pf = {.fd = -1};
     struct pt2_listing_file file = {name, 0, 0, 0};
@@ -332,7 +334,7 @@ static int pkgs_item(const struct pt2d_job_env *env, const struct pt2d_options *
         file.size = (uint64_t)pf.st.st_size;
         file.mtime = (int64_t)pf.st.st_mtim.tv_sec;
         pt2d_job_file_key(key, sizeof(key), &pf.st, pf.name);
-        rc = pt2d_job_etag(PT2D_ROUTE_INSPECT, key, o, snap, scratch, etag, sizeof(etag));
+        rc = pt2d_job_etag(PT2D_ROUTE_INSPECT, key, o, snap, env, scratch, etag, sizeof(etag));
         if (rc != PT2_OK) {
             close(pf.fd);
             return pt2_error_set(err, rc, "request options too large to fingerprint");
@@ -341,7 +343,7 @@ static int pkgs_item(const struct pt2d_job_env *env, const struct pt2d_options *
         close(pf.fd);
     }
     rc = pt2_listing_item(&file, ref != NULL ? pt2d_pkgref_pkg(ref) : NULL, &perr, targets,
-                          o->n_targets, out, err);
+                          ntargets, out, err);
     pt2d_pkgref_release(ref);
     /* An item /v1/inspect would answer with a problem carries no ETag, as that answer. */
     if (rc == PT2_OK && etag[0] != '\0' && cJSON_GetObjectItemCaseSensitive(*out, "type") == NULL &&
@@ -356,18 +358,31 @@ static int pkgs_item(const struct pt2d_job_env *env, const struct pt2d_options *
 static int pkgs_page(const struct pt2d_job_env *env, const struct pkgs_walk *w, size_t count,
                      const struct pt2d_options *o, cJSON *items)
 {
-    struct pt2_listing_target targets[PT2D_MAX_TARGETS];
+    struct pt2_listing_target targets[PT2D_MAX_TARGETS + PT2D_JOB_RUNTIMES_MAX];
+    pt2_runtime *owned[PT2D_MAX_RUNTIMES];
+    const pt2_runtime *rts[PT2D_JOB_RUNTIMES_MAX];
     const struct pt2d_node_snap *snap = NULL;
     struct pt2d_buf scratch;
     struct pt2_error err = {0};
-    size_t i;
-    int rc = PT2_OK;
+    size_t i, nrts = 0, nt = 0;
+    int rc;
 
+    memset(targets, 0, sizeof(targets));
     for (i = 0; i < o->n_targets; i++) {
         targets[i].label = o->targets[i].text;
         targets[i].dev = o->targets[i].dev;
         if (o->driver_version != 0)
             targets[i].dev.driver_cuda_version = o->driver_version;
+    }
+    nt = o->n_targets;
+    /* A listing judges the runtimes /v1/inspect would, the same way: only when asked
+     * (runtime=, or targets with the daemon's defaults). */
+    rc = pt2d_job_runtimes(env, o, owned, rts, sizeof(rts) / sizeof(rts[0]), &nrts, &err);
+    if (rc != PT2_OK)
+        return rc;
+    for (i = 0; i < nrts && (o->n_runtimes > 0 || o->n_targets > 0); i++) {
+        targets[nt].label = pt2_runtime_label(rts[i]);
+        targets[nt++].runtime = rts[i];
     }
     /* The snapshot /v1/inspect's ETag covers: one for the page, as for one job. */
     if (env->node != NULL)
@@ -376,7 +391,7 @@ static int pkgs_page(const struct pt2d_job_env *env, const struct pkgs_walk *w, 
     for (i = 0; rc == PT2_OK && i < count; i++) {
         cJSON *item = NULL;
 
-        rc = pkgs_item(env, o, targets, snap, &scratch, w->heap[i], &item, &err);
+        rc = pkgs_item(env, o, targets, nt, snap, &scratch, w->heap[i], &item, &err);
         if (rc == PT2_OK && !cJSON_AddItemToArray(items, item)) {
             cJSON_Delete(item);
             rc = PT2_ERR_NOMEM;
@@ -384,6 +399,7 @@ static int pkgs_page(const struct pt2d_job_env *env, const struct pkgs_walk *w, 
     }
     pt2d_buf_free(&scratch);
     pt2d_node_release(snap);
+    pt2d_job_runtimes_free(owned, o->n_runtimes > 0 ? nrts : 0);
     return rc;
 }
 

@@ -106,6 +106,11 @@ struct pt2d_server {
     struct pt2d_cluster_cfg cluster;
     /* ?url= rules (pt2_remote.h), pointing into cfg; env.remote is NULL while none allowed. */
     struct pt2_remote_opts remote;
+    /* Default runtimes (--runtime, --sysroot, --libtorch), opened once. */
+    pt2_runtime *runtimes[PT2D_MAX_CFG_RUNTIMES + 2];
+    size_t n_runtimes;
+    char
+        runtime_labels[PT2D_MAX_CFG_RUNTIMES * (PT2D_CFG_RUNTIME_MAX + 1) + 2 * PT2D_PATH_MAX + 32];
     const char *remote_allow[PT2D_MAX_REMOTE_ALLOW];
 #ifdef PT2SCOPE_TEST_HOOKS
     struct pt2d_recorder recorder; /* contract tests: off unless PT2SCOPE_RECORD_DIR */
@@ -940,6 +945,43 @@ static int server_test_hooks(struct pt2d_server *s, struct pt2_error *err)
 #endif
 }
 
+/*
+ * The default runtimes: one per --runtime spec, the --sysroot, and
+ * --libtorch applied to each (a runtime of its own when alone). A folder
+ * that is missing or not a root fails the start, with the library's words.
+ */
+static int server_runtimes(struct pt2d_server *s, struct pt2_error *err)
+{
+    struct pt2_error e = {0};
+    size_t used = 0;
+    int rc = PT2_OK;
+
+    for (unsigned i = 0; rc == PT2_OK && i < s->cfg.n_runtimes; i++)
+        if ((rc = pt2_runtime_parse(s->cfg.runtimes[i], &s->runtimes[s->n_runtimes], &e)) == PT2_OK)
+            s->n_runtimes++;
+    if (rc == PT2_OK && s->cfg.sysroot[0] != '\0' &&
+        (rc = pt2_runtime_sysroot(s->cfg.sysroot, &s->runtimes[s->n_runtimes], &e)) == PT2_OK)
+        s->n_runtimes++;
+    if (rc == PT2_OK && s->cfg.libtorch[0] != '\0') {
+        if (s->n_runtimes == 0) {
+            if ((rc = pt2_runtime_libtorch(s->cfg.libtorch, &s->runtimes[0], &e)) == PT2_OK)
+                s->n_runtimes = 1;
+        } else {
+            for (size_t i = 0; rc == PT2_OK && i < s->n_runtimes; i++)
+                rc = pt2_runtime_use_libtorch(s->runtimes[i], s->cfg.libtorch, &e);
+        }
+    }
+    if (rc != PT2_OK)
+        return pt2_error_set(err, rc, "%s", e.message);
+    for (size_t i = 0; i < s->n_runtimes; i++)
+        used += (size_t)snprintf(s->runtime_labels + used, sizeof(s->runtime_labels) - used, "%s%s",
+                                 i ? ";" : "", pt2_runtime_label(s->runtimes[i]));
+    s->env.runtimes = s->runtimes;
+    s->env.n_runtimes = s->n_runtimes;
+    s->env.runtime_labels = s->runtime_labels;
+    return PT2_OK;
+}
+
 int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, FILE *log,
                       struct pt2_error *err)
 {
@@ -1014,6 +1056,9 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     s->remote.max_bytes = s->cfg.remote_max_bytes;
     s->remote.spool_dir = s->cfg.spool_dir;
     s->env.remote = s->cfg.n_remote_allow > 0 ? &s->remote : NULL;
+    rc = server_runtimes(s, err);
+    if (rc != PT2_OK)
+        goto fail;
     if (s->listener.family == AF_INET6)
         flags |= MHD_USE_IPv6;
     /* The logger goes first so MHD reports option problems through it. A connection
@@ -1135,6 +1180,8 @@ void pt2d_server_free(struct pt2d_server *s)
     pt2d_pool_free(s->cluster_pool);
     pt2d_pool_free(s->pool);
     pt2d_node_free(s->node);
+    for (size_t r = 0; r < s->n_runtimes; r++)
+        pt2_runtime_free(s->runtimes[r]);
     pt2d_cache_free(s->cache);
     pt2d_metrics_free(s->metrics);
     pt2d_auth_free(s->auth);

@@ -526,7 +526,8 @@ int pt2_verdicts_to_json(const pt2_verdicts *v, cJSON **out, struct pt2_error *e
  *  - pt2_runtime_parse: a spec, items joined by ',': a base (debian11,
  *    debian12, debian13, ubuntu20.04, ubuntu22.04, ubuntu24.04, rhel8, rhel9,
  *    manylinux_2_28, al2023) and/or glibc=2.36, glibcxx=3.4.30, cxxabi=1.3.13,
- *    torch=2.8, macos=14.0 ("ubuntu22.04,torch=2.8"); PT2_ERR_INVALID with
+ *    torch=2.8, macos=14.0 ("ubuntu22.04,torch=2.8"), or local (this machine, as
+ *    pt2_runtime_local); PT2_ERR_INVALID with
  *    a message naming the bad item;
  *  - pt2_runtime_sysroot: a mounted root of the serving image, resolved as the
  *    loader would (an `ldd -r` that executes nothing); PT2_ERR_NOT_FOUND for
@@ -534,7 +535,8 @@ int pt2_verdicts_to_json(const pt2_verdicts *v, cJSON **out, struct pt2_error *e
  *  - pt2_runtime_libtorch: a torch build's libtorch_cpu.so (or its folder):
  *    shims and libtorch C++ imports are judged against its exports exactly;
  *    pt2_runtime_use_libtorch adds that to another runtime;
- *  - pt2_runtime_local: this machine (its glibc, the libstdc++ the loader finds).
+ *  - pt2_runtime_local: this machine (its glibc, the libstdc++ the loader finds),
+ *    labelled "local".
  * A runtime is immutable and may be shared by threads.
  */
 typedef struct pt2_runtime pt2_runtime;

@@ -143,6 +143,29 @@ static int bases_list(char *buf, size_t len)
     return 0;
 }
 
+/* This machine: its glibc, and the libstdc++ the loader would find here (read, never
+ * loaded). */
+static void fill_local(struct pt2_runtime *rt)
+{
+    struct pt2_sysroot *sr = NULL;
+    char v[24] = "";
+
+    snprintf(rt->name, sizeof(rt->name), "this machine");
+    snprintf(rt->os, sizeof(rt->os), "linux");
+    if (rt->glibc[0] == '\0')
+        snprintf(rt->glibc, sizeof(rt->glibc), "%.15s", gnu_get_libc_version());
+    if (pt2_sysroot_open("/", &sr, NULL) != PT2_OK)
+        return;
+    if (rt->glibcxx[0] == '\0' &&
+        pt2_sysroot_newest(sr, "libstdc++.so.6", "GLIBCXX_", v, sizeof(v)) == PT2_OK)
+        snprintf(rt->glibcxx, sizeof(rt->glibcxx), "%.15s", v);
+    v[0] = '\0';
+    if (rt->cxxabi[0] == '\0' &&
+        pt2_sysroot_newest(sr, "libstdc++.so.6", "CXXABI_", v, sizeof(v)) == PT2_OK)
+        snprintf(rt->cxxabi, sizeof(rt->cxxabi), "%.15s", v);
+    pt2_sysroot_free(sr);
+}
+
 static int set_field(struct pt2_runtime *rt, const char *key, const char *val,
                      struct pt2_error *err)
 {
@@ -210,13 +233,18 @@ int pt2_runtime_parse(const char *spec, pt2_runtime **out, struct pt2_error *err
             rc = set_field(rt, item, eq + 1, err);
             continue;
         }
+        if (strcmp(item, "local") == 0) {
+            fill_local(rt);
+            continue;
+        }
         for (i = 0; i < NBASES && strcmp(bases[i].key, item) != 0; i++)
             ;
         if (i == NBASES) {
             char list[256], e[64];
             bases_list(list, sizeof(list));
             pt2_sbuf_echo(e, sizeof(e), item, 40);
-            rc = pt2_error_set(err, PT2_ERR_INVALID, "runtime base '%s' is unknown (bases: %s)", e,
+            rc = pt2_error_set(err, PT2_ERR_INVALID,
+                               "runtime base '%s' is unknown (bases: %s; local = this machine)", e,
                                list);
             break;
         }
@@ -303,32 +331,7 @@ int pt2_runtime_libtorch(const char *path, pt2_runtime **out, struct pt2_error *
 
 int pt2_runtime_local(pt2_runtime **out, struct pt2_error *err)
 {
-    struct pt2_runtime *rt;
-    struct pt2_sysroot *sr = NULL;
-    char v[24] = "";
-
-    if (out == NULL)
-        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_runtime_local: missing argument");
-    *out = NULL;
-    rt = calloc(1, sizeof(*rt));
-    if (rt == NULL)
-        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
-    snprintf(rt->label, sizeof(rt->label), "this machine");
-    snprintf(rt->name, sizeof(rt->name), "this machine");
-    snprintf(rt->os, sizeof(rt->os), "linux");
-    snprintf(rt->glibc, sizeof(rt->glibc), "%.15s", gnu_get_libc_version());
-    /* the libstdc++ the loader would find here, read, never loaded */
-    if (pt2_sysroot_open("/", &sr, NULL) == PT2_OK) {
-        if (pt2_sysroot_newest(sr, "libstdc++.so.6", "GLIBCXX_", v, sizeof(v)) == PT2_OK)
-            snprintf(rt->glibcxx, sizeof(rt->glibcxx), "%.15s", v);
-        v[0] = '\0';
-        if (pt2_sysroot_newest(sr, "libstdc++.so.6", "CXXABI_", v, sizeof(v)) == PT2_OK)
-            snprintf(rt->cxxabi, sizeof(rt->cxxabi), "%.15s", v);
-        pt2_sysroot_free(sr);
-    }
-    derive_abi(rt);
-    *out = rt;
-    return PT2_OK;
+    return pt2_runtime_parse("local", out, err);
 }
 
 void pt2_runtime_free(pt2_runtime *rt)

@@ -53,7 +53,7 @@ START_TEST(test_parse_specs)
     static const char *const bad[][2] = {
         {"debian99", "runtime base 'debian99' is unknown (bases: debian11, debian12, debian13, "
                      "ubuntu20.04, ubuntu22.04, ubuntu24.04, rhel8, rhel9, manylinux_2_28, "
-                     "al2023)"},
+                     "al2023; local = this machine)"},
         {"glibc=two", "runtime glibc=two: not a version (e.g. glibc=2.36, glibcxx=3.4.30, "
                       "torch=2.8, macos=14.0)"},
         {"cuda=12", "runtime field 'cuda' is unknown (use glibc=, glibcxx=, cxxabi=, torch=, "
