@@ -222,7 +222,11 @@ test-shell: all $(TEST_DAEMON) $(FAKECUDA)
 test-contract: all $(TEST_DAEMON) $(HTTP_BIN) $(FAKECUDA)
 	@bash tests/contract/run.sh $(BUILD)
 
+# The test oracles (real libtorch builds, read by tests/shell/libtorch.sh) are
+# fetched into a cache outside the checkout, only when missing; a failed fetch
+# leaves that test to say so.
 test: deps
+	-@bash service/tools/oracle.sh fetch
 	@MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/run.sh format-check lint test-unit test-shell \
 	  test-san test-contract test-browser test-fuzz test-k8s
 

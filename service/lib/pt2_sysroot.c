@@ -444,20 +444,25 @@ int pt2_sysroot_libtorch(const char *path, struct pt2_sysroot **out, struct pt2_
                                         "libc10_hip.so",    "libtorch_xpu.so", "libc10_xpu.so"};
     struct pt2_sysroot *sr;
     struct stat st;
-    char dir[PT2_PATH_MAX], file[256] = "";
+    char dir[PT2_PATH_MAX], file[256] = "", *real;
     int found_cpu = 0;
 
     *out = NULL;
     if (path == NULL || path[0] == '\0')
-        return pt2_error_set(err, PT2_ERR_INVALID, "--libtorch: empty path");
-    if (stat(path, &st) != 0)
-        return pt2_error_set(err, PT2_ERR_NOT_FOUND, "--libtorch %s: no such file or folder", path);
-    snprintf(dir, sizeof(dir), "%s", path);
+        return pt2_error_set(err, PT2_ERR_INVALID, "libtorch: empty path");
+    /* a file named outright may be the soname link (libtorch_cpu.so.2.6) */
+    real = realpath(path, NULL);
+    if (real == NULL || stat(real, &st) != 0 || strlen(real) >= sizeof(dir)) {
+        free(real);
+        return pt2_error_set(err, PT2_ERR_NOT_FOUND, "%s: no such file or folder", path);
+    }
+    snprintf(dir, sizeof(dir), "%s", real);
+    free(real);
     if (!S_ISDIR(st.st_mode)) {
         char *slash = strrchr(dir, '/');
         if (snprintf(file, sizeof(file), "%s", slash != NULL ? slash + 1 : dir) >=
             (int)sizeof(file))
-            return pt2_error_set(err, PT2_ERR_INVALID, "--libtorch: file name too long");
+            return pt2_error_set(err, PT2_ERR_INVALID, "%s: file name too long", path);
         if (slash != NULL)
             *slash = '\0';
         else
@@ -497,7 +502,7 @@ int pt2_sysroot_libtorch(const char *path, struct pt2_sysroot **out, struct pt2_
         }
     }
     if (!found_cpu) {
-        pt2_error_set(err, PT2_ERR_INVALID, "--libtorch %s: no libtorch_cpu.so shared object there",
+        pt2_error_set(err, PT2_ERR_INVALID, "%s: no libtorch_cpu.so shared object there",
                       path);
         pt2_sysroot_free(sr);
         return PT2_ERR_INVALID;

@@ -180,6 +180,46 @@ run_make deps
 same "no pkg-config: message" "$(echo "$OUT" | head -1)" \
     "pt2scope: missing: $(echo $DEV_PKGS | sed 's/ check$//') pkg-config check"
 
+# The test oracles (service/tools/oracle.sh): fetched only when the cache lacks them,
+# with a private sources list, downloaded, unpacked, never installed.
+oracle_setup() {
+    rm -rf "$TMP/obin" "$TMP/oracle" && mkdir -p "$TMP/obin" && : >"$TMP/calls"
+    for t in bash sh env cat mkdir ls rm mv head sed; do ln -s "$(command -v $t)" "$TMP/obin/$t"; done
+    cat >"$TMP/obin/apt-get" <<SH
+#!/bin/sh
+echo "apt-get \$*" | sed 's/-o [^ ]* //g' >>"$TMP/calls"
+for a in "\$@"; do last=\$a; done
+case " \$* " in *" download "*) : >"\${last}_9.9_amd64.deb" ;; esac
+SH
+    cat >"$TMP/obin/dpkg-deb" <<SH
+#!/bin/sh
+echo "dpkg-deb \$1" >>"$TMP/calls"
+mkdir -p "\$3/usr/lib/x86_64-linux-gnu" && : >"\$3/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.9.9.9"
+SH
+    chmod +x "$TMP/obin"/*
+}
+run_oracle() {
+    OUT=$(env PATH="$TMP/obin" PT2SCOPE_ORACLE_DIR="$TMP/oracle" bash service/tools/oracle.sh fetch 2>&1)
+    RC=$?
+}
+oracle_setup
+run_oracle
+same "oracle absent: exit" "$RC" 0
+same "oracle absent: calls" "$(tr '\n' ';' <"$TMP/calls")" \
+    "apt-get -qq update;apt-get -qq download libtorch2.6;dpkg-deb -x;apt-get -qq download libtorch2.14;dpkg-deb -x;"
+same "oracle absent: unpacked" "$(ls "$TMP/oracle/2.6/usr/lib/x86_64-linux-gnu" "$TMP/oracle/2.14/usr/lib/x86_64-linux-gnu" | grep -c libtorch_cpu)" 2
+same "oracle absent: sources" "$(cat "$TMP/oracle/.apt/etc/sources.list")" \
+    "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian unstable main"
+: >"$TMP/calls"
+run_oracle
+same "oracle present: exit" "$RC" 0
+same "oracle present: no call" "$(cat "$TMP/calls")" ""
+rm -rf "$TMP/oracle/2.14"
+run_oracle
+same "oracle half present: only the missing one" "$(tr '\n' ';' <"$TMP/calls")" \
+    "apt-get -qq update;apt-get -qq download libtorch2.14;dpkg-deb -x;"
+
 # make run on a taken port: one line that names the variable.
 python3 - "$TMP/port" <<'PY' &
 import socket, sys, time

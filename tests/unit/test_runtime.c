@@ -85,8 +85,11 @@ START_TEST(test_sysroot_errors)
                      "folder");
     pt2_error_clear(&err);
     ck_assert_int_eq(pt2_runtime_libtorch("tests/fixtures", &rt, &err), PT2_ERR_INVALID);
-    ck_assert_str_eq(err.message,
-                     "--libtorch tests/fixtures: no libtorch_cpu.so shared object there");
+    ck_assert_str_eq(err.message, "tests/fixtures: no libtorch_cpu.so shared object there");
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2_runtime_libtorch("/nonexistent/libtorch_cpu.so", &rt, &err),
+                     PT2_ERR_NOT_FOUND);
+    ck_assert_str_eq(err.message, "/nonexistent/libtorch_cpu.so: no such file or folder");
     ck_assert_ptr_null(rt);
 }
 END_TEST

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# oracle.sh - fetch the test oracles `make test` reads: real libtorch builds
+# (Debian's libtorch2.6 from trixie and libtorch2.14 from unstable), whose
+# exported symbols tests/shell/libtorch.sh holds the shim table and
+# --libtorch against. Nothing is installed: `apt-get download` with a
+# private sources list and state folder fetches the two .deb files, and
+# dpkg-deb -x unpacks them into the cache (they need a newer glibc than
+# Debian 12's, so they are read, never loaded).
+#
+#   oracle.sh fetch   fetch what the cache lacks (nothing when both are there)
+#   oracle.sh dir     print the cache folder
+#
+# The cache is $PT2SCOPE_ORACLE_DIR, else ${XDG_CACHE_HOME:-$HOME/.cache}/pt2scope/oracle,
+# outside the checkout so a clean clone on the same machine reuses it.
+set -u
+dir=${PT2SCOPE_ORACLE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/pt2scope/oracle}
+# release folder -> Debian package and the suite that has it
+oracles="2.6:libtorch2.6:trixie 2.14:libtorch2.14:unstable"
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+MIRROR=${PT2SCOPE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+case "${1:-fetch}" in
+dir) echo "$dir"; exit 0 ;;
+fetch) ;;
+*) echo "usage: oracle.sh fetch|dir" >&2; exit 2 ;;
+esac
+
+need=()
+for o in $oracles; do
+    rel=${o%%:*}
+    ls "$dir/$rel"/usr/lib/*/libtorch_cpu.so.* >/dev/null 2>&1 || need+=("$o")
+done
+[ ${#need[@]} -eq 0 ] && exit 0
+
+apt="$dir/.apt"
+mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/etc/preferences.d" \
+    "$apt/etc/sources.list.d" "$apt/debs" || exit 1
+: >"$apt/etc/sources.list"
+for s in trixie unstable; do
+    echo "deb [signed-by=$KEYRING] $MIRROR $s main" >>"$apt/etc/sources.list"
+done
+opts=(-o "Dir::Etc::SourceList=$apt/etc/sources.list" -o "Dir::Etc::SourceParts=$apt/etc/sources.list.d"
+      -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache"
+      -o "Dir::Etc::Preferences=$apt/etc/preferences" -o "Dir::Etc::PreferencesParts=$apt/etc/preferences.d"
+      -o "Debug::NoDropPrivs=1" -o "APT::Sandbox::User=root")
+echo "pt2scope: fetching test oracles (Debian libtorch builds) into $dir"
+apt-get "${opts[@]}" -qq update || { echo "pt2scope: apt-get update (private lists) failed" >&2; exit 1; }
+for o in "${need[@]}"; do
+    IFS=: read -r rel pkg _suite <<<"$o"
+    (cd "$apt/debs" && apt-get "${opts[@]}" -qq download "$pkg") ||
+        { echo "pt2scope: apt-get download $pkg failed" >&2; exit 1; }
+    rm -rf "$dir/$rel.tmp" && mkdir -p "$dir/$rel.tmp" &&
+        dpkg-deb -x "$apt/debs/${pkg}_"*.deb "$dir/$rel.tmp" &&
+        rm -rf "$dir/$rel" && mv "$dir/$rel.tmp" "$dir/$rel" ||
+        { echo "pt2scope: unpacking $pkg failed" >&2; exit 1; }
+    rm -f "$apt/debs/${pkg}_"*.deb
+done
+exit 0

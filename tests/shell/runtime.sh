@@ -1,0 +1,294 @@
+#!/usr/bin/env bash
+# "Compatible" means it loads. The oracle is the real dynamic loader: a child
+# chroot()s into a stub root and dlopen(RTLD_NOW)s the library, as torch's
+# loader does; `pt2scope check PKG --sysroot ROOT` must agree (loads <=>
+# compatible) and name the symbol or version the loader names. Fixtures are
+# built here with gcc and version scripts (a provider with versions the root
+# lacks, a GLIBC_2.99 need, a stub libtorch_cpu.so exporting chosen shims, C++
+# libtorch imports, a weak import, a prefixed shim, $ORIGIN run paths, a
+# missing library), then every Linux x86_64 library of ../shared/corpus/pt2
+# against a stub root that provides its imports (and one that lacks its newest
+# shim). chroot needs root: elsewhere the oracle cases are skipped, counted.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+B=${PT2SCOPE_BUILD:-build}
+CLI=$PWD/$B/pt2scope
+T=$(mktemp -d /tmp/pt2scope-runtime-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0 skip=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+ARCH=$(uname -m)
+[ "$ARCH" = x86_64 ] || { echo "runtime: 0 passed, 0 failed, 1 skipped"; exit 0; }
+LIBDIR=/usr/lib/x86_64-linux-gnu
+[ -d $LIBDIR ] || LIBDIR=/lib/x86_64-linux-gnu
+CC=${CC:-cc}
+SHARED=$(cd "${PT2SCOPE_SHARED:-../shared}" 2>/dev/null && pwd)
+
+# ---- the oracle ---------------------------------------------------------------------------
+cat >"$T/dlroot.c" <<'EOF'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    void *h;
+    if (argc != 3 || chroot(argv[1]) != 0 || chdir("/") != 0) {
+        perror("dlroot: chroot");
+        return 3;
+    }
+    h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        printf("%s\n", dlerror());
+        return 1;
+    }
+    printf("ok\n");
+    return 0;
+}
+EOF
+$CC -O1 -o "$T/dlroot" "$T/dlroot.c" -ldl || { echo "FAIL: cannot build the oracle"; exit 1; }
+CAN_CHROOT=0
+if [ "$(id -u)" = 0 ]; then CAN_CHROOT=1; fi
+
+# mkroot DIR: a root with this machine's C and C++ runtime (merged /usr, as Debian 12)
+mkroot() {
+    mkdir -p "$1/usr/lib/x86_64-linux-gnu" "$1/etc" "$1/models"
+    ln -s usr/lib "$1/lib"
+    for l in libc.so.6 libm.so.6 libpthread.so.0 libdl.so.2 libstdc++.so.6 libgcc_s.so.1 \
+             libgomp.so.1 ld-linux-x86-64.so.2; do
+        [ -e "$LIBDIR/$l" ] && cp -L "$LIBDIR/$l" "$1/usr/lib/x86_64-linux-gnu/$l"
+    done
+    [ -e /lib64/ld-linux-x86-64.so.2 ] && { mkdir -p "$1/lib64"; cp -L /lib64/ld-linux-x86-64.so.2 "$1/lib64/"; }
+    return 0
+}
+
+# pkg LIB OUT: a .pt2 whose model library is LIB (torch's loader takes data/aotinductor/*/…so)
+pkg() {
+    python3 - "$1" "$2" <<'EOF'
+import sys, zipfile
+lib, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+    z.writestr("m/archive_format", "pt2")
+    z.writestr("m/archive_version", "0")
+    z.writestr("m/data/aotinductor/model/cabc.wrapper_metadata.json", '{"AOTI_DEVICE_KEY": "cpu"}')
+    z.write(lib, "m/data/aotinductor/model/cabc.wrapper.so")
+EOF
+}
+
+# verdict PKG ROOT -> "verdict|first missing library|first missing version|first missing symbol"
+verdict() {
+    "$CLI" check "$1" --sysroot "$2" --json 2>"$T/err" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+e = [x for x in d["compatibility"] if x["kind"] == "runtime"][0]
+m = e.get("missing") or {}
+def first(k):
+    v = m.get(k) or []
+    if not v: return ""
+    return v[0]["version"] if k == "versions" else v[0]
+print("|".join([e["verdict"], first("libraries"), first("versions"), first("symbols").split("@")[0]]))'
+}
+
+# agree NAME LIB ROOT: the loader in ROOT and pt2scope --sysroot ROOT say the same
+agree() {
+    local name=$1 lib=$2 root=$3 want out v mlib mver msym
+    if [ "$CAN_CHROOT" != 1 ]; then skip=$((skip + 1)); echo "SKIP runtime $name: chroot needs root"; return; fi
+    cp "$lib" "$root/models/$(basename "$lib")"
+    out=$("$T/dlroot" "$root" "/models/$(basename "$lib")" 2>&1)
+    pkg "$lib" "$T/$name.pt2"
+    IFS='|' read -r v mlib mver msym < <(verdict "$T/$name.pt2" "$root")
+    if [ "$out" = ok ]; then want=compatible; else want=incompatible; fi
+    if [ "$v" != "$want" ]; then
+        bad "$name: loader says '$out', pt2scope --sysroot says $v ($(cat "$T/err"))"; return
+    fi
+    case "$out" in
+    ok) ;;
+    *"cannot open shared object file"*)
+        [[ "$out" == "$mlib: cannot open shared object file"* ]] ||
+            { bad "$name: loader '$out', pt2scope names library '$mlib'"; return; } ;;
+    *"version \`"*)
+        [[ "$out" == *"version \`$mver' not found"* ]] ||
+            { bad "$name: loader '$out', pt2scope names version '$mver'"; return; } ;;
+    *"undefined symbol: "*)
+        [[ "$out" == *"undefined symbol: $msym"* ]] ||
+            { bad "$name: loader '$out', pt2scope names symbol '$msym'"; return; } ;;
+    *) bad "$name: unexpected loader answer '$out'"; return ;;
+    esac
+    ok
+}
+
+S=$T/src
+mkdir -p "$S"
+cd "$S" || exit 1
+
+# ---- versioned provider: PROV_2.0 missing from the root's copy ----------------------------
+printf 'PROV_1.0 { global: prov_a; local: *; };\nPROV_2.0 { global: prov_b; } PROV_1.0;\n' >new.map
+printf 'PROV_1.0 { global: prov_a; local: *; };\n' >old.map
+printf 'int prov_a(void){return 1;}\nint prov_b(void){return 2;}\n' >prov.c
+printf 'int prov_a(void){return 1;}\n' >prov_old.c
+mkdir -p new old
+$CC -shared -fPIC -Wl,-soname,libprov.so.1 -Wl,--version-script=new.map -o new/libprov.so.1 prov.c
+$CC -shared -fPIC -Wl,-soname,libprov.so.1 -Wl,--version-script=old.map -o old/libprov.so.1 prov_old.c
+printf 'extern int prov_b(void);\nint use_b(void){return prov_b();}\n' >m_ver.c
+$CC -shared -fPIC -o m_ver.so m_ver.c new/libprov.so.1
+mkroot "$T/r_new"; cp new/libprov.so.1 "$T/r_new/usr/lib/x86_64-linux-gnu/"
+mkroot "$T/r_old"; cp old/libprov.so.1 "$T/r_old/usr/lib/x86_64-linux-gnu/"
+agree version_present m_ver.so "$T/r_new"
+agree version_missing m_ver.so "$T/r_old"
+
+# ---- GLIBC_2.99: a need no glibc defines --------------------------------------------------
+printf 'GLIBC_2.99 { global: fake_glibc_fn; local: *; };\n' >glibc.map
+printf 'int fake_glibc_fn(void){return 0;}\n' >fakec.c
+mkdir -p fakec
+$CC -shared -fPIC -nostdlib -Wl,-soname,libc.so.6 -Wl,--version-script=glibc.map -o fakec/libc.so.6 fakec.c
+printf 'extern int fake_glibc_fn(void);\nint g(void){return fake_glibc_fn();}\n' >m_glibc.c
+$CC -shared -fPIC -nostdlib -o m_glibc.so m_glibc.c fakec/libc.so.6
+mkroot "$T/r_sys"
+agree glibc_2_99 m_glibc.so "$T/r_sys"
+pkg m_glibc.so "$T/glibc.pt2"
+got=$("$CLI" check "$T/glibc.pt2" --runtime debian12 2>&1 | grep '^debian12:')
+want="debian12: incompatible: needs GLIBC_2.99 from libc.so.6 (1 symbol); Debian 12 has glibc 2.36"
+[ "$got" = "$want" ] && ok || bad "glibc base: '$got'"
+
+# ---- stub libtorch: shims present, one missing, C++ imports ------------------------------
+CXXSYM=_ZN5torch12aot_inductor31tensor_handle_to_tensor_pointerEP16AtenTensorOpaque
+cat >torch_full.c <<EOF
+int aoti_torch_empty_strided(void){return 0;}
+int aoti_torch_new_tensor_handle(void){return 0;}
+void cxx_fn(void) __asm__("$CXXSYM");
+void cxx_fn(void){}
+EOF
+printf 'int aoti_torch_empty_strided(void){return 0;}\n' >torch_part.c
+mkdir -p tfull tpart
+$CC -shared -fPIC -Wl,-soname,libtorch_cpu.so -o tfull/libtorch_cpu.so torch_full.c
+$CC -shared -fPIC -Wl,-soname,libtorch_cpu.so -o tpart/libtorch_cpu.so torch_part.c
+cat >m_shim.c <<'EOF'
+extern int aoti_torch_empty_strided(void);
+extern int aoti_torch_new_tensor_handle(void);
+int run(void){return aoti_torch_empty_strided() + aoti_torch_new_tensor_handle();}
+EOF
+$CC -shared -fPIC -o m_shim.so m_shim.c tfull/libtorch_cpu.so
+cat >m_cxx.c <<EOF
+extern void cxx_fn(void) __asm__("$CXXSYM");
+void run(void){cxx_fn();}
+EOF
+$CC -shared -fPIC -o m_cxx.so m_cxx.c tfull/libtorch_cpu.so
+mkroot "$T/r_tfull"; cp tfull/libtorch_cpu.so "$T/r_tfull/usr/lib/x86_64-linux-gnu/"
+mkroot "$T/r_tpart"; cp tpart/libtorch_cpu.so "$T/r_tpart/usr/lib/x86_64-linux-gnu/"
+agree shims_present m_shim.so "$T/r_tfull"
+agree shim_missing m_shim.so "$T/r_tpart"
+agree cxx_present m_cxx.so "$T/r_tfull"
+agree cxx_missing m_cxx.so "$T/r_tpart"
+# --libtorch judges against that build's exports exactly; the table alone cannot
+pkg m_shim.so "$T/shim.pt2"
+# (check without targets: this machine's runtime, its torch shims judged by that libtorch)
+got=$("$CLI" check "$T/shim.pt2" --libtorch tpart/libtorch_cpu.so 2>&1 | grep '^local:' | cut -d'(' -f1)
+want="local: incompatible: undefined symbol: aoti_torch_new_tensor_handle "
+[ "$got" = "$want" ] && ok || bad "libtorch stub: '$got'"
+got=$("$CLI" check "$T/shim.pt2" --target H100 --libtorch tfull 2>&1 | grep '^libtorch:' | cut -d: -f3)
+[ "$got" = " compatible" ] && ok || bad "libtorch stub folder: '$got'"
+pkg m_cxx.so "$T/cxx.pt2"
+got=$("$CLI" check "$T/cxx.pt2" --runtime debian12,torch=2.9 2>&1 | grep '^debian12,torch=2.9:')
+want="debian12,torch=2.9: unverified: imports 1 libtorch C++ symbol ($CXXSYM): it loads only on the exact libtorch build it was compiled against"
+[ "$got" = "$want" ] && ok || bad "cxx table: '$got'"
+
+# ---- a weak import may stay unresolved ----------------------------------------------------
+printf 'extern int maybe_fn(void) __attribute__((weak));\nint f(void){return maybe_fn ? maybe_fn() : 0;}\n' >m_weak.c
+$CC -shared -fPIC -o m_weak.so m_weak.c
+agree weak_import m_weak.so "$T/r_sys"
+
+# ---- a prefixed shim (AOTI_SHIM_SYMBOL_PREFIX): provided by its runtime, not torch -------
+printf 'int slim_aoti_torch_empty_strided(void){return 0;}\n' >slim.c
+$CC -shared -fPIC -Wl,-soname,libslim.so -o libslim.so slim.c
+printf 'extern int slim_aoti_torch_empty_strided(void);\nint f(void){return slim_aoti_torch_empty_strided();}\n' >m_pref.c
+$CC -shared -fPIC -o m_pref.so m_pref.c ./libslim.so
+mkroot "$T/r_slim"; cp libslim.so "$T/r_slim/usr/lib/x86_64-linux-gnu/"
+agree prefixed_shim m_pref.so "$T/r_slim"
+pkg m_pref.so "$T/pref.pt2"
+got=$("$CLI" inspect "$T/pref.pt2" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["runtime"]
+print(d["libraries"][0]["imports"]["prefixed_shims"], d["needs"]["torch"]["prefix"])')
+[ "$got" = "1 slim_" ] && ok || bad "prefixed counts: '$got'"
+
+# ---- $ORIGIN: a provider finds its own dependency beside it; then without it ------------
+printf 'int inner(void){return 7;}\n' >inner.c
+printf 'extern int inner(void);\nint outer(void){return inner();}\n' >outer.c
+printf 'extern int outer(void);\nint f(void){return outer();}\n' >m_origin.c
+mkdir -p o/opt/x/lib o/opt/x/inner
+$CC -shared -fPIC -Wl,-soname,libinner.so -o o/opt/x/inner/libinner.so inner.c
+$CC -shared -fPIC -Wl,-soname,libouter.so -Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../inner' \
+    -o o/opt/x/lib/libouter.so outer.c o/opt/x/inner/libinner.so
+$CC -shared -fPIC -Wl,--enable-new-dtags -Wl,-rpath,/opt/x/lib -o m_origin.so m_origin.c \
+    o/opt/x/lib/libouter.so
+mkroot "$T/r_origin"; cp -r o/opt "$T/r_origin/"
+agree origin_runpath m_origin.so "$T/r_origin"
+rm "$T/r_origin/opt/x/inner/libinner.so"
+agree origin_missing m_origin.so "$T/r_origin"
+
+# ---- a library the root does not have -----------------------------------------------------
+printf 'int gone(void){return 0;}\n' >gone.c
+$CC -shared -fPIC -Wl,-soname,libgone.so.3 -o libgone.so.3 gone.c
+printf 'extern int gone(void);\nint f(void){return gone();}\n' >m_gone.c
+$CC -shared -fPIC -o m_gone.so m_gone.c ./libgone.so.3
+agree missing_library m_gone.so "$T/r_sys"
+
+# ---- the corpus: every Linux x86_64 library, with a stub torch that provides its imports ---
+CORPUS=$SHARED/corpus/pt2
+ncorpus=0
+for p in "$CORPUS"/*.pt2; do
+    [ -f "$p" ] || continue
+    x=$T/corpus/$(basename "$p" .pt2)
+    mkdir -p "$x" && (cd "$x" && python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall()' "$p")
+    while IFS= read -r so; do
+        readelf -h "$so" 2>/dev/null | grep -q 'Advanced Micro Devices X86-64' || continue
+        readelf -h "$so" | grep -q 'DYN (Shared object file)' || continue
+        ncorpus=$((ncorpus + 1))
+        n=$(basename "$p" .pt2)
+        # every non-weak unversioned import the root's system libraries do not define
+        sysdefs=$(for l in "$T/r_sys/usr/lib/x86_64-linux-gnu/"*.so*; do nm -D --defined-only "$l"; done |
+                  awk '{print $NF}' | sed 's/@.*//' | sort -u)
+        nm -D --undefined-only "$so" | awk '$1 == "U" && $2 !~ /@/ {print $2}' | sort -u >"$x/imports"
+        comm -23 "$x/imports" <(printf '%s\n' "$sysdefs") >"$x/stub.txt"
+        newest=$(grep -m1 -x 'aoti_torch_new_tensor_handle' "$x/stub.txt" || grep -m1 '^aoti_torch_' "$x/stub.txt")
+        for variant in full part; do
+            : >"$x/stub_$variant.c"
+            i=0
+            while IFS= read -r s; do
+                [ "$variant" = part ] && [ "$s" = "$newest" ] && continue
+                printf 'void f%d(void) __asm__("%s");\nvoid f%d(void){}\n' $i "$s" $i >>"$x/stub_$variant.c"
+                i=$((i + 1))
+            done <"$x/stub.txt"
+            mkroot "$x/root_$variant"
+            $CC -shared -fPIC -Wl,-soname,libtorch_cpu.so -o "$x/root_$variant/usr/lib/x86_64-linux-gnu/libtorch_cpu.so" "$x/stub_$variant.c"
+            printf 'void torch_stub_marker(void){}\n' >"$x/empty.c"
+            $CC -shared -fPIC -Wl,-soname,libtorch.so -o "$x/root_$variant/usr/lib/x86_64-linux-gnu/libtorch.so" "$x/empty.c"
+        done
+        # the package itself is judged, so its own layout counts
+        cp "$p" "$T/$n.pt2"
+        agree_pkg() { # like agree, with the corpus package as the package
+            local name=$1 root=$2 out v mlib mver msym want
+            if [ "$CAN_CHROOT" != 1 ]; then skip=$((skip + 1)); echo "SKIP runtime $name: chroot needs root"; return; fi
+            cp "$so" "$root/models/lib.so"
+            out=$("$T/dlroot" "$root" /models/lib.so 2>&1)
+            IFS='|' read -r v mlib mver msym < <(verdict "$T/$n.pt2" "$root")
+            if [ "$out" = ok ]; then want=compatible; else want=incompatible; fi
+            [ "$v" = "$want" ] || { bad "$name: loader '$out', pt2scope $v"; return; }
+            case "$out" in
+            ok) ok ;;
+            *"undefined symbol: "*) [[ "$out" == *"undefined symbol: $msym"* ]] && ok ||
+                bad "$name: loader '$out', pt2scope names '$msym'" ;;
+            *) bad "$name: unexpected loader answer '$out'" ;;
+            esac
+        }
+        agree_pkg "corpus $n (stub torch with its imports)" "$x/root_full"
+        [ -n "$newest" ] && agree_pkg "corpus $n (stub torch without $newest)" "$x/root_part"
+    done < <(find "$x" -name '*.so' -type f)
+done
+if [ "$ncorpus" = 0 ]; then
+    if [ "${PT2SCOPE_REQUIRE_CORPUS:-}" = 1 ]; then bad "no Linux library in $CORPUS"; else
+        skip=$((skip + 1)); echo "SKIP runtime corpus: shared corpus absent"; fi
+fi
+
+echo "runtime: $pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
