@@ -1051,13 +1051,15 @@ static int judge_library(const struct pt2_host *h, const struct pt2_runtime *rt,
     if (r.status == REQ_UNMET)
         return PT2_OK;
     if (h->needs == NULL) {
-        req_set(&r, REQ_UNDESCRIBED, "needs", "the needs of %s (%s) are not read", h->source,
+        req_set(&r, REQ_UNVERIFIED, "needs", "the needs of %s (%s) are not read", h->source,
                 format_name(h->format));
         combine(j, &r);
         return PT2_OK;
     }
     if (h->needs->partial[0] != '\0') {
-        req_set(&r, REQ_UNVERIFIED, "needs", "%s", h->needs->partial);
+        /* an incomplete reading never passes for a complete one */
+        req_set(&r, REQ_UNVERIFIED, "needs", "its needs were read in part: %.300s",
+                h->needs->partial);
         combine(j, &r);
     }
     if (rt->sysroot != NULL) {

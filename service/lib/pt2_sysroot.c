@@ -502,8 +502,7 @@ int pt2_sysroot_libtorch(const char *path, struct pt2_sysroot **out, struct pt2_
         }
     }
     if (!found_cpu) {
-        pt2_error_set(err, PT2_ERR_INVALID, "%s: no libtorch_cpu.so shared object there",
-                      path);
+        pt2_error_set(err, PT2_ERR_INVALID, "%s: no libtorch_cpu.so shared object there", path);
         pt2_sysroot_free(sr);
         return PT2_ERR_INVALID;
     }

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const keys[] = {"path", "url", "target", "driver", "device", "input",
-                                       "view", "refresh", "nocache"};
+                                       "view", "refresh", "nocache", "runtime"};
     static const char *const allow[] = {"https://", "http://127.0.0.1:8080/m/", "s3://b/p/"};
     const struct pt2_remote_opts ro = {.restricted = 1, .allow = allow, .n_allow = 3};
     const struct pt2_remote_s3_env s3env = {NULL, NULL};

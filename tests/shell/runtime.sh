@@ -136,6 +136,25 @@ mkroot "$T/r_old"; cp old/libprov.so.1 "$T/r_old/usr/lib/x86_64-linux-gnu/"
 agree version_present m_ver.so "$T/r_new"
 agree version_missing m_ver.so "$T/r_old"
 
+# a malformed version section: read in part, said, and never "compatible"
+python3 - m_ver.so "$T/m_bad.so" <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+shoff, = struct.unpack_from("<Q", b, 0x28)
+shentsize, shnum = struct.unpack_from("<HH", b, 0x3a)
+for i in range(shnum):
+    typ, = struct.unpack_from("<I", b, shoff + i * shentsize + 4)
+    if typ == 0x6ffffffe:  # SHT_GNU_verneed: vn_next of the first entry far past the section
+        off, = struct.unpack_from("<Q", b, shoff + i * shentsize + 24)
+        struct.pack_into("<I", b, off + 12, 0x7ffffff0)
+open(sys.argv[2], "wb").write(b)
+EOF
+pkg "$T/m_bad.so" "$T/bad.pt2"
+got=$("$CLI" check "$T/bad.pt2" --runtime debian12 2>&1 | grep '^debian12:' | cut -d: -f2)
+[ "$got" = " unverified" ] && ok || bad "malformed verneed: '$got'"
+got=$("$CLI" inspect "$T/bad.pt2" --json | python3 -c 'import json,sys; print([w for w in json.load(sys.stdin)["warnings"] if "read in part" in w][0])')
+case "$got" in "runtime needs of data/aotinductor/model/cabc.wrapper.so read in part: data/aotinductor/model/cabc.wrapper.so: .gnu.version_r entry at"*) ok ;; *) bad "malformed warning: '$got'" ;; esac
+
 # ---- GLIBC_2.99: a need no glibc defines --------------------------------------------------
 printf 'GLIBC_2.99 { global: fake_glibc_fn; local: *; };\n' >glibc.map
 printf 'int fake_glibc_fn(void){return 0;}\n' >fakec.c

@@ -1,0 +1,202 @@
+/*
+ * test_dynamic.c - the ELF dynamic needs reader: exact needs of a real
+ * host library (readelf -dV is the reference), provider lookups through the
+ * hash table, and malformed version sections (a chain past its section, a
+ * count past its entries, a symbol naming a version no need defines): a
+ * `partial` note and no false "compatible", never a crash.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pt2_dynamic.h"
+#include "pt2_elf.h"
+#include "pt2_needs.h"
+#include "pt2_shims.h"
+#include "testutil.h"
+
+#define RDC "tests/fixtures/bins/host_so_cuda/libhost_rdc.so"
+
+static struct pt2_needs *read_needs(const uint8_t *b, size_t n, unsigned what)
+{
+    struct pt2_error err = {0};
+    struct pt2_needs *needs = pt2_needs_new(1);
+    struct pt2_elf elf;
+    struct pt2_rd rd;
+
+    pt2_rd_init_mem(&rd, b, n, "lib.so");
+    ck_assert_int_eq(pt2_elf_open(&elf, &rd, 0, n, &err), PT2_OK);
+    ck_assert_int_eq(pt2_dyn_read(&elf, what, needs, &err), PT2_OK);
+    pt2_elf_close(&elf);
+    return needs;
+}
+
+static const char *S(const struct pt2_needs *n, uint32_t off)
+{
+    return pt2_needs_str(n, off);
+}
+
+START_TEST(test_real_library)
+{
+    size_t len = 0, weak = 0, versioned = 0;
+    uint8_t *b = tu_read_file(RDC, &len);
+    struct pt2_needs *n;
+
+    ck_assert_ptr_nonnull(b);
+    n = read_needs(b, len, PT2_DYN_IMPORTS);
+    ck_assert_str_eq(n->partial, "");
+    ck_assert_uint_eq(n->nlibs, 4);
+    ck_assert_str_eq(S(n, n->libs[0]), "libstdc++.so.6");
+    ck_assert_str_eq(S(n, n->libs[1]), "libgcc_s.so.1");
+    ck_assert_str_eq(S(n, n->libs[2]), "libc.so.6");
+    ck_assert_str_eq(S(n, n->libs[3]), "ld-linux-x86-64.so.2");
+    ck_assert_uint_eq(n->nvers, 10);
+    ck_assert_str_eq(S(n, n->vers[0].file), "libgcc_s.so.1");
+    ck_assert_str_eq(S(n, n->vers[0].version), "GCC_3.0");
+    ck_assert_uint_eq(n->vers[0].index, 11);
+    ck_assert_str_eq(S(n, n->vers[3].file), "libc.so.6");
+    ck_assert_str_eq(S(n, n->vers[3].version), "GLIBC_2.3.3");
+    ck_assert_str_eq(S(n, n->vers[9].version), "GLIBC_2.2.5");
+    ck_assert_uint_eq(n->vers[9].index, 2);
+    /* nm -D --undefined-only: 165 undefined, 4 of them weak */
+    ck_assert_uint_eq(n->nimports, 165);
+    ck_assert_uint_eq(n->imports_total, 165);
+    for (size_t i = 0; i < n->nimports; i++) {
+        weak += n->imports[i].weak;
+        versioned += n->imports[i].vneed >= 0;
+    }
+    ck_assert_uint_eq(weak, 4);
+    ck_assert_uint_gt(versioned, 100);
+    ck_assert_int_eq(n->bind_now, 0);
+    pt2_needs_free(n);
+    free(b);
+}
+END_TEST
+
+/* The library as a provider: a defined symbol is found by hash, with its version. */
+START_TEST(test_provider_lookup)
+{
+    struct pt2_error err = {0};
+    size_t len = 0;
+    uint8_t *b = tu_read_file("tests/fixtures/bins/host_so_cpu/libx86_64.so", &len);
+    struct pt2_needs *n;
+    struct pt2_dyn_symtab t;
+    struct pt2_elf elf;
+    struct pt2_rd rd;
+    int found = -1;
+
+    ck_assert_ptr_nonnull(b);
+    n = read_needs(b, len, PT2_DYN_DEFS);
+    pt2_rd_init_mem(&rd, b, len, "libx86_64.so");
+    ck_assert_int_eq(pt2_elf_open(&elf, &rd, 0, len, &err), PT2_OK);
+    ck_assert_int_eq(pt2_dyn_symtab_open(&t, &elf, n, &err), PT2_OK);
+    /* h.c defines one int function, aoti_dummy_add (nm -D --defined-only) */
+    ck_assert_int_eq(pt2_dyn_symtab_find(&t, "aoti_dummy_add", NULL, &found, &err), PT2_OK);
+    ck_assert_int_eq(found, 1);
+    ck_assert_int_eq(pt2_dyn_symtab_find(&t, "aoti_dummy_add", "V_9", &found, &err), PT2_OK);
+    ck_assert_int_eq(found, 1); /* an unversioned definition binds a versioned reference */
+    ck_assert_int_eq(pt2_dyn_symtab_find(&t, "aoti_dummy_ad", NULL, &found, &err), PT2_OK);
+    ck_assert_int_eq(found, 0);
+    ck_assert_int_eq(pt2_dyn_symtab_find(&t, "", NULL, &found, &err), PT2_OK);
+    ck_assert_int_eq(found, 0);
+    pt2_dyn_symtab_close(&t);
+    pt2_elf_close(&elf);
+    pt2_needs_free(n);
+    free(b);
+}
+END_TEST
+
+/* Offset of the section of `type` in the file. */
+static size_t section_off(const uint8_t *b, size_t len, uint32_t type, size_t *size)
+{
+    struct pt2_error err = {0};
+    struct pt2_elf elf;
+    struct pt2_rd rd;
+    size_t off = 0;
+
+    pt2_rd_init_mem(&rd, b, len, "x");
+    ck_assert_int_eq(pt2_elf_open(&elf, &rd, 0, len, &err), PT2_OK);
+    ck_assert_int_eq(pt2_elf_load_sections(&elf, &err), PT2_OK);
+    for (size_t i = 0; i < elf.shnum; i++)
+        if (elf.sec[i].type == type) {
+            off = (size_t)elf.sec[i].offset;
+            *size = (size_t)elf.sec[i].size;
+        }
+    pt2_elf_close(&elf);
+    ck_assert_uint_gt(off, 0);
+    return off;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+START_TEST(test_malformed_versions)
+{
+    size_t len = 0, vsz = 0;
+    uint8_t *orig = tu_read_file(RDC, &len), *b = malloc(len);
+    size_t vr = section_off(orig, len, PT2_DYN_SHT_VERNEED, &vsz);
+    struct pt2_needs *n;
+
+    /* 1. the first entry's vn_next runs past the section */
+    memcpy(b, orig, len);
+    put32(b + vr + 12, 0x7ffffff0u);
+    n = read_needs(b, len, PT2_DYN_IMPORTS);
+    ck_assert_str_eq(n->partial,
+                     "lib.so: .gnu.version_r entry at 2147483632 runs past the section");
+    ck_assert_uint_eq(n->nvers, 1);
+    pt2_needs_free(n);
+
+    /* 2. a count past its entries (libc.so.6's 7 become 65535) */
+    memcpy(b, orig, len);
+    b[vr + 0x60 + 2] = 0xff;
+    b[vr + 0x60 + 3] = 0xff;
+    b[vr + 0xd0 + 12] = 0x10; /* the last aux no longer ends the chain */
+    b[vr + 0xd0 + 13] = 0;
+    n = read_needs(b, len, PT2_DYN_IMPORTS);
+    ck_assert_str_eq(n->partial, "lib.so: .gnu.version_r auxiliary entry runs past the section");
+    ck_assert_uint_eq(n->nvers, 10);
+    pt2_needs_free(n);
+
+    /* 3. a name outside the string table */
+    memcpy(b, orig, len);
+    put32(b + vr + 0x10 + 8, 0xfffffff0u);
+    n = read_needs(b, len, PT2_DYN_IMPORTS);
+    ck_assert_str_eq(n->partial,
+                     "lib.so: version need name at 0xfffffff0 lies outside the string table");
+    ck_assert_uint_eq(n->nvers, 9); /* GCC_3.0 is unknown: said, not guessed */
+    /* the symbols that required it now name an index no need defines */
+    pt2_needs_free(n);
+
+    /* 4. every byte of the section zeroed: the walk ends, nothing invented */
+    memcpy(b, orig, len);
+    memset(b + vr, 0, vsz);
+    n = read_needs(b, len, PT2_DYN_IMPORTS);
+    ck_assert_uint_eq(n->nvers, 0);
+    ck_assert_ptr_nonnull(strstr(n->partial, "which no version need defines"));
+    pt2_needs_free(n);
+    free(b);
+    free(orig);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("dynamic");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_real_library);
+    tcase_add_test(tc, test_provider_lookup);
+    tcase_add_test(tc, test_malformed_versions);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run_suite(suite());
+}
