@@ -242,7 +242,7 @@ FORMAT_FILES = $(LIB_SRC) $(REM_SRC) $(CLI_SRC) $(DMN_SRC) $(wildcard service/*/
 # the checked pt2_num_* parsers (pt2scope.h) replace them.
 BANNED := sprintf|vsprintf|strcpy|strcat|strncpy|atoi|atol|atoll|strtok|gets|strtol|strtoul|strtoll|strtoull|strtod
 lint:
-	@if grep -nE '(^|[^a-z_])($(BANNED))[[:space:]]*\(' $(LIB_SRC) $(REM_SRC) $(CLI_SRC) $(DMN_SRC) \
+	@if grep -nE '(^|[^a-z_])($(BANNED))[[:space:]]*\(' $(LIB_SRC) $(REM_SRC) $(CLI_SRC) $(DMN_SRC) $(ABI_SRC) \
 	     $(wildcard service/*/*.h); then echo "lint: banned function (see above)"; exit 1; \
 	 else echo "lint: clean"; fi
 

@@ -24,7 +24,10 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, os.environ.get("PT2SCOPE_BUILD", "build"))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
-CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "corpus", "pt2")
+# The shared corpus: $PT2SCOPE_SHARED (default ../shared); its tests skip where it is absent,
+# and fail instead under PT2SCOPE_REQUIRE_CORPUS=1 (.ci/run), as the C suites do.
+CORPUS = os.path.join(os.environ.get("PT2SCOPE_SHARED") or os.path.join(os.path.dirname(ROOT), "shared"), "corpus",
+                      "pt2")
 H100 = "NVIDIA H100 80GB HBM3,9.0,132,85899345920"
 A100 = "NVIDIA A100-SXM4-40GB,8.0,108,42949672960"
 FAKE_ENV = {
@@ -44,6 +47,8 @@ def fixture(name):
 
 def corpus_packages():
     if not os.path.isdir(CORPUS):
+        if os.environ.get("PT2SCOPE_REQUIRE_CORPUS") == "1":
+            raise RuntimeError("PT2SCOPE_REQUIRE_CORPUS=1 but there is no corpus at " + CORPUS)
         return []
     return sorted(os.path.join(CORPUS, f) for f in os.listdir(CORPUS) if f.endswith(".pt2"))
 
