@@ -436,6 +436,13 @@ python: $(SHLIB)
 test-python: python $(BUILD)/pt2scoped $(FAKECUDA)
 	@PT2SCOPE_BUILD=$(BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider tests/python
 
+# tests/unit/test_abi.c links the entry points' own objects too (ASan and
+# LeakSanitizer see them in test-san).
+ABI_OBJ    := $(ABI_SRC:%.c=$(BUILD)/obj/%.o)
+$(BUILD)/obj/service/abi/%.o: LAYER_INC = $(INC_abi)
+$(BUILD)/tests/test_abi: $(ABI_OBJ)
+$(BUILD)/tests/test_abi: LDWRAP = $(ABI_OBJ)
+
 FORMAT_FILES += $(ABI_SRC)
 
 -include $(shell find $(BUILD)/obj $(BUILD)/obj-hooks $(BUILD)/obj-pic $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)

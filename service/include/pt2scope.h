@@ -629,7 +629,9 @@ int pt2_package_node_affinity(const pt2_package *pkg, cJSON **out, int *selectab
  * The device of the calling thread's current CUDA context, as an ordinal,
  * into *ordinal; -1 when the thread has none (a driver never initialised, no
  * driver at all). `libcuda` as in pt2_node_options. Never calls cuInit or
- * creates a context. Fails only for a NULL `ordinal`.
+ * creates a context. Fails only for a NULL `ordinal`. (libpt2scope.a; the
+ * shared library exports only the pt2scope_* functions below, which use it
+ * for the "current" device.)
  */
 int pt2_cuda_current_device(const char *libcuda, int *ordinal, struct pt2_error *err);
 

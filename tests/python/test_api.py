@@ -277,6 +277,11 @@ def test_check_verdicts(backend):
     assert node.overall.verdict == "compatible"
     with pytest.raises(pt2scope.BadRequest):
         api.check(ref(SM90A), targets=["not-a-gpu"])
+    what_if = pt2scope.check(fixture(SM90A), driver="12.4", device=0)
+    assert (what_if.overall.verdict, what_if.compatibility[0].device["driver_cuda_version"]) == ("incompatible", 12040)
+    if api is not pt2scope:
+        with pytest.raises(ValueError):
+            api.check(ref(SM90A), driver="12.4")
 
 
 def test_same_answers_either_way(daemon):

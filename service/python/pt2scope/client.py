@@ -157,6 +157,11 @@ class _HttpBackend:
         return self._ask("/v1/inspect", ref, self._query(request))
 
     def check(self, ref, request):
+        if request.get("driver") is not None and not request.get("targets"):
+            # The library's check takes the driver as a what-if for this node; the
+            # daemon's node answers for its own driver, so it would be silently ignored.
+            raise ValueError("driver= without targets= is a what-if for the local node only; "
+                             "pt2scoped answers for its own driver")
         doc = self._ask("/v1/inspect", ref, self._query(request))
         entries = doc.get("compatibility") or []
         # The daemon adds its node's entries to the targets'; check asked for the targets only.
