@@ -169,8 +169,18 @@ def test_corpus_packages_both_backends(daemon, path):
         assert m.raw == doc["metadata"]
         assert [s.shape_description() for s in m.inputs] == [s["shape_description"] for s in doc["metadata"]["inputs"]]
         fixed = {s.name: tuple(d if isinstance(d, int) else 4 for d in s.shape or ()) for s in m.inputs}
+        for dev in (None, 1):
+            assert api.check_device_compatibility(path, dev) == cli_message(path, dev)
         expected = pt2scope.validate(path, fixed)  # the library, asked directly
         assert api.validate_input_shapes(m, fixed) == (None if expected.valid else "; ".join(expected.errors))
+
+
+def cli_message(path, device):
+    """The CLI's overall answer for --device (the oracle of check_device_compatibility)."""
+    o = cli_json("check", path, "--device", "cuda" if device is None else "cuda:%d" % device)["overall"]
+    if o["verdict"] != "incompatible":
+        return None
+    return o["reason"] + (" " + o["advice"] if o["advice"] else "")
 
 
 def test_corpus_mlcolvar_exact():
