@@ -8,6 +8,8 @@
 #   make test       deps, then every stage (format, lint, Check suites, shell tests,
 #                   ASan+UBSan, contract) and one "N passed, N failed, N skipped" line;
 #                   the tests also build build/pt2scoped-test (the daemon with test hooks)
+#   make python     build/libpt2scope.so (also built by make) into the Python package
+#                   service/python/pt2scope and its wheel under build/python
 #   make fixtures   regenerate tests/fixtures/*.pt2 from ../shared/corpus/bins
 #   make bench      benchmarks (never part of make test)
 #
@@ -44,6 +46,7 @@ INC_lib    := -Iservice/include -Iservice/lib -I$(BUILD)/gen
 INC_remote := -Iservice/include -Iservice/remote
 INC_cli    := -Iservice/include -Iservice/remote
 INC_daemon := -Iservice/include -Iservice/remote -Iservice/daemon
+INC_abi    := -Iservice/include -Iservice/remote
 LAYER_INC   = -Iservice/include -Iservice/lib -Iservice/remote -Iservice/daemon -Itests/support
 $(BUILD)/obj/service/lib/%.o:    LAYER_INC = $(INC_lib)
 $(BUILD)/obj/service/remote/%.o: LAYER_INC = $(INC_remote)
@@ -105,7 +108,7 @@ all: $(LIBA) $(REMA) $(PROGRAMS)
 # the apt-get command and fails); build-deps only reports what a build lacks.
 # tests/shell/deps.sh tests both with fake apt-get, pkg-config, node and npm.
 deps:
-	@bash service/tools/deps.sh install
+	@PT2SCOPE_PYTHON=$(PYTHON) bash service/tools/deps.sh install
 
 build-deps:
 	@bash service/tools/deps.sh build
@@ -228,7 +231,7 @@ test-contract: all $(TEST_DAEMON) $(HTTP_BIN) $(FAKECUDA)
 test: deps
 	-@bash service/tools/oracle.sh fetch
 	@MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/run.sh format-check lint test-unit test-shell \
-	  test-san test-contract test-browser test-fuzz test-k8s
+	  test-san test-contract test-python test-browser test-fuzz test-k8s
 
 fixtures:
 	python3 tests/fixtures/build.py --bins ../shared/corpus/bins --out tests/fixtures
@@ -251,7 +254,7 @@ FORMAT_FILES = $(LIB_SRC) $(REM_SRC) $(CLI_SRC) $(DMN_SRC) $(wildcard service/*/
 # the checked pt2_num_* parsers (pt2scope.h) replace them.
 BANNED := sprintf|vsprintf|strcpy|strcat|strncpy|atoi|atol|atoll|strtok|gets|strtol|strtoul|strtoll|strtoull|strtod
 lint:
-	@if grep -nE '(^|[^a-z_])($(BANNED))[[:space:]]*\(' $(LIB_SRC) $(REM_SRC) $(CLI_SRC) $(DMN_SRC) \
+	@if grep -nE '(^|[^a-z_])($(BANNED))[[:space:]]*\(' $(LIB_SRC) $(REM_SRC) $(CLI_SRC) $(DMN_SRC) $(ABI_SRC) \
 	     $(wildcard service/*/*.h); then echo "lint: banned function (see above)"; exit 1; \
 	 else echo "lint: clean"; fi
 
@@ -407,4 +410,52 @@ $(REMOTE_S3_STAMP): tests/remote/s3/package.json tests/remote/s3/package-lock.js
 
 test-shell: $(REMOTE_S3_STAMP)
 
--include $(shell find $(BUILD)/obj $(BUILD)/obj-hooks $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)
+# --- shared library and Python ------------------------------------------------
+# libpt2scope.so carries the library, the remote layer and the bindings'
+# entry points (service/abi: pt2scope.h, "Bindings"), built from -fPIC
+# objects of their own under $(BUILD)/obj-pic; the version script exports
+# those entry points and nothing else. The Python package (service/python,
+# standard library only) loads it over ctypes from next to itself or from
+# $PT2SCOPE_LIBRARY; tests/python runs with Debian's python3 and pytest.
+ABI_SRC    := $(sort $(wildcard service/abi/*.c))
+PIC_OBJ    := $(patsubst %.c,$(BUILD)/obj-pic/%.o,$(LIB_SRC) $(REM_SRC) $(ABI_SRC))
+SHLIB      := $(BUILD)/libpt2scope.so
+SHLIB_MAP  := service/abi/libpt2scope.map
+PYTHON     ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
+PY_PKG     := service/python
+.PHONY: python test-python
+$(BUILD)/obj-pic/service/lib/%.o:    LAYER_INC = $(INC_lib)
+$(BUILD)/obj-pic/service/remote/%.o: LAYER_INC = $(INC_remote)
+$(BUILD)/obj-pic/service/abi/%.o:    LAYER_INC = $(INC_abi)
+
+$(BUILD)/obj-pic/service/%.o: service/%.c | build-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+$(SHLIB): $(PIC_OBJ) $(SHLIB_MAP)
+	$(CC) -shared -Wl,-soname,libpt2scope.so.1 -Wl,--version-script=$(SHLIB_MAP) -Wl,-z,defs \
+	  -o $@ $(PIC_OBJ) $(LIBS)
+
+# The sanitizer build runs the C suites only: it skips the shared library.
+ifneq ($(SAN),1)
+all: $(SHLIB)
+endif
+
+python: $(SHLIB)
+	cp $(SHLIB) $(PY_PKG)/pt2scope/libpt2scope.so
+	cd $(PY_PKG) && $(PYTHON) -c 'import sys; sys.path.insert(0, "build_backend"); \
+	  import pt2scope_build; print(pt2scope_build.build_wheel(sys.argv[1]))' $(abspath $(BUILD))/python
+
+test-python: python $(BUILD)/pt2scoped $(FAKECUDA)
+	@PT2SCOPE_BUILD=$(BUILD) $(PYTHON) -m pytest -q -p no:cacheprovider tests/python
+
+# tests/unit/test_abi.c links the entry points' own objects too (ASan and
+# LeakSanitizer see them in test-san).
+ABI_OBJ    := $(ABI_SRC:%.c=$(BUILD)/obj/%.o)
+$(BUILD)/obj/service/abi/%.o: LAYER_INC = $(INC_abi)
+$(BUILD)/tests/test_abi: $(ABI_OBJ)
+$(BUILD)/tests/test_abi: LDWRAP = $(ABI_OBJ)
+
+FORMAT_FILES += $(ABI_SRC)
+
+-include $(shell find $(BUILD)/obj $(BUILD)/obj-hooks $(BUILD)/obj-pic $(BUILD)/fuzz/obj -name '*.d' 2>/dev/null)

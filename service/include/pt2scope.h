@@ -684,6 +684,68 @@ int pt2_k8s_compat_json(const pt2_package *pkg, const pt2_k8s_nodes *nodes, cJSO
 int pt2_package_node_affinity(const pt2_package *pkg, cJSON **out, int *selectable,
                               struct pt2_error *err);
 
+/* ---- Bindings: the stable entry points of libpt2scope.so ------------------ */
+
+/*
+ * The device of the calling thread's current CUDA context, as an ordinal,
+ * into *ordinal; -1 when the thread has none (a driver never initialised, no
+ * driver at all). `libcuda` as in pt2_node_options. Never calls cuInit or
+ * creates a context. Fails only for a NULL `ordinal`. (libpt2scope.a; the
+ * shared library exports only the pt2scope_* functions below, which use it
+ * for the "current" device.)
+ */
+int pt2_cuda_current_device(const char *libcuda, int *ordinal, struct pt2_error *err);
+
+/*
+ * A small set for language bindings (the Python package, over ctypes):
+ * plain C types only, JSON text in and out, each answer a document the CLI
+ * and the daemon give too. libpt2scope.so exports these functions and
+ * nothing else (service/abi/libpt2scope.map); the rest of this header is
+ * libpt2scope.a's. PT2SCOPE_ABI_VERSION changes whenever one of them does.
+ *
+ * Each function that can fail returns PT2_OK or a negative enum pt2_status
+ * and sets *out (or *problem) to text the caller frees with pt2scope_free:
+ * the answer, or on failure that failure's problem document
+ * (pt2_problem_json: "type", "title", "status", "detail"), NULL only when
+ * out of memory. A handle (pt2_package) is the caller's until
+ * pt2scope_close; an opened package is immutable, so one handle may be read
+ * by many threads at once.
+ */
+#define PT2SCOPE_ABI_VERSION 1
+int pt2scope_abi_version(void);
+/* PT2SCOPE_VERSION, static. */
+const char *pt2scope_version(void);
+/* Open a package file, an http(s):// or s3:// URL (no allow list: the caller chose it, as in
+ * the CLI), or `len` bytes at `data` (read during the call only; `name` is the name shown, NULL
+ * for "package.pt2"). On failure *pkg is NULL and *problem (when not NULL) the problem. */
+int pt2scope_open_path(const char *path, pt2_package **pkg, char **problem);
+int pt2scope_open_url(const char *url, pt2_package **pkg, char **problem);
+int pt2scope_open_buffer(const void *data, size_t len, const char *name, pt2_package **pkg,
+                         char **problem);
+void pt2scope_close(pt2_package *pkg);
+/*
+ * `request` is NULL, "" or a JSON object {"targets": ["H100", "8.0"], "driver": "12.4",
+ * "device": "cuda:1" | "rocm:0" | "current", "node": bool, "view": "oip"}.
+ *
+ * pt2scope_inspect: what GET /v1/inspect answers: the full document
+ * (pt2_package_to_json), plus "compatibility" and "overall" (pt2_verdicts)
+ * for the targets (the driver applies to them) and, unless "node" is false,
+ * this node's GPUs (or only `device`) and CPU.
+ *
+ * pt2scope_check: what `pt2scope check --json` prints: the targets' verdicts, or without
+ * targets this node's (the driver a what-if).
+ *
+ * "device": "current" is the GPU of the calling thread's CUDA context
+ * (pt2_cuda_current_device), else the first visible GPU, else (no GPU) the
+ * whole node. A device the node lacks is PT2_ERR_INVALID, as the daemon
+ * answers ?device=.
+ */
+int pt2scope_inspect(const pt2_package *pkg, const char *request, char **out);
+int pt2scope_check(const pt2_package *pkg, const char *request, char **out);
+/* `inputs` is the JSON object pt2_package_validate takes; *out its answer. */
+int pt2scope_validate(const pt2_package *pkg, const char *inputs, char **out);
+void pt2scope_free(char *text);
+
 #ifdef __cplusplus
 }
 #endif

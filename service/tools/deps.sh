@@ -26,6 +26,8 @@ build_tools="cc:gcc pkg-config:pkg-config"
 # clang: the libFuzzer smoke (tests/fuzz); its runtime is a separate package,
 # only recommended, which --no-install-recommends leaves out.
 test_tools="curl:curl python3:python3 clang-format:clang-format chromium:chromium clang:clang"
+# python module -> Debian package (asked of $PT2SCOPE_PYTHON, below)
+py_mods="pytest:python3-pytest pip:python3-pip numpy:python3-numpy"
 FUZZ_RT_PKG=libclang-rt-14-dev
 # nginx: the remote tests' web server (tests/remote/servers.sh runs it as the
 # current user, never the system service). Debian puts it in /usr/sbin, which a
@@ -90,6 +92,16 @@ esac
 check_mods "$test_mods"
 check_tools "$test_tools"
 command -v nginx >/dev/null 2>&1 || [ -x "$NGINX_BIN" ] || want nginx
+# The Python package's tests (tests/python) run with Debian's python3 (the
+# Makefile's PYTHON, passed as PT2SCOPE_PYTHON), its pytest and its pip (pip
+# installs the package offline from its in-tree build backend in the tests).
+# Each module is asked of that interpreter, so only a missing one is installed.
+py=${PT2SCOPE_PYTHON:-python3}
+if command -v "$py" >/dev/null 2>&1; then
+    for pair in $py_mods; do
+        "$py" -c "import ${pair%%:*}" >/dev/null 2>&1 || want "${pair#*:}"
+    done
+fi
 # clang finds libclang_rt.fuzzer-<arch>.a in its runtime directory, or cannot link a fuzzer.
 rt=$(clang --print-runtime-dir 2>/dev/null)
 [ -n "$rt" ] && [ -f "$rt/libclang_rt.fuzzer-$HOSTTYPE.a" ] || want "$FUZZ_RT_PKG"

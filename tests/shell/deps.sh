@@ -10,6 +10,8 @@
 #   - no nginx (the remote tests'), neither on PATH nor in /usr/sbin (here
 #     PT2SCOPE_NGINX): apt gets nginx only; one in /usr/sbin only: nothing;
 #   - a Node.js too old for the OpenAPI tools: a message, exit 2, no apt call;
+#   - the Python tests' modules (pytest, pip, numpy) missing from the
+#     Makefile's PYTHON: apt gets only their Debian packages;
 #   - not root: exit 2, the apt-get command printed, no apt call;
 #   - plain `make` with something missing: names it, points to make deps,
 #     never calls apt-get.
@@ -70,6 +72,9 @@ echo $UID_IS
 SH
     for t in $TOOLS; do
         case $t in
+        python3) # `python3 -c "import MOD"` fails for each MOD in PY_MISSING
+            printf '#!/bin/sh\necho "python3 $*" >>"%s"\nfor m in %s; do [ "$2" = "import $m" ] && exit 1; done\nexit 0\n' \
+                "$TMP/calls" "${PY_MISSING:-}" ;;
         node) printf '#!/bin/sh\necho "node $*" >>"%s"\necho %s\n' "$TMP/calls" "$NODE_VERSION" ;;
         clang) printf '#!/bin/sh\necho "clang $*" >>"%s"\necho %s\n' "$TMP/calls" "$TMP/rt" ;;
         *) printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$t" "$TMP/calls" ;;
@@ -80,7 +85,7 @@ SH
 
 # run_make TARGET...: make with only the fake bin on PATH; sets RC and OUT.
 run_make() {
-    OUT=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH="$TMP/bin" "$MAKE_BIN" -s --no-print-directory BUILD="$TMP/build" "$@" 2>&1)
+    OUT=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH="$TMP/bin" "$MAKE_BIN" -s --no-print-directory BUILD="$TMP/build" PYTHON=python3 "$@" 2>&1)
     RC=$?
 }
 apt_calls() { grep '^apt-get' "$TMP/calls" | tr '\n' ';'; }
@@ -163,6 +168,23 @@ run_make deps
 same "nginx off PATH: exit" "$RC" 0
 same "nginx off PATH: apt" "$(apt_calls)" ""
 same "nginx off PATH: output" "$OUT" ""
+
+# 6f. The Python tests' modules, asked of the Makefile's PYTHON: only the missing ones.
+MODS=$ALL_MODS TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 PY_MISSING="pytest numpy" setup
+run_make deps
+same "python modules missing: exit" "$RC" 0
+same "python modules missing: apt" "$(apt_calls)" \
+    "apt-get update -qq;apt-get install -y -qq --no-install-recommends python3-pytest python3-numpy;"
+same "python modules missing: asked python3" "$(grep -c '^python3 -c import ' "$TMP/calls")" 3
+MODS=$ALL_MODS TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 PY_MISSING="pip" setup
+run_make deps
+same "no pip: apt" "$(apt_calls)" \
+    "apt-get update -qq;apt-get install -y -qq --no-install-recommends python3-pip;"
+MODS=$ALL_MODS TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=1000 PY_MISSING="pytest pip numpy" setup
+run_make deps
+same "python modules, not root: exit" "$RC" 2
+same "python modules, not root: message" "$(echo "$OUT" | sed -n 2p)" \
+    "run as root: apt-get update && apt-get install -y --no-install-recommends python3-pytest python3-pip python3-numpy"
 
 # 7. Plain make with the -dev packages missing: says what and where, never apt.
 MODS="check" TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 setup

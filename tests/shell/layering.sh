@@ -34,6 +34,11 @@ for h in pt2_cuda.h pt2_k8s.h pt2_utf8.h pt2_inspect.h; do
     if compiles daemon pt2scope.h "$h"; then bad "daemon: private $h compiles"; else ok; fi
 done
 compiles lib pt2_inspect.h && ok || bad "lib: its own headers do not compile"
+# The bindings' entry points (service/abi) see the public header and the remote layer only.
+compiles abi pt2scope.h pt2_remote.h && ok || bad "abi: the public and remote headers do not compile"
+for h in pt2_cuda.h pt2_inspect.h; do
+    if compiles abi pt2scope.h "$h"; then bad "abi: private $h compiles"; else ok; fi
+done
 
 # No file of the CLI or the daemon names a library header, even one it could not find.
 libh=$(cd service/lib && ls ./*.h | sed 's|^\./||' | tr '\n' '|' | sed 's/|$//')

@@ -35,7 +35,10 @@
  * cuDeviceTotalMem has the old 32-bit result and saturates at 4 GiB - 1.
  *
  * The primary-context and module calls exist only so tests/gpu/loadcheck
- * can be dry-run without a GPU; they load nothing.
+ * can be dry-run without a GPU; they load nothing. Each device's primary
+ * context is a distinct handle, and cuCtxSetCurrent makes one current for
+ * the calling thread (thread-local, as in the driver), so cuCtxGetCurrent
+ * and cuCtxGetDevice answer which GPU a thread works on (tests/python).
  *
  * The only globals are the state a driver itself holds, set up once under
  * pthread_once, so concurrent callers are safe.
@@ -79,6 +82,8 @@ int cuDeviceGetPCIBusId(char *id, int len, int dev);
 int cuDevicePrimaryCtxRetain(void **ctx, int dev);
 int cuDevicePrimaryCtxRelease(int dev);
 int cuCtxSetCurrent(void *ctx);
+int cuCtxGetCurrent(void **ctx);
+int cuCtxGetDevice(int *device);
 int cuModuleLoadData(void **module, const void *image);
 int cuModuleUnload(void *module);
 #ifndef FAKECUDA_OLD_API
@@ -431,7 +436,9 @@ int cuDeviceGetPCIBusId(char *id, int len, int dev)
 }
 
 /* Opaque handles: the addresses only need to be distinct and non-NULL. */
-static char fake_context_token, fake_module_token;
+static char fake_context_token[FAKE_DEVICES_MAX], fake_module_token;
+/* The calling thread's current context: a device ordinal, or -1. */
+static _Thread_local int fake_current = -1;
 
 int cuDevicePrimaryCtxRetain(void **ctx, int dev)
 {
@@ -442,7 +449,7 @@ int cuDevicePrimaryCtxRetain(void **ctx, int dev)
         return rc;
     if (ctx == NULL)
         return CUDA_ERROR_INVALID_VALUE;
-    *ctx = &fake_context_token;
+    *ctx = &fake_context_token[dev];
     return CUDA_SUCCESS;
 }
 
@@ -455,10 +462,43 @@ int cuDevicePrimaryCtxRelease(int dev)
 
 int cuCtxSetCurrent(void *ctx)
 {
+    char *c = ctx;
+
     fake_setup();
     if (!atomic_load(&fake_initialized))
         return CUDA_ERROR_NOT_INITIALIZED;
-    return ctx == NULL || ctx == &fake_context_token ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+    if (c == NULL) {
+        fake_current = -1;
+        return CUDA_SUCCESS;
+    }
+    if (c < fake_context_token || c >= fake_context_token + fake.n)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    fake_current = (int)(c - fake_context_token);
+    return CUDA_SUCCESS;
+}
+
+int cuCtxGetCurrent(void **ctx)
+{
+    fake_setup();
+    if (!atomic_load(&fake_initialized))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (ctx == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    *ctx = fake_current >= 0 ? &fake_context_token[fake_current] : NULL;
+    return CUDA_SUCCESS;
+}
+
+int cuCtxGetDevice(int *device)
+{
+    fake_setup();
+    if (!atomic_load(&fake_initialized))
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (device == NULL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (fake_current < 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    *device = fake_current;
+    return CUDA_SUCCESS;
 }
 
 /* Byte-wise so a short NUL-terminated image never reads past its NUL. */
