@@ -31,12 +31,16 @@
 
 /* A request document: a few options, bounded like any outside-fed text. */
 #define ABI_TARGETS_MAX 64
+#define ABI_RUNTIMES_MAX 16
 static const struct pt2_json_limits abi_request_limits = {1u << 20, 64, 100000, 64u * 1024u};
 
 struct abi_request {
     cJSON *doc; /* owns the strings below */
     const char *targets[ABI_TARGETS_MAX];
     size_t n_targets;
+    const char *runtimes[ABI_RUNTIMES_MAX]; /* runtime specs (pt2_runtime_parse) */
+    size_t n_runtimes;
+    const char *sysroot, *libtorch;
     int driver;          /* cuDriverGetVersion() form; 0 = as probed */
     const char *device;  /* NULL = every GPU; "current" = see abi_current_device */
     int node;            /* 1: add this node's entries */
@@ -205,27 +209,44 @@ static int abi_request_string(const cJSON *doc, const char *key, const char **ou
     return PT2_OK;
 }
 
-static int abi_request_targets(struct abi_request *r, struct pt2_error *err)
+/* An array of strings member into v[] (at most max). */
+static int abi_request_strings(const cJSON *doc, const char *key, const char **v, size_t max,
+                               size_t *n, struct pt2_error *err)
 {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(r->doc, "targets"), *it;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, key), *it;
 
     if (t == NULL || cJSON_IsNull(t))
         return PT2_OK;
     if (!cJSON_IsArray(t))
-        return pt2_error_set(err, PT2_ERR_INVALID, "\"targets\" must be an array of strings");
+        return pt2_error_set(err, PT2_ERR_INVALID, "\"%s\" must be an array of strings", key);
     cJSON_ArrayForEach(it, t)
     {
         if (!cJSON_IsString(it))
-            return pt2_error_set(err, PT2_ERR_INVALID, "\"targets\" must be an array of strings");
-        if (r->n_targets == ABI_TARGETS_MAX)
-            return pt2_error_set(err, PT2_ERR_TOO_LARGE, "more than %d targets", ABI_TARGETS_MAX);
-        r->targets[r->n_targets++] = it->valuestring;
+            return pt2_error_set(err, PT2_ERR_INVALID, "\"%s\" must be an array of strings", key);
+        if (*n == max)
+            return pt2_error_set(err, PT2_ERR_TOO_LARGE, "more than %zu %s", max, key);
+        v[(*n)++] = it->valuestring;
     }
     return PT2_OK;
 }
 
-/* {"targets": [...], "driver": "12.4", "device": "cuda:1" | "current", "node": bool,
- * "view": "oip"}; NULL or "" is {}. */
+static int abi_request_targets(struct abi_request *r, struct pt2_error *err)
+{
+    int rc =
+        abi_request_strings(r->doc, "targets", r->targets, ABI_TARGETS_MAX, &r->n_targets, err);
+
+    if (rc == PT2_OK)
+        rc = abi_request_strings(r->doc, "runtimes", r->runtimes, ABI_RUNTIMES_MAX, &r->n_runtimes,
+                                 err);
+    if (rc == PT2_OK)
+        rc = abi_request_string(r->doc, "sysroot", &r->sysroot, err);
+    if (rc == PT2_OK)
+        rc = abi_request_string(r->doc, "libtorch", &r->libtorch, err);
+    return rc;
+}
+
+/* {"targets": [...], "runtimes": [...], "sysroot": DIR, "libtorch": PATH, "driver": "12.4",
+ * "device": "cuda:1" | "current", "node": bool, "view": "oip"}; NULL or "" is {}. */
 static int abi_request_parse(const char *text, int node_default, struct abi_request *r,
                              struct pt2_error *err)
 {
@@ -287,9 +308,27 @@ static int abi_current_device(const pt2_node *node, char *buf, size_t len, const
     return PT2_OK;
 }
 
-/* Targets (with the request's driver), then the node's entries when asked. */
+/* The runtimes' entries: as pt2_runtimes_build makes them (`local`: this machine when the
+ * request describes none). */
+static int abi_runtimes(pt2_verdicts *v, const pt2_package *pkg, const struct abi_request *r,
+                        int local, struct pt2_error *err)
+{
+    pt2_runtime *rts[ABI_RUNTIMES_MAX + 2];
+    size_t n = 0;
+    int rc = pt2_runtimes_build(r->runtimes, r->n_runtimes, r->sysroot, r->libtorch, local, rts, &n,
+                                NULL, err);
+
+    for (size_t i = 0; rc == PT2_OK && i < n; i++)
+        rc = pt2_verdicts_add_runtime(v, pkg, rts[i], err);
+    for (size_t i = 0; i < n; i++)
+        pt2_runtime_free(rts[i]);
+    return rc;
+}
+
+/* Targets (with the request's driver), then the node's entries when asked, then the
+ * runtimes (this machine's with `local`). */
 static int abi_verdicts(const pt2_package *pkg, const struct abi_request *r, int node_driver,
-                        cJSON **out, struct pt2_error *err)
+                        int local, cJSON **out, struct pt2_error *err)
 {
     struct pt2_node_options no = {NULL, NULL, NULL};
     pt2_verdicts *v = NULL;
@@ -321,6 +360,8 @@ static int abi_verdicts(const pt2_package *pkg, const struct abi_request *r, int
                 pt2_error_copy(err, &derr);
         }
     }
+    if (rc == PT2_OK)
+        rc = abi_runtimes(v, pkg, r, local, err);
     if (rc == PT2_OK)
         rc = pt2_verdicts_to_json(v, out, err);
     pt2_verdicts_free(v);
@@ -367,8 +408,9 @@ int pt2scope_inspect(const pt2_package *pkg, const char *request, char **out)
     rc = abi_request_parse(request, 1, &r, &err);
     if (rc == PT2_OK)
         rc = pt2_package_to_json(pkg, r.json_flags, &doc, &err);
-    if (rc == PT2_OK && (r.n_targets > 0 || r.node))
-        rc = abi_verdicts(pkg, &r, 0, &verdicts, &err);
+    if (rc == PT2_OK &&
+        (r.n_targets > 0 || r.node || r.n_runtimes > 0 || r.sysroot != NULL || r.libtorch != NULL))
+        rc = abi_verdicts(pkg, &r, 0, 0, &verdicts, &err);
     if (rc == PT2_OK && verdicts != NULL)
         rc = abi_merge(doc, verdicts, &err);
     cJSON_Delete(verdicts);
@@ -395,7 +437,8 @@ int pt2scope_check(const pt2_package *pkg, const char *request, char **out)
     rc = abi_request_parse(request, 0, &r, &err);
     if (rc == PT2_OK) {
         r.node = r.n_targets == 0;
-        rc = abi_verdicts(pkg, &r, r.driver, &doc, &err);
+        /* as `pt2scope check`: without targets, this machine's runtime too */
+        rc = abi_verdicts(pkg, &r, r.driver, r.n_targets == 0, &doc, &err);
     }
     cJSON_Delete(r.doc);
     if (rc != PT2_OK)

@@ -952,27 +952,15 @@ static int server_test_hooks(struct pt2d_server *s, struct pt2_error *err)
  */
 static int server_runtimes(struct pt2d_server *s, struct pt2_error *err)
 {
+    const char *specs[PT2D_MAX_CFG_RUNTIMES], *which = "runtime";
     struct pt2_error e = {0};
     size_t used = 0;
-    int rc = PT2_OK;
 
-    for (unsigned i = 0; rc == PT2_OK && i < s->cfg.n_runtimes; i++)
-        if ((rc = pt2_runtime_parse(s->cfg.runtimes[i], &s->runtimes[s->n_runtimes], &e)) == PT2_OK)
-            s->n_runtimes++;
-    if (rc == PT2_OK && s->cfg.sysroot[0] != '\0' &&
-        (rc = pt2_runtime_sysroot(s->cfg.sysroot, &s->runtimes[s->n_runtimes], &e)) == PT2_OK)
-        s->n_runtimes++;
-    if (rc == PT2_OK && s->cfg.libtorch[0] != '\0') {
-        if (s->n_runtimes == 0) {
-            if ((rc = pt2_runtime_libtorch(s->cfg.libtorch, &s->runtimes[0], &e)) == PT2_OK)
-                s->n_runtimes = 1;
-        } else {
-            for (size_t i = 0; rc == PT2_OK && i < s->n_runtimes; i++)
-                rc = pt2_runtime_use_libtorch(s->runtimes[i], s->cfg.libtorch, &e);
-        }
-    }
-    if (rc != PT2_OK)
-        return pt2_error_set(err, rc, "%s", e.message);
+    for (unsigned i = 0; i < s->cfg.n_runtimes; i++)
+        specs[i] = s->cfg.runtimes[i];
+    if (pt2_runtimes_build(specs, s->cfg.n_runtimes, s->cfg.sysroot, s->cfg.libtorch, 0,
+                           s->runtimes, &s->n_runtimes, &which, &e) != PT2_OK)
+        return pt2_error_set(err, e.code, "--%s: %s", which, e.message);
     for (size_t i = 0; i < s->n_runtimes; i++)
         used += (size_t)snprintf(s->runtime_labels + used, sizeof(s->runtime_labels) - used, "%s%s",
                                  i ? ";" : "", pt2_runtime_label(s->runtimes[i]));

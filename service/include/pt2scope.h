@@ -546,7 +546,18 @@ int pt2_runtime_libtorch(const char *path, pt2_runtime **out, struct pt2_error *
 int pt2_runtime_use_libtorch(pt2_runtime *rt, const char *path, struct pt2_error *err);
 int pt2_runtime_local(pt2_runtime **out, struct pt2_error *err);
 void pt2_runtime_free(pt2_runtime *rt);
-/* The spec as given, "sysroot:DIR", "libtorch:PATH" or "this machine"; borrowed. */
+/*
+ * The runtimes one check judges, built the one way the CLI, the daemon and
+ * the bindings all use: one per spec, the sysroot, and `libtorch` applied to
+ * each (a runtime of its own when alone); with `local` and none of those,
+ * this machine. rts has room for nspecs + 2; on failure nothing is left to
+ * free and *which (may be NULL) names the input: "runtime", "sysroot" or
+ * "libtorch".
+ */
+int pt2_runtimes_build(const char *const *specs, size_t nspecs, const char *sysroot,
+                       const char *libtorch, int local, pt2_runtime **rts, size_t *n,
+                       const char **which, struct pt2_error *err);
+/* The spec as given, "sysroot:DIR", "libtorch:PATH" or "local"; borrowed. */
 const char *pt2_runtime_label(const pt2_runtime *rt);
 /* {"name", "description", "os", "glibc", "glibcxx", "cxxabi", "torch", "macos", "sysroot",
  *  "libtorch"} (null where not described); NULL when out of memory. */

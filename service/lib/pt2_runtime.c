@@ -334,6 +334,52 @@ int pt2_runtime_local(pt2_runtime **out, struct pt2_error *err)
     return pt2_runtime_parse("local", out, err);
 }
 
+static int build_fail(pt2_runtime **rts, size_t *n, const char **which, const char *what, int rc)
+{
+    for (size_t i = 0; i < *n; i++)
+        pt2_runtime_free(rts[i]);
+    *n = 0;
+    if (which != NULL)
+        *which = what;
+    return rc;
+}
+
+int pt2_runtimes_build(const char *const *specs, size_t nspecs, const char *sysroot,
+                       const char *libtorch, int local, pt2_runtime **rts, size_t *n,
+                       const char **which, struct pt2_error *err)
+{
+    int rc;
+
+    *n = 0;
+    for (size_t i = 0; i < nspecs; i++) {
+        if ((rc = pt2_runtime_parse(specs[i], &rts[*n], err)) != PT2_OK)
+            return build_fail(rts, n, which, "runtime", rc);
+        (*n)++;
+    }
+    if (sysroot != NULL && sysroot[0] != '\0') {
+        if ((rc = pt2_runtime_sysroot(sysroot, &rts[*n], err)) != PT2_OK)
+            return build_fail(rts, n, which, "sysroot", rc);
+        (*n)++;
+    }
+    if (*n == 0 && local) {
+        if ((rc = pt2_runtime_local(&rts[*n], err)) != PT2_OK)
+            return build_fail(rts, n, which, "runtime", rc);
+        (*n)++;
+    }
+    if (libtorch == NULL || libtorch[0] == '\0')
+        return PT2_OK;
+    if (*n == 0) {
+        if ((rc = pt2_runtime_libtorch(libtorch, &rts[0], err)) != PT2_OK)
+            return build_fail(rts, n, which, "libtorch", rc);
+        *n = 1;
+        return PT2_OK;
+    }
+    for (size_t i = 0; i < *n; i++)
+        if ((rc = pt2_runtime_use_libtorch(rts[i], libtorch, err)) != PT2_OK)
+            return build_fail(rts, n, which, "libtorch", rc);
+    return PT2_OK;
+}
+
 void pt2_runtime_free(pt2_runtime *rt)
 {
     if (rt == NULL)

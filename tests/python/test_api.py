@@ -282,8 +282,16 @@ def test_check_verdicts(backend):
     assert r.raw["overall"] == cli["overall"]
     assert [v.raw for v in r.compatibility] == cli["compatibility"]
     node = api.check(ref(SM90A))
+    # this node's GPUs and CPU, then its runtime (as `pt2scope check` without targets)
     assert [(v.target, v.kind, v.verdict) for v in node.compatibility] == [
-        ("cuda:0", "gpu", "compatible"), ("cuda:1", "gpu", "incompatible"), ("cpu", "cpu", "compatible")]
+        ("cuda:0", "gpu", "compatible"), ("cuda:1", "gpu", "incompatible"), ("cpu", "cpu", "compatible"),
+        ("local", "runtime", "compatible")]
+    rt = api.check(ref(SM90A), targets=["H100"], runtime=["rhel8", "debian12,torch=2.9"])
+    assert [(v.target, v.kind, v.verdict) for v in rt.compatibility] == [
+        ("H100", "target", "compatible"), ("rhel8", "runtime", "compatible"),
+        ("debian12,torch=2.9", "runtime", "compatible")]
+    with pytest.raises(pt2scope.BadRequest):
+        api.check(ref(SM90A), runtime="debian99")
     assert node.overall.verdict == "compatible"
     with pytest.raises(pt2scope.BadRequest):
         api.check(ref(SM90A), targets=["not-a-gpu"])

@@ -129,7 +129,8 @@ def test_driver_current_context():
         assert pt2scope.check_device_compatibility(PKG) == A100_MESSAGE
         assert pt2scope.check_device_compatibility(PKG, "cuda") == A100_MESSAGE
         assert pt2scope.check_device_compatibility(PKG, 0) is None
-        assert [v.target for v in pt2scope.check(PKG, device="cuda").compatibility] == ["cuda:1", "cpu"]
+        # the GPU the context names, the CPU, and (as `pt2scope check`) this machine's runtime
+        assert [v.target for v in pt2scope.check(PKG, device="cuda").compatibility] == ["cuda:1", "cpu", "local"]
         # Another thread has no context: the first visible device.
         other = []
         t = threading.Thread(target=lambda: other.append(pt2scope.check_device_compatibility(PKG)))
@@ -188,5 +189,7 @@ def test_client_answers_for_the_daemons_node(daemon):
     node = client.node()
     assert [g["name"] for g in node["gpus"]] == ["NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB"]
     r = client.check(PKG, device=1)
-    assert [(v.target, v.verdict) for v in r.compatibility] == [("cuda:1", "incompatible"), ("cpu", "compatible")]
+    # the daemon's GPU and CPU, and its machine's runtime, as the library's check here
+    assert [(v.target, v.verdict) for v in r.compatibility] == [
+        ("cuda:1", "incompatible"), ("cpu", "compatible"), ("local", "compatible")]
     assert r.overall.raw == pt2scope.check(PKG, device=1).overall.raw

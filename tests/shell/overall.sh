@@ -2,7 +2,8 @@
 # One answer to "does it run here?": for every fixture package, on a node
 # without GPU, with a stand-in NVIDIA driver and with a stand-in AMD topology,
 # `pt2scope check FILE --json` prints exactly the {"compatibility", "overall"}
-# that pt2scoped's /v1/inspect answers on the same node, and the CLI's exit
+# that pt2scoped's /v1/inspect answers on the same node (the daemon with --runtime local:
+# the CLI judges this machine's runtime too), and the CLI's exit
 # status follows that overall (1 for incompatible, else 0). A package that
 # cannot be read is an error for both (exit 2, HTTP 422).
 set -u
@@ -30,7 +31,7 @@ NODES=("nogpu /nonexistent/pt2scope/libcuda.so.1 /nonexistent/pt2scope"
 for n in "${NODES[@]}"; do
     read -r name lib sys <<<"$n"
     "$D" --listen 127.0.0.1:0 --port-file "$TMP/$name.port" --model-root tests/fixtures \
-        --libcuda "$lib" --sysfs-root "$sys" 2>"$TMP/$name.log" &
+        --libcuda "$lib" --sysfs-root "$sys" --runtime local 2>"$TMP/$name.log" &
     PIDS+=($!)
 done
 for n in "${NODES[@]}"; do

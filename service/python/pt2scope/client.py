@@ -146,8 +146,13 @@ class _HttpBackend:
     @staticmethod
     def _query(request):
         q = {}
+        if request.get("sysroot") is not None or request.get("libtorch") is not None:
+            raise ValueError("sysroot= and libtorch= name files of this machine; pt2scoped judges "
+                             "its own --sysroot and --libtorch")
         if request.get("targets"):
             q["target"] = list(request["targets"])
+        if request.get("runtimes"):
+            q["runtime"] = list(request["runtimes"])
         for k in ("driver", "device", "view"):
             if request.get(k) is not None:
                 q[k] = request[k]
@@ -162,11 +167,15 @@ class _HttpBackend:
             # daemon's node answers for its own driver, so it would be silently ignored.
             raise ValueError("driver= without targets= is a what-if for the local node only; "
                              "pt2scoped answers for its own driver")
-        doc = self._ask("/v1/inspect", ref, self._query(request))
+        query = self._query(request)
+        # As `pt2scope check`: without targets, the machine's own runtime too (the daemon's).
+        if not request.get("targets") and not request.get("runtimes"):
+            query["runtime"] = ["local"]
+        doc = self._ask("/v1/inspect", ref, query)
         entries = doc.get("compatibility") or []
         # The daemon adds its node's entries to the targets'; check asked for the targets only.
         if request.get("targets"):
-            entries = [e for e in entries if e.get("kind") == "target"]
+            entries = [e for e in entries if e.get("kind") in ("target", "runtime")]
         return {"compatibility": entries, "overall": doc.get("overall")}
 
     def validate(self, ref, shapes):

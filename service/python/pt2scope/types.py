@@ -85,11 +85,11 @@ class PackageMetadata:
 class Verdict:
     """One compatibility entry, or the overall answer (target and kind None)."""
 
-    verdict: str  # "compatible", "compatible-ptx-jit", "incompatible"
+    verdict: str  # "compatible", "compatible-ptx-jit", "unverified", "incompatible"
     reason: str
     advice: Optional[str]
     target: Optional[str] = None
-    kind: Optional[str] = None  # "target", "gpu", "cpu"
+    kind: Optional[str] = None  # "target", "gpu", "cpu", "runtime"
     device: Optional[Dict[str, Any]] = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
