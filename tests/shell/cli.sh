@@ -64,16 +64,19 @@ expect 2 "$B" inspect
 expect 2 "$B" frobnicate
 expect 0 "$B" --help
 expect 0 "$B" version
-# No driver here: a CUDA package cannot run; the CPU verdict still comes, the overall says why.
+# No driver here: a CUDA package cannot run; the CPU verdict still comes, then this machine's
+# runtime (its library loads here), and the overall says why.
 expect 1 env PT2SCOPE_LIBCUDA=/nonexistent/libcuda.so.1 "$B" check $F/cuda_sm90a_v8.pt2 --sysfs-root /nonexistent
-same "$(echo "$OUT" | grep -v '^  advice: ' | cut -d: -f1)" "$(printf 'cpu\noverall')"
-same "$(echo "$OUT" | sed -n 2p)" "overall: incompatible: the package needs an NVIDIA GPU (sm_90a); this node has none: /nonexistent/libcuda.so.1 not found: no NVIDIA driver installed (dlopen: /nonexistent/libcuda.so.1: cannot open shared object file: No such file or directory)"
+same "$(echo "$OUT" | grep -v '^  advice: ' | cut -d: -f1)" "$(printf 'cpu\nlocal\noverall')"
+same "$(echo "$OUT" | sed -n 2p)" "local: compatible: this machine can load data/aotinductor/model/czqbiwbc5ruvbr4zkawxjx7advwcp5f3dw36ortm6fg3dzsvbmy3.wrapper.so"
+same "$(echo "$OUT" | sed -n 3p)" "overall: incompatible: the package needs an NVIDIA GPU (sm_90a); this node has none: /nonexistent/libcuda.so.1 not found: no NVIDIA driver installed (dlopen: /nonexistent/libcuda.so.1: cannot open shared object file: No such file or directory)"
 expect 1 env PT2SCOPE_LIBCUDA=/nonexistent/libcuda.so.1 "$B" check $F/cuda_sm90a_v8.pt2 --json
-same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted(d), len(d["compatibility"]), d["overall"]["verdict"])')" "['compatibility', 'overall'] 1 incompatible"
+same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted(d), len(d["compatibility"]), d["overall"]["verdict"])')" "['compatibility', 'overall'] 2 incompatible"
 # This node's AMD GPUs from a stand-in KFD topology.
 AMD=tests/fixtures/sysfs/mi250x2
 expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" check $F/rocm_gfx90a.pt2 --sysfs-root $AMD
-same "$(echo "$OUT" | cut -d: -f1-3 | sed -n '1,2p;4p')" "$(printf 'rocm:0: compatible\nrocm:1: compatible\noverall: compatible: rocm')"
+same "$(echo "$OUT" | cut -d: -f1-3 | sed -n '1,2p;5p')" "$(printf 'rocm:0: compatible\nrocm:1: compatible\noverall: compatible: rocm')"
+same "$(echo "$OUT" | cut -d: -f1-2 | sed -n 4p)" "local: compatible"
 expect 1 env PT2SCOPE_LIBCUDA=/nonexistent PT2SCOPE_SYSFS_ROOT=$AMD "$B" check $F/cuda_sm90a_v8.pt2
 same "$(echo "$OUT" | grep -v '^  advice: ' | tail -1)" "overall: incompatible: the package needs an NVIDIA GPU (sm_90a); this node has none (its GPUs: AMD rocm:0, rocm:1)"
 expect 0 env PT2SCOPE_LIBCUDA=/nonexistent "$B" check $F/rocm_gfx90a.pt2 --sysfs-root $AMD --device cuda:1
