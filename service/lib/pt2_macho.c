@@ -7,9 +7,11 @@
  * fat_arch / fat_arch_64 records are always big-endian.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pt2_macho.h"
+#include "pt2_needs.h"
 
 #define MH_MAGIC 0xfeedfaceu
 #define MH_MAGIC_64 0xfeedfacfu
@@ -93,7 +95,7 @@ static const char *filetype_name(uint32_t t)
 
 /* One thin mach header at `off`: cputype, subtype, filetype, bits, byte order. */
 struct thin {
-    uint32_t cputype, cpusubtype, filetype;
+    uint32_t cputype, cpusubtype, filetype, ncmds, sizeofcmds;
     int bits, big_endian;
 };
 
@@ -125,7 +127,150 @@ static int read_thin(struct pt2_rd *rd, uint64_t off, uint64_t size, struct thin
     t->cputype = t->big_endian ? pt2_be32(h + 4) : pt2_le32(h + 4);
     t->cpusubtype = t->big_endian ? pt2_be32(h + 8) : pt2_le32(h + 8);
     t->filetype = t->big_endian ? pt2_be32(h + 12) : pt2_le32(h + 12);
+    t->ncmds = t->big_endian ? pt2_be32(h + 16) : pt2_le32(h + 16);
+    t->sizeofcmds = t->big_endian ? pt2_be32(h + 20) : pt2_le32(h + 20);
     return PT2_OK;
+}
+
+/* ---- load commands: the libraries, the minimum macOS, the undefined externals ----------- */
+
+#define LC_SYMTAB 0x2u
+#define LC_LOAD_DYLIB 0xcu
+#define LC_VERSION_MIN_MACOSX 0x24u
+#define LC_LOAD_WEAK_DYLIB 0x80000018u
+#define LC_REEXPORT_DYLIB 0x8000001fu
+#define LC_LAZY_LOAD_DYLIB 0x20u
+#define LC_LOAD_UPWARD_DYLIB 0x80000023u
+#define LC_BUILD_VERSION 0x32u
+#define PLATFORM_MACOS 1u
+#define CMDS_MAX (1u * 1024u * 1024u)
+#define N_STAB 0xe0u
+#define N_TYPE 0x0eu
+#define N_EXT 0x01u
+#define N_UNDF 0x0u
+#define N_WEAK_REF 0x40u
+
+static uint32_t u32(const struct thin *t, const uint8_t *p)
+{
+    return t->big_endian ? pt2_be32(p) : pt2_le32(p);
+}
+
+static int dylib_cmd(uint32_t cmd)
+{
+    return cmd == LC_LOAD_DYLIB || cmd == LC_LOAD_WEAK_DYLIB || cmd == LC_REEXPORT_DYLIB ||
+           cmd == LC_LAZY_LOAD_DYLIB || cmd == LC_LOAD_UPWARD_DYLIB;
+}
+
+/* Undefined externals of LC_SYMTAB (names without the leading '_'), capped and bounded. */
+static int read_symtab(struct pt2_rd *rd, uint64_t base, uint64_t size, const struct thin *t,
+                       const uint8_t *c, struct pt2_needs *n, struct pt2_error *err)
+{
+    uint32_t symoff = u32(t, c + 8), nsyms = u32(t, c + 12), stroff = u32(t, c + 16),
+             strsize = u32(t, c + 20);
+    size_t ent = t->bits == 64 ? 16 : 12;
+    uint8_t *str = NULL, e[16];
+    int rc = PT2_OK;
+
+    if ((uint64_t)symoff + (uint64_t)nsyms * ent > size || (uint64_t)stroff + strsize > size ||
+        strsize > PT2_NEEDS_NAMES_MAX * 2u || nsyms > 4u * PT2_NEEDS_IMPORTS_MAX) {
+        pt2_needs_set_partial(n,
+                              "%s: LC_SYMTAB (%u symbols) lies outside the file or past its "
+                              "caps",
+                              rd->name, nsyms);
+        return PT2_OK;
+    }
+    str = malloc(strsize + 1u);
+    if (str == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading %s", rd->name);
+    rc = pt2_rd_read(rd, base + stroff, str, strsize, err);
+    str[strsize] = '\0';
+    for (uint32_t i = 0; rc == PT2_OK && i < nsyms; i++) {
+        uint32_t strx;
+        uint8_t type;
+        uint16_t desc;
+        const char *name;
+
+        rc = pt2_rd_read(rd, base + symoff + (uint64_t)i * ent, e, ent, err);
+        if (rc != PT2_OK)
+            break;
+        strx = u32(t, e);
+        type = e[4];
+        desc = t->big_endian ? pt2_be16(e + 6) : pt2_le16(e + 6);
+        if ((type & N_STAB) != 0 || (type & N_TYPE) != N_UNDF || (type & N_EXT) == 0)
+            continue;
+        if (strx >= strsize) {
+            pt2_needs_set_partial(n, "%s: a symbol name lies outside the string table", rd->name);
+            continue;
+        }
+        name = (const char *)str + strx;
+        if (name[0] == '_')
+            name++;
+        if (name[0] != '\0')
+            rc = pt2_needs_add_import(n, name, -1, (desc & N_WEAK_REF) != 0, err);
+    }
+    free(str);
+    return rc;
+}
+
+/* The needs of the thin image at [base, base+size) into n (libraries, minimum macOS,
+ * imports); what does not fit or parse is a `partial` note. */
+static int read_needs(struct pt2_rd *rd, uint64_t base, uint64_t size, const struct thin *t,
+                      struct pt2_needs *n, struct pt2_error *err)
+{
+    size_t hdr = t->bits == 64 ? 32 : 28, off = 0;
+    uint8_t *c;
+    int rc = PT2_OK;
+
+    if (t->sizeofcmds > CMDS_MAX || hdr + (uint64_t)t->sizeofcmds > size) {
+        pt2_needs_set_partial(n,
+                              "%s: load commands (%u bytes) lie outside the file or past %u "
+                              "bytes",
+                              rd->name, t->sizeofcmds, CMDS_MAX);
+        return PT2_OK;
+    }
+    c = malloc(t->sizeofcmds + 1u);
+    if (c == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading %s", rd->name);
+    rc = pt2_rd_read(rd, base + hdr, c, t->sizeofcmds, err);
+    for (uint32_t i = 0; rc == PT2_OK && i < t->ncmds; i++) {
+        uint32_t cmd, cmdsize;
+
+        if (off + 8 > t->sizeofcmds) {
+            pt2_needs_set_partial(n, "%s: load command %u runs past sizeofcmds", rd->name, i);
+            break;
+        }
+        cmd = u32(t, c + off);
+        cmdsize = u32(t, c + off + 4);
+        if (cmdsize < 8 || cmdsize > t->sizeofcmds - off) {
+            pt2_needs_set_partial(n, "%s: load command %u has size %u", rd->name, i, cmdsize);
+            break;
+        }
+        if (dylib_cmd(cmd) && cmdsize >= 24) {
+            uint32_t name = u32(t, c + off + 8);
+            const uint8_t *end = c + off + cmdsize;
+            if (name >= 24 && name < cmdsize &&
+                memchr(c + off + name, '\0', (size_t)(end - (c + off + name))) != NULL)
+                rc = pt2_needs_add_lib(n, (const char *)c + off + name, cmd == LC_LOAD_WEAK_DYLIB,
+                                       err);
+            else
+                pt2_needs_set_partial(n, "%s: a dylib load command names no library", rd->name);
+        } else if (cmd == LC_BUILD_VERSION && cmdsize >= 24) {
+            if (u32(t, c + off + 8) == PLATFORM_MACOS && u32(t, c + off + 12) > n->macos_min)
+                n->macos_min = u32(t, c + off + 12);
+        } else if (cmd == LC_VERSION_MIN_MACOSX && cmdsize >= 16) {
+            if (u32(t, c + off + 8) > n->macos_min)
+                n->macos_min = u32(t, c + off + 8);
+        } else if (cmd == LC_SYMTAB && cmdsize >= 24) {
+            rc = read_symtab(rd, base, size, t, c + off, n, err);
+        }
+        off += cmdsize;
+    }
+    free(c);
+    if (rc == PT2_ERR_TOO_LARGE) { /* the reader's budget: what was read stays */
+        pt2_needs_set_partial(n, "%s: load commands or symbols past the read budget", rd->name);
+        rc = PT2_OK;
+    }
+    return rc;
 }
 
 static int scan_fat(struct pt2_rd *rd, const uint8_t *hdr, struct pt2_host *h,
@@ -170,8 +315,14 @@ static int scan_fat(struct pt2_rd *rd, const uint8_t *hdr, struct pt2_host *h,
         rc = read_thin(rd, off, size, &t, err);
         if (rc != PT2_OK)
             return rc;
-        if (i == 0)
+        if (i == 0) {
             first = t;
+            /* the first slice's needs (the slices of one build need the same) */
+            if (h->needs != NULL)
+                rc = read_needs(rd, off, size, &t, h->needs, err);
+            if (rc != PT2_OK)
+                return rc;
+        }
         pt2_macho_cpu_name(cpu, sub, name, sizeof(name));
         /* Comma-joined list, truncated at the field size. */
         w = snprintf(h->machine + used, sizeof(h->machine) - used, "%s%s", i ? "," : "", name);
@@ -219,6 +370,11 @@ int pt2_macho_scan(struct pt2_rd *rd, struct pt2_host *h, int *recognized, struc
     rc = read_thin(rd, 0, rd->size, &t, err);
     if (rc != PT2_OK)
         return rc;
+    if (h->needs != NULL) {
+        rc = read_needs(rd, 0, rd->size, &t, h->needs, err);
+        if (rc != PT2_OK)
+            return rc;
+    }
     h->format = PT2_HOST_MACHO;
     h->bits = t.bits;
     h->big_endian = t.big_endian;

@@ -33,6 +33,9 @@ int pt2_macho_probe(const uint8_t *p, size_t len);
  * *recognized is 0 (and PT2_OK returned) when rd is not Mach-O.
  * PT2_ERR_FORMAT when a universal header or a slice is inconsistent.
  */
+/* With h->needs set (pt2_needs_new), also its runtime needs: LC_LOAD_DYLIB and
+ * LC_LOAD_WEAK_DYLIB names, the minimum macOS (LC_BUILD_VERSION, LC_VERSION_MIN_MACOSX)
+ * and the undefined externals of LC_SYMTAB (the first slice of a universal file). */
 int pt2_macho_scan(struct pt2_rd *rd, struct pt2_host *h, int *recognized, struct pt2_error *err);
 
 /* "arm64", "arm64e", "x86_64", "i386", ... or "cpu_0x<hex>" into buf. Returns buf. */

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "pt2_macho.h"
+#include "pt2_needs.h"
+#include "pt2_shims.h"
 #include "testutil.h"
 
 static uint8_t *load(const char *rel, size_t *n)
@@ -115,6 +117,33 @@ START_TEST(test_real_package_dylib)
     ck_assert_int_eq(rec, 1);
     ck_assert_str_eq(h.machine, "arm64");
     ck_assert_str_eq(h.description, "Mach-O 64-bit dylib, arm64");
+
+    /* Its runtime needs, as llvm-objdump --macho --private-headers and llvm-nm -u show them:
+     * LC_BUILD_VERSION minos 15.0, three LC_LOAD_DYLIBs, 131 undefined externals of which 22
+     * are torch shims (the leading '_' dropped). */
+    {
+        struct pt2_rd rd;
+        struct pt2_needs *nd = pt2_needs_new(PT2_HOST_MACHO);
+        size_t shims = 0;
+
+        memset(&h, 0, sizeof(h));
+        h.needs = nd;
+        pt2_rd_init_mem(&rd, z + off, n - (size_t)off, "lib.dylib");
+        ck_assert_int_eq(pt2_macho_scan(&rd, &h, &rec, &err), PT2_OK);
+        ck_assert_str_eq(nd->partial, "");
+        ck_assert_uint_eq(nd->macos_min, 0x000f0000u);
+        ck_assert_uint_eq(nd->nlibs, 3);
+        ck_assert_str_eq(pt2_needs_str(nd, nd->libs[0]),
+                         "/opt/homebrew/opt/libomp/lib/libomp.dylib");
+        ck_assert_str_eq(pt2_needs_str(nd, nd->libs[1]), "/usr/lib/libc++.1.dylib");
+        ck_assert_str_eq(pt2_needs_str(nd, nd->libs[2]), "/usr/lib/libSystem.B.dylib");
+        ck_assert_uint_eq(nd->nimports, 131);
+        pt2_shims_classify_needs(nd);
+        for (size_t i = 0; i < nd->nimports; i++)
+            shims += nd->imports[i].kind == PT2_IMP_SHIM;
+        ck_assert_uint_eq(shims, 22);
+        pt2_needs_free(nd);
+    }
     free(z);
 }
 END_TEST
