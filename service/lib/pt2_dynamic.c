@@ -41,7 +41,8 @@
 struct dynctx {
     struct pt2_elf *elf;
     struct pt2_needs *out;
-    uint8_t *str;
+    const struct pt2_elf_section *str_sec; /* the string table of .dynamic */
+    uint8_t *str;                          /* its contents (capped) */
     size_t str_len;
 };
 
@@ -268,8 +269,10 @@ static int read_imports(struct dynctx *c, struct pt2_error *err)
         idx++;
         if (s.shndx != PT2_ELF_SHN_UNDEF || (bind != STB_GLOBAL && bind != STB_WEAK) || s.name == 0)
             continue;
-        rc = pt2_elf_symiter_name(it, &s, &name, &local);
-        if (rc != PT2_OK)
+        /* the string table is in memory already: its names cost no read */
+        if (sym->link == (uint32_t)(c->str_sec - c->elf->sec) && c->str != NULL)
+            name = str_at(c, s.name) != NULL ? str_at(c, s.name) : "";
+        else if ((rc = pt2_elf_symiter_name(it, &s, &name, &local)) != PT2_OK)
             break;
         if (name[0] == '\0') {
             pt2_needs_set_partial(c->out, "%s: an undefined symbol's name is unreadable",
@@ -301,7 +304,7 @@ static int read_imports(struct dynctx *c, struct pt2_error *err)
 
 int pt2_dyn_read(struct pt2_elf *elf, unsigned what, struct pt2_needs *out, struct pt2_error *err)
 {
-    struct dynctx c = {elf, out, NULL, 0};
+    struct dynctx c = {elf, out, NULL, NULL, 0};
     const struct pt2_elf_section *dyn, *str;
     int rc;
 
@@ -319,6 +322,7 @@ int pt2_dyn_read(struct pt2_elf *elf, unsigned what, struct pt2_needs *out, stru
         pt2_needs_set_partial(out, "%s: .dynamic names no string table", elf->label);
         return PT2_OK;
     }
+    c.str_sec = str;
     rc = load(&c, str, STRTAB_MAX, &c.str, &c.str_len, err);
     if (rc == PT2_OK)
         rc = read_dynamic(&c, dyn, err);

@@ -69,10 +69,10 @@ LIBS="$(pkg-config --libs libzip libcjson libmicrohttpd libcurl nettle) -lpthrea
 mkdir -p "$BIN"
 make -s --no-print-directory BUILD="$BUILD" "$BUILD/libpt2scope.a" \
     "$BUILD/obj/tests/support/bigzip.o" \
-    $(for t in bench_genpkg bench_inspect bench_server bench_startup; do
+    $(for t in bench_genpkg bench_inspect bench_needs bench_server bench_startup; do
           echo "$BUILD/obj/tests/bench/$t.o"; done)
 cc -o "$BIN/bench_genpkg" "$BUILD/obj/tests/bench/bench_genpkg.o" "$BUILD/obj/tests/support/bigzip.o"
-for t in bench_inspect bench_server bench_startup; do
+for t in bench_inspect bench_needs bench_server bench_startup; do
     cc -o "$BIN/$t" "$BUILD/obj/tests/bench/$t.o" "$BUILD/libpt2scope.a" $LIBS
 done
 
@@ -123,6 +123,25 @@ real=../shared/corpus/pt2/executorch__preprocess_2025-05-23.pt2
 [ -f "$real" ] && wargs+=("real-552KB" 0 "$real")
 wargs+=("over-cap-64MiB" 0 tests/fixtures/wrapper_over_cap.pt2)
 "$BIN/bench_inspect" "$RESULTS/wrapper.json" 500 "${wargs[@]}"
+# What the runtime needs add (part of every inspection above): the dynamic sections of
+# the model library and the time to read them, beside the whole inspection, for the
+# typical package's library and the corpus's real CPU package.
+nargs=()
+mkdir -p "$WORK/needs"
+python3 -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+n = [i for i in z.namelist() if i.endswith(".so")][-1]
+open(sys.argv[2], "wb").write(z.read(n))' "$WORK/pkgs/w8G_e10.pt2" "$WORK/needs/typical.so"
+nargs+=("typical-8GiB" "$WORK/pkgs/w8G_e10.pt2" "$WORK/needs/typical.so")
+real=../shared/corpus/pt2/mlcolvar__descriptor_based_inputs_model.pt2
+if [ -f "$real" ]; then
+    python3 -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+n = [i for i in z.namelist() if i.endswith(".so")][-1]
+open(sys.argv[2], "wb").write(z.read(n))' "$real" "$WORK/needs/mlcolvar.so"
+    nargs+=("mlcolvar-real" "$real" "$WORK/needs/mlcolvar.so")
+fi
+"$BIN/bench_needs" "$RESULTS/needs.json" 300 "${nargs[@]}"
 # The typical package for the service runs: 8 GiB of weights, 10 entries, a 1 MB
 # CUDA wrapper .so with five fatbin images, one cubin.
 mv "$WORK/pkgs/w8G_e10.pt2" "$WORK/models/typical.pt2"
