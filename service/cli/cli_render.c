@@ -143,6 +143,64 @@ static void kernel_line(const cJSON *k, char *buf, size_t len)
  * with a count); a kernel alone keeps its source and symbol. Quadratic in the
  * number of distinct lines only, which a package has a handful of.
  */
+/* "glibc 2.27, GLIBCXX 3.4.30, CXXABI 1.3.9, torch >= 2.7 (aoti_torch_…, surely from 2.9)" */
+static void needs_line(const cJSON *needs, char *buf, size_t len)
+{
+    static const char *const keys[][2] = {{"glibc", "glibc"},   {"glibcxx", "GLIBCXX"},
+                                          {"cxxabi", "CXXABI"}, {"gcc", "GCC"},
+                                          {"gomp", "GOMP"},     {"macos", "macOS"}};
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(needs, "torch");
+    size_t n = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (str_or(needs, keys[i][0], NULL) != NULL && n < len)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "", keys[i][1],
+                                  str_or(needs, keys[i][0], ""));
+    if (str_or(t, "min", NULL) != NULL && n < len)
+        n += (size_t)snprintf(
+            buf + n, len - n, "%storch >= %s%s (%s%s%s)", n ? ", " : "", str_or(t, "min", ""),
+            cJSON_IsTrue(cJSON_GetObjectItem(t, "lower_bound")) ? " at least" : "",
+            str_or(t, "because", ""), str_or(t, "sure_from", NULL) ? ", surely from " : "",
+            str_or(t, "sure_from", ""));
+    if (cJSON_IsTrue(cJSON_GetObjectItem(t, "exact_build")) && n < len)
+        n += (size_t)snprintf(buf + n, len - n, "%sone exact libtorch build (C++ imports)",
+                              n ? ", " : "");
+    if (str_or(t, "prefix", NULL) != NULL && n < len)
+        snprintf(buf + n, len - n, "%sshims under the prefix %s", n ? ", " : "",
+                 str_or(t, "prefix", ""));
+}
+
+/* One block per host library: format, machine, which one torch loads, what it needs. */
+static void render_runtime(FILE *f, const cJSON *rt)
+{
+    const cJSON *lib;
+    char buf[1024];
+
+    cJSON_ArrayForEach(lib, cJSON_GetObjectItemCaseSensitive(rt, "libraries"))
+    {
+        const cJSON *needs = cJSON_GetObjectItemCaseSensitive(lib, "needs");
+        const cJSON *imp = cJSON_GetObjectItemCaseSensitive(lib, "imports");
+
+        fprintf(f, "Library     %s (%s %s%s)\n", str_or(lib, "entry", "?"),
+                str_or(lib, "format", "?"), str_or(lib, "machine", "?"),
+                cJSON_IsTrue(cJSON_GetObjectItem(lib, "loaded")) ? ", the one torch loads" : "");
+        needs_line(needs, buf, sizeof(buf));
+        if (buf[0] != '\0')
+            fprintf(f, "  needs     %s\n", buf);
+        join(cJSON_GetObjectItemCaseSensitive(needs, "libraries"), buf, sizeof(buf));
+        if (buf[0] != '\0')
+            fprintf(f, "  links     %s\n", buf);
+        if (cJSON_IsObject(imp))
+            fprintf(f,
+                    "  imports   %.0f symbols: %.0f torch shims, %.0f custom, %.0f prefixed, "
+                    "%.0f libtorch C++, %.0f CUDA, %.0f HIP\n",
+                    num_or(imp, "total", 0), num_or(imp, "shims", 0),
+                    num_or(imp, "custom_shims", 0), num_or(imp, "prefixed_shims", 0),
+                    num_or(imp, "libtorch_cxx", 0), num_or(imp, "cuda", 0), num_or(imp, "hip", 0));
+    }
+}
+
 static void render_kernels(FILE *f, const cJSON *arr)
 {
     const cJSON *k, *j;
@@ -294,6 +352,7 @@ void cli_render_inspect(FILE *f, const cJSON *doc)
         if (cJSON_IsString(it))
             fprintf(f, "Warning     %s\n", it->valuestring);
     }
+    render_runtime(f, cJSON_GetObjectItemCaseSensitive(doc, "runtime"));
     fprintf(f, "Bytes read  %.0f\n", num_or(doc, "bytes_read", 0));
 }
 

@@ -168,6 +168,11 @@ pkg m_glibc.so "$T/glibc.pt2"
 got=$("$CLI" check "$T/glibc.pt2" --runtime debian12 2>&1 | grep '^debian12:')
 want="debian12: incompatible: needs GLIBC_2.99 from libc.so.6 (1 symbol); Debian 12 has glibc 2.36"
 [ "$got" = "$want" ] && ok || bad "glibc base: '$got'"
+got=$("$CLI" inspect "$T/glibc.pt2" | grep -A2 '^Library' | sed 's/ *$//')
+want="Library     data/aotinductor/model/cabc.wrapper.so (elf x86_64, the one torch loads)
+  needs     glibc 2.99
+  links     libc.so.6"
+[ "$got" = "$want" ] && ok || bad "human report: '$got'"
 
 # ---- stub libtorch: shims present, one missing, C++ imports ------------------------------
 CXXSYM=_ZN5torch12aot_inductor31tensor_handle_to_tensor_pointerEP16AtenTensorOpaque
