@@ -259,12 +259,15 @@ START_TEST(test_current_device_without_gpus)
     use_fake_driver();
     setenv("PT2SCOPE_FAKECUDA_DEVICES", "", 1);
     pkg = open_fixture("cuda_sm90a_v8.pt2");
-    /* No GPU at all: the whole node, which says what the package lacks. */
+    /* No GPU at all: the whole node, which says what the package lacks (its CPU, then this
+     * machine's runtime, as `pt2scope check`). */
     ck_assert_int_eq(pt2scope_check(pkg, "{\"device\": \"current\"}", &out), PT2_OK);
     doc = take(out);
     arr = cJSON_GetObjectItem(doc, "compatibility");
-    ck_assert_int_eq(cJSON_GetArraySize(arr), 1);
+    ck_assert_int_eq(cJSON_GetArraySize(arr), 2);
     ck_assert_str_eq(pt2_json_str(cJSON_GetArrayItem(arr, 0), "kind"), "cpu");
+    ck_assert_str_eq(pt2_json_str(cJSON_GetArrayItem(arr, 1), "kind"), "runtime");
+    ck_assert_str_eq(pt2_json_str(cJSON_GetArrayItem(arr, 1), "target"), "local");
     ck_assert_str_eq(pt2_json_str(cJSON_GetObjectItem(doc, "overall"), "verdict"), "incompatible");
     cJSON_Delete(doc);
     pt2scope_close(pkg);
