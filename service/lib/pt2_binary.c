@@ -39,6 +39,7 @@
 #include "pt2_elf.h"
 #include "pt2_fatbin.h"
 #include "pt2_macho.h"
+#include "pt2_pe.h"
 #include "pt2_ptx.h"
 #include "pt2_shims.h"
 
@@ -538,6 +539,16 @@ int pt2_binary_scan(struct pt2_rd *rd, const char *source, struct pt2_kernel_lis
             return pt2_host_list_push(hosts, &h, err);
         }
         pt2_needs_free(h.needs);
+        return rc;
+    }
+    if (pt2_pe_probe(head, got)) {
+        struct pt2_host h;
+
+        memset(&h, 0, sizeof(h));
+        snprintf(h.source, sizeof(h.source), "%s", source != NULL ? source : "");
+        rc = pt2_pe_scan(rd, &h, recognized, err);
+        if (rc == PT2_OK && *recognized)
+            rc = pt2_host_list_push(hosts, &h, err);
         return rc;
     }
     if (pt2_fatbin_probe(head, got)) {

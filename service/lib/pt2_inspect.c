@@ -81,6 +81,7 @@ struct pkg_model {
     struct pt2_tensor_list inputs, outputs;
     int has_constants;
     struct pt2_constants constants;
+    int has_cmake; /* a CMakeLists.txt in the folder (aot_inductor.package_cpp_only) */
     /* Custom operators the proxy executor runs (<hash>.wrapper.json node targets). */
     char custom_ops[CUSTOM_OPS_MAX][PT2_NAME_MAX];
     size_t ncustom_ops;
@@ -189,8 +190,8 @@ static int add_model(struct pt2_package *pkg, const char *name, struct pkg_model
 /* Entries the binary scanner should look at, by extension. */
 static int is_binary_entry(const char *rel)
 {
-    static const char *const exts[] = {".so",  ".cubin", ".fatbin", ".hsaco", ".ptx",
-                                       ".spv", ".zebin", ".dylib",  ".o"};
+    static const char *const exts[] = {".so",    ".cubin", ".fatbin", ".hsaco", ".ptx", ".spv",
+                                       ".zebin", ".dylib", ".o",      ".pyd",   ".dll"};
     for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
         if (has_suffix(rel, exts[i]))
             return 1;
@@ -791,6 +792,8 @@ static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_erro
                 rc = scan_binary(pkg, z, i, rel, err);
             else if (kind == ENTRY_MODEL_FILE && has_suffix(rel, ".wrapper.json"))
                 rc = load_custom_ops(pkg, m, z, i, rel, cap, err);
+            else if (kind == ENTRY_MODEL_FILE && strcmp(base_name(rel), "CMakeLists.txt") == 0)
+                m->has_cmake = 1;
         }
     }
     for (size_t i = 0; i < pkg->nmodels && rc == PT2_OK; i++) {
@@ -949,6 +952,11 @@ uint64_t pt2_package_memory(const pt2_package *pkg)
 }
 
 /* ---- accessors used by pt2_report.c and the compatibility calls --------- */
+
+int pt2_package_model_has_sources(const pt2_package *pkg, size_t i)
+{
+    return i < pkg->nmodels && (pkg->models[i].has_cmake || pkg->models[i].cpp_entry[0] != '\0');
+}
 
 const char *pt2_package_name(const pt2_package *pkg)
 {

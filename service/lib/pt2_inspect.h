@@ -30,6 +30,9 @@ const char *pt2_package_model_name(const pt2_package *pkg, size_t i);
 const cJSON *pt2_package_model_aoti(const pt2_package *pkg, size_t i, const char **entry);
 const struct pt2_cpu_isa *pt2_package_model_isa(const pt2_package *pkg, size_t i);
 size_t pt2_package_model_files(const pt2_package *pkg, size_t i);
+/* 1 when model i ships C++ sources (a wrapper .cpp or a CMakeLists.txt): what a
+ * package_cpp_only package has instead of a library. */
+int pt2_package_model_has_sources(const pt2_package *pkg, size_t i);
 /* AOTI_DEVICE_KEY of model i, or NULL. */
 const char *pt2_package_device_key(const pt2_package *pkg, size_t model);
 

@@ -15,6 +15,7 @@
 #include "pt2_inspect.h"
 #include "pt2_node.h"
 #include "pt2_runtime.h"
+#include "pt2_model.h"
 #include "pt2_sbuf.h"
 #include "pt2_verdicts.h"
 
@@ -302,6 +303,82 @@ static int judgeable(const pt2_package *pkg, struct pt2_error *err)
     return merr != NULL ? pt2_error_copy(err, merr) : PT2_OK;
 }
 
+/* ---- the host side of a target: a library its nodes can load -------------------------- */
+
+/* 1 when model folder `dir` ("data/aotinductor/m/") has a host library record. */
+static const struct pt2_host *model_library(const struct pt2_host_list *hosts, const char *dir)
+{
+    const struct pt2_host *found = NULL;
+
+    for (size_t i = 0; hosts != NULL && i < hosts->n; i++)
+        if (strncmp(hosts->v[i].source, dir, strlen(dir)) == 0 && pt2_runtime_host_loaded(hosts, i))
+            found = &hosts->v[i];
+    return found;
+}
+
+/*
+ * A GPU target is a node with that GPU: Linux on the architectures GPUs ship
+ * in (amd64, arm64). Every compiled model must have a library such a node's
+ * torch can load: a Linux ELF for one of them. A Mach-O or PE library, a
+ * library for another architecture, C++ sources only (package_cpp_only) or
+ * no library at all is incompatible there, whatever the kernels say.
+ * Fills *r only when the host side fails (r->verdict stays compatible else).
+ */
+static void target_host(const pt2_package *pkg, const char *devname, struct pt2_verdict_result *r)
+{
+    const struct pt2_host_list *hosts = pt2_package_hosts(pkg);
+    struct pt2_sbuf b, a;
+
+    memset(r, 0, sizeof(*r));
+    for (size_t m = 0; m < pt2_package_model_count(pkg); m++) {
+        char dir[PT2_PATH_MAX];
+        const struct pt2_host *h;
+
+        snprintf(dir, sizeof(dir), "data/aotinductor/%.400s/", pt2_package_model_name(pkg, m));
+        h = model_library(hosts, dir);
+        pt2_sbuf_init(&b, r->reason, sizeof(r->reason));
+        pt2_sbuf_init(&a, r->advice, sizeof(r->advice));
+        if (h == NULL && pt2_package_model_has_sources(pkg, m)) {
+            pt2_sbuf_add(&b,
+                         "model '%.100s' ships C++ sources and no compiled library "
+                         "(aot_inductor.package_cpp_only): it must be compiled before it can "
+                         "load",
+                         pt2_package_model_name(pkg, m));
+            pt2_sbuf_add(&a,
+                         "Compile it on the target with torch's headers: cmake -S %.200s "
+                         "-B build -DCMAKE_PREFIX_PATH=$(python -c 'import torch; "
+                         "print(torch.utils.cmake_prefix_path)') && cmake --build build; or "
+                         "re-export without package_cpp_only.",
+                         dir);
+        } else if (h == NULL) {
+            pt2_sbuf_add(&b, "model '%.100s' has no library torch can load (no .so in %.200s)",
+                         pt2_package_model_name(pkg, m), dir);
+            pt2_sbuf_add(&a, "Re-export the model with torch._inductor.aoti_compile_and_package, "
+                             "which packages the compiled library.");
+        } else if (h->format != PT2_HOST_ELF) {
+            pt2_sbuf_add(&b,
+                         "the model library %.200s is a %s %.31s %s; a node with %.80s runs "
+                         "Linux",
+                         h->source, h->format == PT2_HOST_PE ? "Windows" : "macOS", h->machine,
+                         h->format == PT2_HOST_PE ? "DLL" : "dylib", devname);
+            pt2_sbuf_add(&a, "Re-export the package on Linux (amd64 or arm64) with the torch you "
+                             "serve with: AOTInductor compiles for the platform it runs on.");
+        } else if (strcmp(h->machine, "x86_64") != 0 && strcmp(h->machine, "aarch64") != 0) {
+            pt2_sbuf_add(&b,
+                         "the model library %.200s is a Linux %.31s library; a node with "
+                         "%.80s runs Linux on amd64 or arm64",
+                         h->source, h->machine, devname);
+            pt2_sbuf_add(&a, "Re-export the package on an amd64 or arm64 Linux machine with the "
+                             "torch you serve with.");
+        } else {
+            continue;
+        }
+        r->verdict = PT2_INCOMPATIBLE;
+        return;
+    }
+    r->reason[0] = r->advice[0] = '\0';
+}
+
 int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char *label,
                             const struct pt2_device *dev, struct pt2_error *err)
 {
@@ -315,6 +392,16 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
     rc = pt2_package_check_device(pkg, dev, &r, err);
     if (rc != PT2_OK)
         return rc;
+    if (dev->cc_major > 0 || dev->gfx[0] != '\0') {
+        struct pt2_verdict_result host;
+        char devname[160];
+
+        snprintf(devname, sizeof(devname), "%.*s", (int)sizeof(dev->name),
+                 dev->name[0] != '\0' ? dev->name : label);
+        target_host(pkg, devname, &host);
+        if (host.verdict > r.verdict)
+            r = host; /* the code is right for the GPU, and cannot load there */
+    }
     rc = add_entry(v, "target", label, pt2_target_device_json(dev), &r, err);
     if (rc != PT2_OK)
         return rc;
