@@ -438,6 +438,14 @@ static void nv_evaluate(const struct pt2_kernel_list *ks, unsigned dcc, int driv
     }
 }
 
+/* 1 when the device's name already ends with what it is ("AMD gfx942", "gfx942"). */
+static int name_says_it(const char *devname, const char *devis)
+{
+    size_t n = strlen(devname), m = strlen(devis);
+
+    return m <= n && strcmp(devname + n - m, devis) == 0;
+}
+
 static void reason_targets_only(struct pt2_sbuf *b, const struct pt2_kernel_list *ks,
                                 const char *devname, const char *devis)
 {
@@ -452,8 +460,8 @@ static void reason_targets_only(struct pt2_sbuf *b, const struct pt2_kernel_list
             names_add(&nl, &ks->v[i]);
     pt2_sbuf_add(b, "kernels are ");
     names_print(b, &nl);
-    /* A bare "compute capability 8.0" target would read "... 8.0 is 8.0". */
-    if (devis != NULL && strncmp(devname, "compute capability ", 19) == 0)
+    /* A bare target ("compute capability 8.0", "AMD gfx942") would read "... gfx942 is gfx942". */
+    if (devis != NULL && name_says_it(devname, devis))
         pt2_sbuf_add(b, " only; the target is %s", devname);
     else if (devis != NULL)
         pt2_sbuf_add(b, " only; %s is %s", devname, devis);

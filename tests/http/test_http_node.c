@@ -219,10 +219,7 @@ START_TEST(test_node_missing_library)
 
     setenv(PT2_CUDA_LIB_ENV, "/nonexistent/pt2scope/libcuda.so.1", 1);
     doc = node_without_gpus(
-        "/nonexistent/pt2scope/libcuda.so.1 not found: no NVIDIA driver installed (dlopen: "
-        "/nonexistent/pt2scope/libcuda.so.1: cannot open shared object file: No such file or "
-        "directory)",
-        0);
+        "no NVIDIA driver installed (/nonexistent/pt2scope/libcuda.so.1 not found)", 0);
     ck_assert_str_eq(th_str(doc, "library"), "/nonexistent/pt2scope/libcuda.so.1");
     ck_assert(is_null(doc, "driver_cuda_version"));
     cJSON_Delete(doc);

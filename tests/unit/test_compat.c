@@ -475,8 +475,7 @@ START_TEST(test_amd)
     kv[0] = hsaco("gfx90a:xnack-", PT2_AMD_OFF, PT2_AMD_ANY);
     d = device("gfx90a:xnack+", 0);
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
-    ck_assert_str_eq(r.reason, "kernels are gfx90a:xnack- only; AMD gfx90a:xnack+ is "
-                               "gfx90a:xnack+");
+    ck_assert_str_eq(r.reason, "kernels are gfx90a:xnack- only; the target is AMD gfx90a:xnack+");
     d = device("gfx90a:xnack-", 0);
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), C);
     d = device("gfx90a", 0); /* the device does not say: the setting is not checked */
@@ -497,6 +496,11 @@ START_TEST(test_amd)
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
     ck_assert_str_eq(r.reason,
                      "kernels are gfx90a:sramecc+:xnack- only; AMD MI300X (gfx942) is gfx942");
+    /* A bare gfx target is named once (it read "AMD gfx942 is gfx942"). */
+    d = device("gfx942", 0);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.reason, "kernels are gfx90a:sramecc+:xnack- only; the target is AMD gfx942");
+    d = device("MI300X", 0);
     /* gfx94 is not gfx942. */
     kv[0] = hsaco("gfx94", PT2_AMD_ANY, PT2_AMD_ANY);
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
