@@ -39,7 +39,27 @@ same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print
 expect 1 "$B" check --target=A100 $F/cuda_sm90a_v8.pt2
 same "$(echo "$OUT" | head -1)" "A100: incompatible: kernels are sm_90a only; NVIDIA A100 is 8.0"
 expect 0 "$B" inspect --help
-same "$(echo "$OUT" | head -1)" "usage: pt2scope <command> [options]"
+same "$(echo "$OUT" | head -1)" "usage: pt2scope inspect FILE [--json] [--oip]"
+# One help per command, naming every option the parser lets that command take
+# (asked of the parser itself: an option it refuses says "does not take").
+for cmd in inspect check check-kernel validate gpus affinity scan version; do
+    expect 0 "$B" "$cmd" --help
+    help=$OUT
+    same "$(echo "$help" | head -1 | cut -d' ' -f1-3)" "usage: pt2scope $cmd"
+    expect 0 "$B" help "$cmd"
+    same "$OUT" "$help"
+    for opt in json oip yaml target input driver device libcuda sysfs-root nodes; do
+        "$B" "$cmd" "--$opt" x >/dev/null 2>"$ERRF"
+        if ! grep -q "does not take --$opt" "$ERRF"; then
+            case "$help" in *"--$opt"*) pass=$((pass+1)) ;;
+                *) fail=$((fail+1)); echo "FAIL: $cmd --help does not mention --$opt" ;; esac
+        fi
+    done
+done
+expect 0 "$B" check --help
+same "$(echo "$OUT" | grep -c -- '--nodes FILE')" "1"
+expect 0 "$B" --help
+same "$(echo "$OUT" | grep -c 'scan PATH... \[--target T\]... \[--driver X.Y\] \[--json\]')" "1"
 expect 2 "$B" inspect $F/cuda_sm90a_v8.pt2 --target H100
 same "$ERR" "pt2scope: usage: inspect does not take --target"
 expect 2 "$B" check $F/cuda_sm90a_v8.pt2 --nodes $F/k8s/nodes.json --target H100
