@@ -226,6 +226,8 @@ static enum MHD_Result answer(struct request *rq)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
     if (r->www_authenticate != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r->www_authenticate);
+    if (r->location != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, r->location);
     if (r->preflight) {
         MHD_add_response_header(resp, "Access-Control-Allow-Methods", r->allow);
         MHD_add_response_header(resp, "Access-Control-Allow-Headers", PT2D_CORS_ALLOW_HEADERS);
@@ -531,6 +533,8 @@ static enum MHD_Result request_begin(struct request *rq)
 
         if (pt2d_docs_find(rq->route->path, &doc))
             pt2d_docs_reply(&doc, &rq->reply, rq->id);
+        else
+            pt2d_docs_redirect(rq->route->path, &rq->reply);
         return early(rq);
     }
     if (rq->route->kind == PT2D_KIND_PAGE) {

@@ -237,6 +237,24 @@ export const pageTests = [
     await shot(ctx, '09-dark');
   }, { colorScheme: 'dark' }],
 
+  ['/docs/ leads to the reference; every operation shows once; nothing it asks for fails', async (ctx) => {
+    const spec = await fetch(new URL('openapi.json', ctx.env.base));
+    if (spec.status === 404) return; // a daemon built without npm has no /docs
+    const failed = [];
+    ctx.page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+    await ctx.page.goto(new URL('docs/', ctx.env.base).href);
+    await ctx.page.waitForSelector('.opblock', { timeout: TIMEOUT });
+    assert.equal(new URL(ctx.page.url()).pathname, '/docs');
+    const ops = await ctx.page.$$eval('.opblock', (els) => els.map((e) =>
+      `${e.querySelector('.opblock-summary-method').textContent} ${e.querySelector('.opblock-summary-path').dataset.path}`));
+    assert.deepEqual(ops.filter((o) => o === 'GET /v1/packages'), ['GET /v1/packages']);
+    assert.equal(new Set(ops).size, ops.length, `listed twice: ${ops.filter((o, i) => ops.indexOf(o) !== i)}`);
+    assert.ok(ops.length >= 15, `only ${ops.length} operations rendered`);
+    await ctx.page.waitForLoadState('networkidle');
+    assert.deepEqual(failed, []);
+    await shot(ctx, '11-docs');
+  }],
+
   ['a phone: one column, nothing wider than the screen', async (ctx) => {
     await open(ctx, '?path=cuda_fatbin_multi.pt2&target=H100');
     await reportFor(ctx, 'cuda_fatbin_multi.pt2');
