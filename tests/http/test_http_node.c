@@ -451,9 +451,13 @@ END_TEST
 
 START_TEST(test_inspect_etag_follows_device_and_refresh)
 {
-    char e1[80], e2[80], e3[80], e4[80];
+    char e1[80], e2[80], e3[80], e4[80], e5[80];
+    char dir[] = "/tmp/pt2d-fakecuda-XXXXXX", lib2[256];
     struct th_resp r;
 
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(lib2, sizeof(lib2), "%s/libcuda.so.1", dir);
+    th_copy_file(fake_path, lib2);
     th_start(&T);
     th_get(T.base, "/v1/inspect?path=cuda_sm90a_v8.pt2", &r);
     ck_assert(th_header(&r, "ETag", e1, sizeof(e1)));
@@ -466,14 +470,26 @@ START_TEST(test_inspect_etag_follows_device_and_refresh)
     th_resp_free(&r);
     ck_assert_str_ne(e1, e2);
     ck_assert_str_eq(e1, e3);
-    /* A new probe may change the verdicts: the ETag changes with it. */
+    /* A new probe that finds the same GPUs keeps every ETag (it changed them all). */
     th_get(T.base, "/v1/node?refresh=1", &r);
     ck_assert_int_eq(r.status, 200);
     th_resp_free(&r);
     th_get(T.base, "/v1/inspect?path=cuda_sm90a_v8.pt2", &r);
     ck_assert(th_header(&r, "ETag", e4, sizeof(e4)));
     th_resp_free(&r);
-    ck_assert_str_ne(e1, e4);
+    ck_assert_str_eq(e1, e4);
+    /* One that finds other GPUs (a second copy of the stand-in with one A100) changes it. */
+    setenv(PT2_CUDA_LIB_ENV, lib2, 1);
+    setenv("PT2SCOPE_FAKECUDA_DEVICES", A100, 1);
+    th_get(T.base, "/v1/node?refresh=1", &r);
+    ck_assert_int_eq(r.status, 200);
+    th_resp_free(&r);
+    th_get(T.base, "/v1/inspect?path=cuda_sm90a_v8.pt2", &r);
+    ck_assert(th_header(&r, "ETag", e5, sizeof(e5)));
+    th_resp_free(&r);
+    ck_assert_str_ne(e1, e5);
+    unlink(lib2);
+    rmdir(dir);
 }
 END_TEST
 
