@@ -597,7 +597,8 @@ static void run_task(void *arg)
     if (rq->route->id == PT2D_ROUTE_CLUSTER)
         pt2d_cluster_serve(&s->cluster, &rq->opts, rq->id, rq->authorization, &rq->reply);
     else if (rq->route->id == PT2D_ROUTE_PACKAGES)
-        pt2d_packages_serve(&s->env, &rq->list, &rq->opts, rq->id, &rq->reply);
+        pt2d_packages_serve(&s->env, &rq->list, &rq->opts, rq->inm[0] != '\0' ? rq->inm : NULL,
+                            rq->id, &rq->reply);
     else
         pt2d_node_serve(s->node, rq->opts.refresh, rq->id, &rq->reply);
     atomic_store(&rq->state, REQ_DONE);
