@@ -11,6 +11,9 @@
  * cannot be written into JSON as themselves, and so could not be asked for
  * again: they are left out.
  *
+ * `contains` filters names like `prefix` but anywhere in the path, so it
+ * cannot prune directories: the walk is the whole tree, as without a prefix.
+ *
  * The page: a max-heap of the limit + 1 smallest candidate names after the
  * cursor; one more than the page tells whether there is a next one.
  */
@@ -136,6 +139,16 @@ int pt2d_packages_add_query(struct pt2d_packages_query *q, struct pt2d_options *
         q->has_prefix = 1;
         return PT2_OK;
     }
+    if (strcmp(key, "contains") == 0) {
+        if (q->has_contains)
+            return pt2_error_set(err, PT2_ERR_INVALID, "contains given more than once");
+        if (strlen(value) >= sizeof(q->contains))
+            return pt2_error_set(err, PT2_ERR_INVALID, "contains is longer than %zu bytes",
+                                 sizeof(q->contains) - 1);
+        snprintf(q->contains, sizeof(q->contains), "%s", value);
+        q->has_contains = 1;
+        return PT2_OK;
+    }
     if (strcmp(key, "target") == 0 || strcmp(key, "driver") == 0 || strcmp(key, "nocache") == 0)
         return pt2d_options_add_query(o, key, value, err);
     return PT2_OK;
@@ -252,7 +265,8 @@ static void pkgs_candidate(struct pkgs_walk *w, const char *rel, size_t len)
     const struct pt2d_packages_query *q = w->q;
 
     if (!pkgs_is_package(rel, len) || strncmp(rel, q->prefix, strlen(q->prefix)) != 0 ||
-        !pkgs_plain(rel, len) || (w->root > 0 && pkgs_shadowed(w, rel)))
+        (q->contains[0] != '\0' && strstr(rel, q->contains) == NULL) || !pkgs_plain(rel, len) ||
+        (w->root > 0 && pkgs_shadowed(w, rel)))
         return;
     w->total++;
     if (q->after[0] == '\0' || strcmp(rel, q->after) > 0)

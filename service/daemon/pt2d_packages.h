@@ -38,16 +38,17 @@
 #define PT2D_PACKAGES_CURSOR_MAX ((PT2D_PATH_MAX + 2) / 3 * 4 + 1)
 
 struct pt2d_packages_query {
-    unsigned limit;             /* 1..PT2D_PACKAGES_LIMIT_MAX */
-    char prefix[PT2D_PATH_MAX]; /* only names starting with it; "" = all */
-    char after[PT2D_PATH_MAX];  /* the decoded cursor: names after it; "" = from the first */
-    int has_limit, has_prefix, has_cursor;
+    unsigned limit;               /* 1..PT2D_PACKAGES_LIMIT_MAX */
+    char prefix[PT2D_PATH_MAX];   /* only names starting with it; "" = all */
+    char after[PT2D_PATH_MAX];    /* the decoded cursor: names after it; "" = from the first */
+    char contains[PT2D_PATH_MAX]; /* only names holding it anywhere; "" = all */
+    int has_limit, has_prefix, has_cursor, has_contains;
 };
 
 void pt2d_packages_query_init(struct pt2d_packages_query *q);
 
 /*
- * One query argument of GET /v1/packages: limit, cursor and prefix here;
+ * One query argument of GET /v1/packages: limit, cursor, prefix and contains here;
  * target, driver and nocache into `o` (pt2d_options_add_query); others are
  * ignored, as everywhere. PT2_ERR_INVALID for a bad or repeated value.
  */

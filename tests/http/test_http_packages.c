@@ -221,6 +221,37 @@ START_TEST(test_prefix)
 }
 END_TEST
 
+/* contains: the text anywhere in the name, subfolders included; with prefix, both. */
+START_TEST(test_contains)
+{
+    const char *want[] = {"cpu_names_only_v7.pt2", "cuda_fatbin_v7_lz4.pt2",
+                          "cuda_sm80_v7_legacy.pt2", "team/x_v7.pt2"};
+    char p[512];
+    cJSON *doc;
+    int i;
+
+    snprintf(p, sizeof(p), "%s/team", T.root2);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    snprintf(p, sizeof(p), "%s/team/x_v7.pt2", T.root2);
+    th_copy_file("tests/fixtures/cpu_x86_64.pt2", p);
+    doc = get_json("/v1/packages?contains=_v7");
+    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), 4);
+    ck_assert(th_num(doc, "total") == 4);
+    for (i = 0; i < 4; i++)
+        ck_assert_str_eq(th_str(cJSON_GetArrayItem(items_of(doc), i), "name"), want[i]);
+    cJSON_Delete(doc);
+    doc = get_json("/v1/packages?contains=_v7&prefix=cuda_sm");
+    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), 1);
+    ck_assert_str_eq(th_str(cJSON_GetArrayItem(items_of(doc), 0), "name"),
+                     "cuda_sm80_v7_legacy.pt2");
+    cJSON_Delete(doc);
+    doc = get_json("/v1/packages?contains=legacy&limit=1");
+    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), 1);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, "next")));
+    cJSON_Delete(doc);
+}
+END_TEST
+
 START_TEST(test_targets)
 {
     cJSON *doc = get_json("/v1/packages?prefix=cuda_sm90a&target=B200&target=H100&driver=13.0");
@@ -572,6 +603,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_first_page_items);
     tcase_add_test(tc, test_pages_and_cursor);
     tcase_add_test(tc, test_prefix);
+    tcase_add_test(tc, test_contains);
     tcase_add_test(tc, test_targets);
     tcase_add_test(tc, test_second_root);
     tcase_add_test(tc, test_opens_only_the_page);
