@@ -105,6 +105,19 @@ bad:
                          "cursor is not one this server gave out (use the \"next\" of a page)");
 }
 
+/* A name filter (prefix, contains): once, shorter than `cap`. */
+static int pkgs_set_text(const char *key, const char *value, char *dst, size_t cap, int *has,
+                         struct pt2_error *err)
+{
+    if (*has)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s given more than once", key);
+    if (strlen(value) >= cap)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s is longer than %zu bytes", key, cap - 1);
+    snprintf(dst, cap, "%s", value);
+    *has = 1;
+    return PT2_OK;
+}
+
 int pt2d_packages_add_query(struct pt2d_packages_query *q, struct pt2d_options *o, const char *key,
                             const char *value, struct pt2_error *err)
 {
@@ -129,26 +142,10 @@ int pt2d_packages_add_query(struct pt2d_packages_query *q, struct pt2d_options *
         q->has_cursor = 1;
         return pkgs_cursor_decode(value, q->after, err);
     }
-    if (strcmp(key, "prefix") == 0) {
-        if (q->has_prefix)
-            return pt2_error_set(err, PT2_ERR_INVALID, "prefix given more than once");
-        if (strlen(value) >= sizeof(q->prefix))
-            return pt2_error_set(err, PT2_ERR_INVALID, "prefix is longer than %zu bytes",
-                                 sizeof(q->prefix) - 1);
-        snprintf(q->prefix, sizeof(q->prefix), "%s", value);
-        q->has_prefix = 1;
-        return PT2_OK;
-    }
-    if (strcmp(key, "contains") == 0) {
-        if (q->has_contains)
-            return pt2_error_set(err, PT2_ERR_INVALID, "contains given more than once");
-        if (strlen(value) >= sizeof(q->contains))
-            return pt2_error_set(err, PT2_ERR_INVALID, "contains is longer than %zu bytes",
-                                 sizeof(q->contains) - 1);
-        snprintf(q->contains, sizeof(q->contains), "%s", value);
-        q->has_contains = 1;
-        return PT2_OK;
-    }
+    if (strcmp(key, "prefix") == 0)
+        return pkgs_set_text(key, value, q->prefix, sizeof(q->prefix), &q->has_prefix, err);
+    if (strcmp(key, "contains") == 0)
+        return pkgs_set_text(key, value, q->contains, sizeof(q->contains), &q->has_contains, err);
     if (strcmp(key, "target") == 0 || strcmp(key, "driver") == 0 || strcmp(key, "nocache") == 0)
         return pt2d_options_add_query(o, key, value, err);
     return PT2_OK;

@@ -55,9 +55,9 @@ async function open(ctx, query) {
   await ctx.page.waitForSelector('body[data-ready="true"]', { timeout: TIMEOUT });
 }
 
-// Drop `fixture` on the drop zone as a browser drag and drop does: a File in a DataTransfer.
-async function drop(ctx, fixture) {
-  const b64 = fs.readFileSync(path.join(FIX, fixture)).toString('base64');
+// Drop the file at `file` on the drop zone as a browser drag and drop does: a File in a DataTransfer.
+async function dropFile(ctx, file) {
+  const b64 = fs.readFileSync(file).toString('base64');
   await ctx.page.evaluate(([name, data]) => {
     const raw = atob(data);
     const bytes = new Uint8Array(raw.length);
@@ -67,7 +67,11 @@ async function drop(ctx, fixture) {
     const zone = document.getElementById('dropzone');
     zone.dispatchEvent(new DragEvent('dragenter', { bubbles: true, cancelable: true, dataTransfer: dt }));
     zone.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
-  }, [fixture, b64]);
+  }, [path.basename(file), b64]);
+}
+
+async function drop(ctx, fixture) {
+  await dropFile(ctx, path.join(FIX, fixture));
 }
 
 async function reportFor(ctx, name) {
@@ -290,15 +294,7 @@ export const pageTests = [
     const file = path.join(CORPUS, 'mlcolvar__descriptor_based_inputs_model.pt2');
     if (!fs.existsSync(file)) return; // the shared corpus is not here
     await open(ctx);
-    const b64 = fs.readFileSync(file).toString('base64');
-    await ctx.page.evaluate(([name, data]) => {
-      const raw = atob(data);
-      const bytes = new Uint8Array(raw.length);
-      for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
-      const dt = new DataTransfer();
-      dt.items.add(new File([bytes], name, { type: 'application/octet-stream' }));
-      document.getElementById('dropzone').dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
-    }, [path.basename(file), b64]);
+    await dropFile(ctx, file);
     await reportFor(ctx, path.basename(file));
     const rows = await ctx.page.$$eval('#r-usermeta tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
     const aoti = JSON.parse(cli('inspect', file, '--json')).metadata.aoti;

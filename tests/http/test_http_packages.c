@@ -64,7 +64,8 @@ static int count_named(const cJSON *doc, const char *name)
     return n;
 }
 
-static int fixture_packages(void)
+/* The packages in tests/fixtures whose names start with `prefix` (hidden ones aside). */
+static int count_prefixed(const char *prefix)
 {
     DIR *d = opendir("tests/fixtures");
     struct dirent *e;
@@ -73,10 +74,16 @@ static int fixture_packages(void)
     ck_assert_ptr_nonnull(d);
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
-        n += e->d_name[0] != '.' && len > 4 && strcmp(e->d_name + len - 4, ".pt2") == 0;
+        n += e->d_name[0] != '.' && strncmp(e->d_name, prefix, strlen(prefix)) == 0 && len > 4 &&
+             strcmp(e->d_name + len - 4, ".pt2") == 0;
     }
     closedir(d);
     return n;
+}
+
+static int fixture_packages(void)
+{
+    return count_prefixed("");
 }
 
 static void etag_of(const char *path, char *out, size_t cap)
@@ -204,20 +211,34 @@ START_TEST(test_pages_and_cursor)
 }
 END_TEST
 
+/* The page's item names are exactly want[0..n). */
+static void assert_names(const cJSON *doc, const char *const *want, int n)
+{
+    int i;
+
+    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), n);
+    for (i = 0; i < n; i++)
+        ck_assert_str_eq(th_str(cJSON_GetArrayItem(items_of(doc), i), "name"), want[i]);
+}
+
+/* GET `path` answers n items and no next page. */
+static void assert_last_page(const char *path, int n)
+{
+    cJSON *doc = get_json(path);
+
+    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), n);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, "next")));
+    cJSON_Delete(doc);
+}
+
 START_TEST(test_prefix)
 {
     cJSON *doc = get_json("/v1/packages?prefix=cuda_sm");
     const char *want[] = {"cuda_sm100f_v8.pt2", "cuda_sm80_v7_legacy.pt2", "cuda_sm90a_v8.pt2"};
-    int i;
 
-    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), 3);
-    for (i = 0; i < 3; i++)
-        ck_assert_str_eq(th_str(cJSON_GetArrayItem(items_of(doc), i), "name"), want[i]);
+    assert_names(doc, want, 3);
     cJSON_Delete(doc);
-    doc = get_json("/v1/packages?prefix=zzz");
-    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), 0);
-    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, "next")));
-    cJSON_Delete(doc);
+    assert_last_page("/v1/packages?prefix=zzz", 0);
 }
 END_TEST
 
@@ -228,27 +249,19 @@ START_TEST(test_contains)
                           "cuda_sm80_v7_legacy.pt2", "team/x_v7.pt2"};
     char p[512];
     cJSON *doc;
-    int i;
 
     snprintf(p, sizeof(p), "%s/team", T.root2);
     ck_assert_int_eq(mkdir(p, 0755), 0);
     snprintf(p, sizeof(p), "%s/team/x_v7.pt2", T.root2);
     th_copy_file("tests/fixtures/cpu_x86_64.pt2", p);
     doc = get_json("/v1/packages?contains=_v7");
-    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), 4);
+    assert_names(doc, want, 4);
     ck_assert(th_num(doc, "total") == 4);
-    for (i = 0; i < 4; i++)
-        ck_assert_str_eq(th_str(cJSON_GetArrayItem(items_of(doc), i), "name"), want[i]);
     cJSON_Delete(doc);
     doc = get_json("/v1/packages?contains=_v7&prefix=cuda_sm");
-    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), 1);
-    ck_assert_str_eq(th_str(cJSON_GetArrayItem(items_of(doc), 0), "name"),
-                     "cuda_sm80_v7_legacy.pt2");
+    assert_names(doc, want + 2, 1);
     cJSON_Delete(doc);
-    doc = get_json("/v1/packages?contains=legacy&limit=1");
-    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), 1);
-    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, "next")));
-    cJSON_Delete(doc);
+    assert_last_page("/v1/packages?contains=legacy&limit=1", 1);
 }
 END_TEST
 
@@ -399,22 +412,6 @@ START_TEST(test_ten_thousand)
     ck_assert_int_eq(pages, 10);
 }
 END_TEST
-
-static int count_prefixed(const char *prefix)
-{
-    DIR *d = opendir("tests/fixtures");
-    struct dirent *e;
-    int n = 0;
-
-    ck_assert_ptr_nonnull(d);
-    while ((e = readdir(d)) != NULL) {
-        size_t len = strlen(e->d_name);
-        n += strncmp(e->d_name, prefix, strlen(prefix)) == 0 && len > 4 &&
-             strcmp(e->d_name + len - 4, ".pt2") == 0;
-    }
-    closedir(d);
-    return n;
-}
 
 /* total counts every package with the prefix, whatever the page; the page has a strong ETag. */
 START_TEST(test_total_and_etag)
