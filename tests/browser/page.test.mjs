@@ -345,6 +345,7 @@ export const pageTests = [
     if (spec.status === 404) return; // a daemon built without npm has no /docs
     const failed = [];
     ctx.page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+    ctx.page.on('requestfailed', (r) => failed.push(`failed ${r.url()}`));
     await ctx.page.goto(new URL('docs/', ctx.env.base).href);
     await ctx.page.waitForSelector('.opblock', { timeout: TIMEOUT });
     assert.equal(new URL(ctx.page.url()).pathname, '/docs');
@@ -353,7 +354,7 @@ export const pageTests = [
     assert.deepEqual(ops.filter((o) => o === 'GET /v1/packages'), ['GET /v1/packages']);
     assert.equal(new Set(ops).size, ops.length, `listed twice: ${ops.filter((o, i) => ops.indexOf(o) !== i)}`);
     assert.ok(ops.length >= 15, `only ${ops.length} operations rendered`);
-    await ctx.page.waitForLoadState('networkidle');
+    await ctx.page.waitForLoadState('load');
     assert.deepEqual(failed, []);
     await shot(ctx, '11-docs');
   }],
