@@ -183,26 +183,34 @@ $(BUILD)/fakecuda/old/libcuda.so.1: tests/support/fakecuda.c
 	$(CC) $(ALL_CFLAGS) -DFAKECUDA_OLD_API -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
 
 # --- running ---------------------------------------------------------------
-# The examples `make run` prints; tests/shell/make_run_examples.sh runs them.
+# The examples `make run` prints, for the address it listens on (a wildcard
+# LISTEN is reached on loopback); tests/shell/make_run_examples.sh runs them
+# as printed.
+RUN_HOST = $(if $(filter 0.0.0.0,$(LISTEN)),127.0.0.1,$(LISTEN))
 run-examples:
-	@echo "  curl -s 'http://127.0.0.1:8080/v1/inspect?path=cuda_sm90a_v8.pt2'"
-	@echo "  curl -s 'http://127.0.0.1:8080/v1/inspect?path=cuda_fatbin_multi.pt2&target=H100&target=8.0'"
+	@echo "  curl -s 'http://$(RUN_HOST):$(PORT)/v1/inspect?path=cuda_sm90a_v8.pt2'"
+	@echo "  curl -s 'http://$(RUN_HOST):$(PORT)/v1/inspect?path=cuda_fatbin_multi.pt2&target=H100&target=8.0'"
 	@echo "  curl -s -X POST --data-binary @tests/fixtures/cpu_x86_64.pt2 \\"
-	@echo "       -H 'Content-Type: application/octet-stream' http://127.0.0.1:8080/v1/inspect"
-	@echo "  curl -s -H 'Content-Type: application/json' -d '{\"path\": \"cuda_sm90a_v8.pt2\", \"inputs\": {\"image\": [8, 3, 512, 512], \"scale\": [8]}}' http://127.0.0.1:8080/v1/validate"
-	@echo "  curl -s http://127.0.0.1:8080/v1/node"
-	@echo "  curl -s 'http://127.0.0.1:8080/v1/packages?target=B200'"
-	@echo "  open http://127.0.0.1:8080/ for the operator page, http://127.0.0.1:8080/docs for the API reference"
+	@echo "       -H 'Content-Type: application/octet-stream' http://$(RUN_HOST):$(PORT)/v1/inspect"
+	@echo "  curl -s -H 'Content-Type: application/json' -d '{\"path\": \"cuda_sm90a_v8.pt2\", \"inputs\": {\"image\": [8, 3, 512, 512], \"scale\": [8]}}' http://$(RUN_HOST):$(PORT)/v1/validate"
+	@echo "  curl -s http://$(RUN_HOST):$(PORT)/v1/node"
+	@echo "  curl -s 'http://$(RUN_HOST):$(PORT)/v1/packages?target=B200'"
+	@echo "  open http://$(RUN_HOST):$(PORT)/ for the operator page, http://$(RUN_HOST):$(PORT)/docs for the API reference"
 
-# A taken port is one line naming the variable, not the daemon's bind error.
+# A taken port is one line naming the variable and the next free port, not
+# the daemon's bind error. CORS_ORIGIN=https://ui.example lets a page on that
+# origin call the API (--cors-origin; PT2SCOPE_CORS_ORIGIN works too).
+CORS_ORIGIN ?=
 run: deps
 	@$(MAKE) --no-print-directory all
-	@if bash -c 'exec 3<>/dev/tcp/$(LISTEN)/$(PORT)' 2>/dev/null; then \
-	  echo "pt2scope: $(LISTEN):$(PORT) is already in use; pick another port: make run PORT=8081" >&2; \
+	@inuse() { bash -c "exec 3<>/dev/tcp/$(RUN_HOST)/$$1" 2>/dev/null; }; \
+	if inuse $(PORT); then p=$(PORT); \
+	  while [ "$$p" -lt 65535 ] && { p=$$((p + 1)); inuse "$$p"; }; do :; done; \
+	  echo "pt2scope: $(LISTEN):$(PORT) is already in use; pick another port: make run PORT=$$p" >&2; \
 	  exit 2; fi
-	@echo "pt2scoped on http://$(LISTEN):$(PORT) (model root tests/fixtures). Try:"
+	@echo "pt2scoped on http://$(RUN_HOST):$(PORT) (model root tests/fixtures$(if $(CORS_ORIGIN),; CORS for $(CORS_ORIGIN))). Try:"
 	@$(MAKE) -s --no-print-directory run-examples
-	exec $(BUILD)/pt2scoped --listen $(LISTEN):$(PORT) --model-root tests/fixtures
+	exec $(BUILD)/pt2scoped --listen $(LISTEN):$(PORT) --model-root tests/fixtures$(if $(CORS_ORIGIN), --cors-origin '$(CORS_ORIGIN)')
 
 # --- tests -----------------------------------------------------------------
 # Each suite runs from the repository root; CK_FORK stays on so a crash in one

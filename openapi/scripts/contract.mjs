@@ -166,6 +166,10 @@ export class Contract {
           !(item && item[m0] && item[m0].responses && status in item[m0].responses))
         return implicit(rule, `${method.toUpperCase()} ${hit ? hit.tpl : '(any path)'}`);
     }
+    /* A declared path with a slash added is sent on to it (x-pt2scope-implicit trailing-slash). */
+    if (!hit && status === String(this.implicit['trailing-slash'].status) && rec.path.length > 1 &&
+        rec.path.endsWith('/') && this.paths.some((p) => p.literal && p.tpl === rec.path.slice(0, -1)))
+      return implicit('trailing-slash', `${method.toUpperCase()} ${rec.path}`);
     if (!hit) return implicit('unknown-path', `${method.toUpperCase()} (unknown path)`);
     const base = `#/paths/${escapePointer(hit.tpl)}`;
     let m = method;

@@ -60,26 +60,102 @@ struct cli_args {
     const char *runtimes[MAX_RUNTIMES]; /* --runtime SPEC, repeatable */
     size_t nruntimes;
     const char *sysroot, *libtorch;
-    char *const *paths; /* scan: every path after the options */
+    const char *help_text; /* `COMMAND --help`: that command's help */
+    char *const *paths;    /* scan: every path after the options */
     size_t npaths;
 };
 
+/* Shared lines of the per-command help texts. */
+#define H_TARGET                                                                                   \
+    "  --target T       a GPU: compute capability (9.0, 90), SM (sm_90a, compute_90), name "       \
+    "(H100,\n"                                                                                     \
+    "                   A100-SXM4-80GB, RTX 4090, B200) or AMD target (gfx90a, gfx90a:xnack-,\n"   \
+    "                   MI300X); repeatable\n"
+#define H_RUNTIME                                                                                  \
+    "  --runtime SPEC   where the library will load: a base (debian12, ubuntu22.04, rhel9, "       \
+    "...),\n"                                                                                      \
+    "                   glibc=, glibcxx=, torch=, macos= or local, joined by commas; repeatable\n" \
+    "  --sysroot DIR    the serving image mounted at DIR, resolved as its loader would\n"          \
+    "  --libtorch PATH  judge torch shims against this libtorch_cpu.so (or its folder)\n"
+#define H_DRIVER                                                                                   \
+    "  --driver X.Y     the CUDA version the driver supports (12.4, or cuDriverGetVersion()'s\n"   \
+    "                   12040); applies to every --target\n"
+#define H_PROBE                                                                                    \
+    "  --libcuda PATH   the CUDA driver library to probe (PT2SCOPE_LIBCUDA; default "              \
+    "libcuda.so.1)\n"                                                                              \
+    "  --sysfs-root DIR where the AMD KFD topology is read (PT2SCOPE_SYSFS_ROOT; default /sys)\n"
+#define H_URL                                                                                      \
+    "FILE may be an http://, https:// or s3://bucket/key URL, read with Range requests (S3\n"      \
+    "credentials from the AWS_* variables).\n"
+
+/* The help of one command: `pt2scope COMMAND --help`. Each names every option the command takes. */
 static const struct command {
     const char *name;
     unsigned opts;
     int needs_file;
+    const char *help;
 } commands[] = {
-    {"inspect", O(OPT_JSON) | O(OPT_OIP), 1},
+    {"inspect", O(OPT_JSON) | O(OPT_OIP), 1,
+     "usage: pt2scope inspect FILE [--json] [--oip]\n\n"
+     "What FILE was compiled for (targets, host code, CPU ISA), its models' inputs and outputs,\n"
+     "its metadata and warnings.\n\n"
+     "  --json           the document GET /v1/inspect returns\n"
+     "  --oip            with --json: the metadata as the Open Inference Protocol's model "
+     "metadata\n\n" H_URL "\nexit status: 0 inspected, 2 unreadable package or usage error\n"},
     {"check",
      O(OPT_JSON) | O(OPT_DRIVER) | O(OPT_DEVICE) | O(OPT_LIBCUDA) | O(OPT_SYSFS) | O(OPT_NODES) |
          O_TARGET | O_RUNTIME,
-     1},
-    {"check-kernel", O(OPT_DRIVER) | O(OPT_DEVICE) | O(OPT_LIBCUDA) | O(OPT_SYSFS) | O_TARGET, 1},
-    {"validate", O(OPT_JSON) | O_INPUT, 1},
-    {"gpus", O(OPT_JSON) | O(OPT_LIBCUDA) | O(OPT_SYSFS), 0},
-    {"affinity", O(OPT_JSON) | O(OPT_YAML), 1},
-    {"scan", O(OPT_JSON) | O(OPT_DRIVER) | O_TARGET | O_RUNTIME, 2}, /* 2: one or more paths */
-    {"version", 0, 0},
+     1,
+     "usage: pt2scope check FILE --target T [--target T ...] [--driver X.Y] [--json]\n"
+     "       pt2scope check FILE [--device cuda:N] [--json]\n"
+     "       pt2scope check FILE --nodes NODES.json [--json]\n"
+     "       pt2scope check FILE [--runtime SPEC]... [--sysroot DIR] [--libtorch PATH]\n\n"
+     "Will FILE run on these GPUs; without --target, on this node's GPUs and CPU and this\n"
+     "machine's runtime (then an \"overall:\" line: the one answer); with --nodes, on each\n"
+     "Kubernetes node. Runtimes: does its library load there (README, \"Runtime "
+     "needs\").\n\n" H_TARGET H_RUNTIME H_DRIVER
+     "  --device D       keep one GPU of this node: cuda:N (rocm:N for AMD)\n"
+     "  --nodes FILE     Kubernetes nodes with GPU Feature Discovery labels (kubectl get nodes\n"
+     "                   -o json); no --target or --device with it\n"
+     "  --json           the {\"compatibility\", \"overall\"} object /v1/inspect carries\n" H_PROBE
+     "\n" H_URL
+     "\nexit status: 0 compatible (PTX JIT included), 1 incompatible (any node), 2 error\n"},
+    {"check-kernel", O(OPT_DRIVER) | O(OPT_DEVICE) | O(OPT_LIBCUDA) | O(OPT_SYSFS) | O_TARGET, 1,
+     "usage: pt2scope check-kernel FILE (--target T | --device cuda:N) [--driver X.Y]\n\n"
+     "Will a raw kernel file (.cubin, .fatbin, .ptx, .hsaco) run on T, or on one GPU of this\n"
+     "node? FILE is a local file.\n\n" H_TARGET H_DRIVER
+     "  --device D       one GPU of this node: cuda:N (rocm:N for AMD)\n" H_PROBE
+     "\nexit status: 0 compatible, 1 incompatible, 2 error\n"},
+    {"validate", O(OPT_JSON) | O_INPUT, 1,
+     "usage: pt2scope validate FILE --input NAME=D1,D2,... [--input ...] [--json]\n\n"
+     "Are these input shapes acceptable to FILE's models (fixed dimensions, dynamic bounds,\n"
+     "shared size symbols)? Every violation is printed.\n\n"
+     "  --input N=D,...  one input's proposed shape; repeatable\n"
+     "  --json           the document POST /v1/validate returns\n\n" H_URL
+     "\nexit status: 0 valid, 1 invalid, 2 error\n"},
+    {"gpus", O(OPT_JSON) | O(OPT_LIBCUDA) | O(OPT_SYSFS), 0,
+     "usage: pt2scope gpus [--json]\n\n"
+     "This node's GPUs (NVIDIA through the CUDA Driver API, AMD from the KFD topology) and CPU.\n\n"
+     "  --json           the document GET /v1/node returns\n" H_PROBE
+     "\nexit status: 0, 2 error\n"},
+    {"affinity", O(OPT_JSON) | O(OPT_YAML), 1,
+     "usage: pt2scope affinity FILE [--json | --yaml]\n\n"
+     "The Kubernetes nodeAffinity that selects the nodes FILE runs on, over GPU Feature\n"
+     "Discovery labels (JSON by default).\n\n"
+     "  --json           the same JSON (the default)\n"
+     "  --yaml           a snippet to paste under a pod template's spec:\n\n" H_URL
+     "\nexit status: 0, 1 no node can run it, 2 error\n"},
+    {"scan", O(OPT_JSON) | O(OPT_DRIVER) | O_TARGET | O_RUNTIME, 2, /* 2: one or more paths */
+     "usage: pt2scope scan PATH... [--target T]... [--runtime SPEC]... [--sysroot DIR]\n"
+     "                     [--libtorch PATH] [--driver X.Y] [--json]\n\n"
+     "Every package under the files and folders given (a folder recursively: its *.pt2 files),\n"
+     "and URLs, one line each: name, kind, targets, and with --target / --runtime the verdict\n"
+     "per target and runtime.\n\n" H_TARGET H_RUNTIME H_DRIVER
+     "  --json           one JSON array of the items GET /v1/packages lists\n"
+     "\nexit status: 0 all compatible, 1 any incompatible or uninspectable, 2 a path that does "
+     "not\n"
+     "exist or a usage error\n"},
+    {"version", 0, 0, "usage: pt2scope version\n\nThe version and the JSON schema version.\n"},
 };
 
 static const struct option long_opts[] = {
@@ -124,11 +200,14 @@ static void usage(FILE *f)
         "  gpus [--json]                           this node's GPUs (NVIDIA, AMD) and CPU\n"
         "  affinity FILE [--json | --yaml]         a Kubernetes nodeAffinity selecting the nodes "
         "FILE runs on\n"
-        "  scan PATH... [--target T]... [--json]   every package under files and folders (and "
+        "  scan PATH... [--target T]... [--driver X.Y] [--json]\n"
+        "                                          every package under files and folders (and "
         "URLs), one line each\n"
         "  version\n"
         "\n"
         "  --libcuda PATH, --sysfs-root DIR        where to probe this node's GPUs\n"
+        "\n"
+        "'pt2scope COMMAND --help' describes one command and every option it takes.\n"
         "\n"
         "exit status: 0 ok/compatible/valid, 1 incompatible/invalid, 2 error\n");
 }
@@ -179,7 +258,7 @@ static int fail_err(const char *what, const struct pt2_error *err)
     return fail_code(err->code, what, err->message);
 }
 
-/* 1 and the usage printed when the arguments ask for help. */
+/* *help: 1 when the arguments ask for help (a->help_text: the command's, or NULL). */
 static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
 {
     const struct command *cmd = NULL;
@@ -190,6 +269,13 @@ static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
     if (argc < 2)
         return fail("usage", "no command given (try 'pt2scope --help')");
     a->cmd = argv[1];
+    if (strcmp(a->cmd, "help") == 0 && argc > 2) /* `pt2scope help check` */
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+            if (strcmp(commands[i].name, argv[2]) == 0) {
+                *help = 1;
+                a->help_text = commands[i].help;
+                return CLI_OK;
+            }
     if (strcmp(a->cmd, "--help") == 0 || strcmp(a->cmd, "-h") == 0 || strcmp(a->cmd, "help") == 0) {
         *help = 1;
         return CLI_OK;
@@ -213,6 +299,7 @@ static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
 
         if (c == 'h') {
             *help = 1;
+            a->help_text = cmd->help;
             return CLI_OK;
         }
         if (c == '?' || c == ':') {
@@ -730,7 +817,10 @@ int main(int argc, char **argv)
         return rc;
     json_errors = a.json;
     if (help) {
-        usage(stdout);
+        if (a.help_text != NULL)
+            fputs(a.help_text, stdout);
+        else
+            usage(stdout);
         return CLI_OK;
     }
     if (strcmp(a.cmd, "inspect") == 0)

@@ -304,6 +304,7 @@ int pt2d_auth_route_needs_token(enum pt2d_route route, enum pt2d_method method, 
     case PT2D_ROUTE_DOCS:
     case PT2D_ROUTE_DOCS_JS:
     case PT2D_ROUTE_DOCS_CSS:
+    case PT2D_ROUTE_DOCS_SLASH:
     case PT2D_ROUTE_OPENAPI_YAML:
     case PT2D_ROUTE_OPENAPI_JSON:
         return 0;

@@ -504,6 +504,18 @@ int pt2d_cluster_query(const struct pt2d_cluster_cfg *cfg, const struct pt2d_opt
 
     if ((arr = cJSON_AddArrayToObject(doc, "peers")) == NULL)
         goto nomem;
+    /* An empty answer says why: nothing configured, or a DNS name with no address. */
+    if (n == 0) {
+        cJSON *w = cJSON_AddArrayToObject(doc, "warnings");
+        const char *why =
+            cfg->dns_name != NULL && cfg->dns_name[0] != '\0'
+                ? "no peers: the --peers-dns name has no address now (see \"dns\")"
+                : "no peers configured: start pt2scoped with --peer URL (PT2SCOPE_PEERS) or "
+                  "--peers-dns NAME (PT2SCOPE_PEERS_DNS) to ask other nodes";
+
+        if (w == NULL || !cJSON_AddItemToArray(w, cJSON_CreateString(why)))
+            goto nomem;
+    }
     for (i = 0; i < n; i++) {
         if ((item = peer_json(&peers[i], &t)) == NULL)
             goto nomem;

@@ -32,6 +32,33 @@ struct opt {
     int list; /* repeatable; the variable form is split on `sep` */
     char sep;
     int boolean; /* a flag without a value; the variable takes 1/0, true/false, yes/no, on/off */
+    int group;   /* where --help lists it (enum opt_group; 0: this node and the cluster) */
+};
+
+/* The topics of --help, in the order it lists them. */
+enum opt_group {
+    G_CLUSTER,
+    G_LISTEN,
+    G_PACKAGES,
+    G_REMOTE,
+    G_RUNTIME,
+    G_LIMITS,
+    G_AUTH,
+    G_LOGGING
+};
+static const struct {
+    int group;
+    const char *title;
+} groups[] = {
+    {G_LISTEN, "listening (address, workers, shutdown)"},
+    {G_PACKAGES, "packages (model roots, uploads, the result cache)"},
+    {G_REMOTE, "remote packages (?url=, {\"url\"}; off until --remote-allow)"},
+    {G_RUNTIME, "runtimes (does the library load there; a request's runtime= replaces them)"},
+    {G_LIMITS, "limits (what one client may hold)"},
+    {G_CLUSTER, "this node and the cluster (GPU probes, peers)"},
+    {G_AUTH, "auth and browsers (tokens, Host names, CORS)"},
+    {G_LOGGING, "logging: JSON lines on stderr (the listening address, then one access record per "
+                "request; never a query string or a request header); no options"},
 };
 
 static int parse_uint(const char *src, const char *value, unsigned long lo, unsigned long hi,
@@ -540,120 +567,128 @@ static int set_libtorch(struct pt2d_config *cfg, const char *src, const char *v,
 static const struct opt opts[] = {
     {"--listen", "PT2SCOPE_LISTEN", "HOST:PORT",
      "address to listen on (default 127.0.0.1:8080; [::1]:PORT for IPv6; port 0 = any free)",
-     set_listen, 0, 0, 0},
+     set_listen, 0, 0, 0, .group = G_LISTEN},
     {"--workers", "PT2SCOPE_WORKERS", "N", "worker threads doing archive work (default: CPUs)",
-     set_workers, 0, 0, 0},
+     set_workers, 0, 0, 0, .group = G_LISTEN},
     {"--queue", "PT2SCOPE_QUEUE", "N", "jobs that may wait for a worker before 503 (default 64)",
-     set_queue, 0, 0, 0},
+     set_queue, 0, 0, 0, .group = G_LISTEN},
     {"--model-root", "PT2SCOPE_MODEL_ROOT", "DIR",
      "directory that path references resolve in (repeatable; variable: colon-separated)", add_root,
-     1, ':', 0},
+     1, ':', 0, .group = G_PACKAGES},
     {"--spool-dir", "PT2SCOPE_SPOOL_DIR", "DIR", "where uploads are spooled (default $TMPDIR)",
-     set_spool, 0, 0, 0},
+     set_spool, 0, 0, 0, .group = G_PACKAGES},
     {"--max-upload", "PT2SCOPE_MAX_UPLOAD", "SIZE", "largest upload, e.g. 16G, 512M (default 16G)",
-     set_max_upload, 0, 0, 0},
+     set_max_upload, 0, 0, 0, .group = G_PACKAGES},
     {"--cors-origin", "PT2SCOPE_CORS_ORIGIN", "ORIGIN",
-     "allowed browser origin or * (repeatable; comma lists accepted)", add_origin, 1, ',', 0},
+     "allowed browser origin or * (repeatable; comma lists accepted)", add_origin, 1, ',', 0,
+     .group = G_AUTH},
     {"--request-timeout", "PT2SCOPE_REQUEST_TIMEOUT", "SECONDS",
-     "idle connection timeout, 1..86400 (default 60)", set_timeout, 0, 0, 0},
+     "idle connection timeout, 1..86400 (default 60)", set_timeout, 0, 0, 0, .group = G_LIMITS},
     {"--cache-entries", "PT2SCOPE_CACHE_ENTRIES", "N",
-     "inspection results kept in memory (default 256; 0 = no cache)", set_cache, 0, 0, 0},
+     "inspection results kept in memory (default 256; 0 = no cache)", set_cache, 0, 0, 0,
+     .group = G_PACKAGES},
     {"--port-file", "PT2SCOPE_PORT_FILE", "FILE", "write the bound port to FILE once listening",
-     set_port_file, 0, 0, 0},
+     set_port_file, 0, 0, 0, .group = G_LISTEN},
     {"--libcuda", "PT2SCOPE_LIBCUDA", "PATH",
-     "CUDA driver library to load at run time (default libcuda.so.1)", set_libcuda, 0, 0, 0},
+     "CUDA driver library to load at run time (default libcuda.so.1)", set_libcuda, 0, 0, 0,
+     .group = G_CLUSTER},
     {"--sysfs-root", "PT2SCOPE_SYSFS_ROOT", "DIR",
-     "sysfs to read AMD GPUs from (class/kfd/kfd/topology; default /sys)", set_sysfs_root, 0, 0, 0},
+     "sysfs to read AMD GPUs from (class/kfd/kfd/topology; default /sys)", set_sysfs_root, 0, 0, 0,
+     .group = G_CLUSTER},
     {"--node-name", "PT2SCOPE_NODE_NAME", "NAME",
      "name /v1/node reports (default: the host name; in Kubernetes use spec.nodeName)",
-     set_node_name, 0, 0, 0},
+     set_node_name, 0, 0, 0, .group = G_CLUSTER},
     {"--peer", "PT2SCOPE_PEERS", "URL",
      "cluster peer, e.g. http://10.0.0.7:8080 (repeatable; variable: comma-separated)", add_peer, 1,
-     ',', 0},
+     ',', 0, .group = G_CLUSTER},
     {"--peers-dns", "PT2SCOPE_PEERS_DNS", "NAME",
      "headless Service whose A/AAAA records are peers, resolved per request", set_peers_dns, 0, 0,
-     0},
+     0, .group = G_CLUSTER},
     {"--peers-port", "PT2SCOPE_PEERS_PORT", "PORT",
-     "port of the --peers-dns peers (default: this daemon's port)", set_peers_port, 0, 0, 0},
+     "port of the --peers-dns peers (default: this daemon's port)", set_peers_port, 0, 0, 0,
+     .group = G_CLUSTER},
     {"--peer-timeout", "PT2SCOPE_PEER_TIMEOUT", "SECONDS",
-     "limit on each peer request, connection included (default 5)", set_peer_timeout, 0, 0, 0},
+     "limit on each peer request, connection included (default 5)", set_peer_timeout, 0, 0, 0,
+     .group = G_CLUSTER},
     {"--peer-connect-timeout", "PT2SCOPE_PEER_CONNECT_TIMEOUT", "SECONDS",
-     "limit on connecting to a peer (default 2)", set_peer_connect_timeout, 0, 0, 0},
+     "limit on connecting to a peer (default 2)", set_peer_connect_timeout, 0, 0, 0,
+     .group = G_CLUSTER},
     {"--drain-delay", "PT2SCOPE_DRAIN_DELAY", "SECONDS",
      "after SIGTERM keep serving this long with /readyz 503 before closing the listener, 0..300 "
      "(default 0)",
-     set_drain_delay, 0, 0, 0},
+     set_drain_delay, 0, 0, 0, .group = G_LISTEN},
     {"--drain-timeout", "PT2SCOPE_DRAIN_TIMEOUT", "SECONDS",
      "after closing the listener, wait this long for running jobs, then exit; queued jobs are "
      "answered 503 at once (default 25: with the default --drain-delay 0 it fits Kubernetes' 30 s "
      "grace period)",
-     set_drain_timeout, 0, 0, 0},
+     set_drain_timeout, 0, 0, 0, .group = G_LISTEN},
     {"--max-uploads", "PT2SCOPE_MAX_UPLOADS", "N",
      "uploads spooled at once; more are refused with 503 (default 0 = no limit)", set_max_uploads,
-     0, 0, 0},
+     0, 0, 0, .group = G_PACKAGES},
     {"--cache-bytes", "PT2SCOPE_CACHE_BYTES", "SIZE",
      "bound on the memory the cached packages hold (each counted with its largest response "
      "memo); the least recently used go first (default 64M, 0 = only --cache-entries)",
-     set_cache_bytes, 0, 0, 0},
+     set_cache_bytes, 0, 0, 0, .group = G_PACKAGES},
     {"--header-timeout", "PT2SCOPE_HEADER_TIMEOUT", "SECONDS",
      "a request's headers must arrive within this long of the connection opening (or of the "
      "previous response), however slowly they trickle, and its body within this long plus 1 s "
      "per 16 KiB; then the connection is cut (default 30, 0 = none)",
-     set_header_timeout, 0, 0, 0},
+     set_header_timeout, 0, 0, 0, .group = G_LIMITS},
     {"--memory-budget", "PT2SCOPE_MEMORY_BUDGET", "SIZE",
      "request body bytes held in memory at once (JSON bodies, kept form fields), all "
      "connections together; more are refused with 503 (default 128M: within a 256 MiB "
      "container; 0 = no limit)",
-     set_memory_budget, 0, 0, 0},
+     set_memory_budget, 0, 0, 0, .group = G_LIMITS},
     {"--max-connections", "PT2SCOPE_MAX_CONNECTIONS", "N",
      "open connections at once; more are closed on arrival (default 0 = the descriptor limit "
      "less 128, kept for packages, spool files and peers)",
-     set_max_connections, 0, 0, 0},
+     set_max_connections, 0, 0, 0, .group = G_LIMITS},
     {"--max-connections-per-ip", "PT2SCOPE_MAX_CONNECTIONS_PER_IP", "N",
      "open connections from one client address; more are closed on arrival, so one client "
      "cannot hold every connection (default 128, 0 = no limit)",
-     set_max_connections_per_ip, 0, 0, 0},
+     set_max_connections_per_ip, 0, 0, 0, .group = G_LIMITS},
     {"--token-file", "PT2SCOPE_TOKEN_FILE", "FILE",
      "bearer tokens, one a line (# comments); then /v1/* and /metrics need Authorization: Bearer; "
      "re-read on SIGHUP",
-     set_token_file, 0, 0, 0},
+     set_token_file, 0, 0, 0, .group = G_AUTH},
     {"--metrics-public", "PT2SCOPE_METRICS_PUBLIC", NULL,
-     "serve /metrics without a token even with --token-file", set_metrics_public, 0, 0, 1},
+     "serve /metrics without a token even with --token-file", set_metrics_public, 0, 0, 1,
+     .group = G_AUTH},
     {"--allowed-host", "PT2SCOPE_ALLOWED_HOSTS", "NAME",
      "Host name answered besides loopback names (repeatable; comma lists accepted); given, it is "
      "enforced on any listener",
-     add_allowed_host, 1, ',', 0},
+     add_allowed_host, 1, ',', 0, .group = G_AUTH},
     {"--remote-allow", "PT2SCOPE_REMOTE_ALLOW", "PREFIX",
      "allow ?url= / {\"url\"} packages under this URL prefix, e.g. https://models.example.com/ "
      "or s3://bucket/ (repeatable; variable: comma-separated; default none: URLs refused); hosts "
      "on loopback, private or link-local addresses only when a prefix names them literally",
-     add_remote_allow, 1, ',', 0},
+     add_remote_allow, 1, ',', 0, .group = G_REMOTE},
     {"--remote-timeout", "PT2SCOPE_REMOTE_TIMEOUT", "SECONDS",
      "limit on reading one remote package, every request together, 1..3600 (default 30)",
-     set_remote_timeout, 0, 0, 0},
+     set_remote_timeout, 0, 0, 0, .group = G_REMOTE},
     {"--remote-max-download", "PT2SCOPE_REMOTE_MAX_DOWNLOAD", "SIZE",
      "a server without Range support: objects up to SIZE are downloaded to the spool and "
      "inspected there, larger ones refused with remote-no-range (default 256M)",
-     set_remote_max_download, 0, 0, 0},
+     set_remote_max_download, 0, 0, 0, .group = G_REMOTE},
     {"--remote-max-bytes", "PT2SCOPE_REMOTE_MAX_BYTES", "SIZE",
      "bytes transferred for one remote package with Range requests (default 64M)",
-     set_remote_max_bytes, 0, 0, 0},
+     set_remote_max_bytes, 0, 0, 0, .group = G_REMOTE},
     {"--runtime", "PT2SCOPE_RUNTIME", "SPEC",
      "judge every answer's library needs against this runtime, e.g. debian12, "
      "ubuntu22.04,torch=2.8, glibc=2.36, local (repeatable; variable: ';'-separated); a "
      "request's runtime= replaces it",
-     add_runtime, 1, ';', 0},
+     add_runtime, 1, ';', 0, .group = G_RUNTIME},
     {"--sysroot", "PT2SCOPE_SYSROOT", "DIR",
      "judge every answer against the serving image mounted at DIR (read-only; resolved as "
      "its dynamic loader would)",
-     set_sysroot, 0, 0, 0},
+     set_sysroot, 0, 0, 0, .group = G_RUNTIME},
     {"--libtorch", "PT2SCOPE_LIBTORCH", "PATH",
      "judge torch shims against this libtorch_cpu.so (or its folder) exactly", set_libtorch, 0, 0,
-     0},
+     0, .group = G_RUNTIME},
 #ifdef PT2SCOPE_TEST_HOOKS
     {"--test-gate", "PT2SCOPE_TEST_GATE", "FILE",
      "test build only: every package job waits (up to 30 s) until FILE exists", set_test_gate, 0, 0,
-     0},
+     0, .group = G_LIMITS},
 #endif
 };
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
@@ -798,16 +833,22 @@ cleanup:
 
 void pt2d_config_usage(FILE *out)
 {
-    size_t k;
+    size_t g, k;
 
     fprintf(out,
             "usage: pt2scoped [OPTION...]\n\n"
             "HTTP service that inspects PyTorch AOTInductor .pt2 packages (pt2scope %s).\n"
             "Each option may also be set with its environment variable; the flag wins.\n\n",
             PT2SCOPE_VERSION);
-    for (k = 0; k < N_OPTS; k++)
-        fprintf(out, "  %s%s%s\n      %s [%s]\n", opts[k].flag, opts[k].metavar != NULL ? " " : "",
-                opts[k].metavar != NULL ? opts[k].metavar : "", opts[k].help, opts[k].env);
+    for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+        fprintf(out, "%s%s\n", g > 0 ? "\n" : "", groups[g].title);
+        for (k = 0; k < N_OPTS; k++)
+            if (opts[k].group == groups[g].group)
+                fprintf(out, "  %s%s%s\n      %s [%s]\n", opts[k].flag,
+                        opts[k].metavar != NULL ? " " : "",
+                        opts[k].metavar != NULL ? opts[k].metavar : "", opts[k].help, opts[k].env);
+    }
+    fprintf(out, "\nother\n");
     fprintf(out,
             "  --healthcheck\n      exit 0 when GET /livez on the --listen address answers 200 "
             "within 2 s, else 1 (for a container HEALTHCHECK)\n");

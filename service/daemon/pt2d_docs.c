@@ -27,6 +27,8 @@ static const char docs_page[] =
     "<meta charset=\"utf-8\">\n"
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
     "<title>pt2scope " PT2SCOPE_VERSION " API reference</title>\n"
+    /* No icon to fetch: a browser would ask for /favicon.ico and log its 404. */
+    "<link rel=\"icon\" href=\"data:,\">\n"
     "<link rel=\"stylesheet\" href=\"docs/swagger-ui.css\">\n"
     "</head>\n"
     "<body>\n"
@@ -98,4 +100,15 @@ int pt2d_docs_reply(const struct pt2d_doc *doc, struct pt2d_reply *r, const char
     memcpy(copy, doc->data, doc->len + 1);
     pt2d_reply_take(r, 200, doc->content_type, copy, doc->len);
     return PT2_OK;
+}
+
+int pt2d_docs_redirect(const char *path, struct pt2d_reply *r)
+{
+    if (strcmp(path, "/docs/") != 0)
+        return 0;
+    if (pt2d_reply_text(r, 301, "text/plain; charset=utf-8", "the API reference is at /docs\n") !=
+        PT2_OK)
+        return 1; /* the reply is a 500 problem */
+    r->location = "../docs";
+    return 1;
 }

@@ -39,4 +39,11 @@ int pt2d_docs_get(size_t i, struct pt2d_doc *out);
  * build it when the document is not in this build; a 500 problem when out of memory. */
 int pt2d_docs_reply(const struct pt2d_doc *doc, struct pt2d_reply *r, const char *request_id);
 
+/*
+ * `/docs/` (the reference's address with a slash, as people type it): a 301
+ * to `../docs`, relative so it works behind a proxy's path prefix. 0 and `r`
+ * untouched for any other path.
+ */
+int pt2d_docs_redirect(const char *path, struct pt2d_reply *r);
+
 #endif

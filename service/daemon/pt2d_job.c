@@ -312,8 +312,7 @@ int pt2d_job_etag(enum pt2d_route route, const char *key, const struct pt2d_opti
     if (rc == PT2_OK && opts->n_runtimes == 0 && env != NULL && env->runtime_labels != NULL)
         rc = pt2d_buf_printf(scratch, ";defaults=%s", env->runtime_labels);
     if (rc == PT2_OK && snap != NULL)
-        rc = pt2d_buf_printf(scratch, ";node=%s#%lu", pt2_node_probed_at(snap->probe),
-                             snap->generation);
+        rc = pt2d_buf_printf(scratch, ";node=%s", snap->fingerprint);
     if (rc != PT2_OK)
         return rc;
     pt2d_etag_make(pt2d_router_label(route), key, pt2d_buf_str(scratch), etag, cap);

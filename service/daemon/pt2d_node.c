@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt2d_etag.h"
 #include "pt2d_node.h"
 
 #define OPT_MAX 256
@@ -74,6 +75,26 @@ void pt2d_node_free(struct pt2d_node *n)
     free(n);
 }
 
+/* The digest of what `probe` found, without when (see pt2d_node_snap.fingerprint). */
+static int node_fingerprint(const pt2_node *probe, char *out, size_t cap, struct pt2_error *err)
+{
+    cJSON *doc = NULL;
+    char *text;
+    int rc;
+
+    rc = pt2_node_to_json(probe, &doc, err);
+    if (rc != PT2_OK)
+        return rc;
+    cJSON_DeleteItemFromObjectCaseSensitive(doc, "probed_at");
+    text = cJSON_PrintUnformatted(doc);
+    cJSON_Delete(doc);
+    if (text == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "node probe: out of memory");
+    pt2d_etag_make("node", text, "", out, cap);
+    cJSON_free(text);
+    return PT2_OK;
+}
+
 int pt2d_node_refresh(struct pt2d_node *n, struct pt2_error *err)
 {
     struct pt2_node_options o = {n->libcuda, n->sysfs_root, n->name};
@@ -86,8 +107,12 @@ int pt2d_node_refresh(struct pt2d_node *n, struct pt2_error *err)
     /* Readers never wait for a probe: they keep the current snapshot meanwhile. */
     pthread_mutex_lock(&n->probe_lock);
     rc = pt2_node_probe(&fresh->pub.probe, &o, err);
+    if (rc == PT2_OK)
+        rc = node_fingerprint(fresh->pub.probe, fresh->pub.fingerprint,
+                              sizeof(fresh->pub.fingerprint), err);
     if (rc != PT2_OK) {
         pthread_mutex_unlock(&n->probe_lock);
+        pt2_node_free(fresh->pub.probe);
         free(fresh);
         return rc;
     }

@@ -34,6 +34,10 @@ struct pt2d_node;
 struct pt2d_node_snap {
     pt2_node *probe;          /* owned by the snapshot */
     unsigned long generation; /* 1 for the first probe, +1 per refresh */
+    /* What the probe found (its JSON but probed_at), digested: answers that
+     * depend on this node are tagged with it, so a refresh that finds the same
+     * GPUs, driver and CPU keeps every ETag. */
+    char fingerprint[PT2D_ETAG_MAX];
 };
 
 /* Probe and keep the result; `opts` is copied (see struct pt2_node_options). */

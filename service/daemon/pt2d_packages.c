@@ -11,6 +11,9 @@
  * cannot be written into JSON as themselves, and so could not be asked for
  * again: they are left out.
  *
+ * `contains` filters names like `prefix` but anywhere in the path, so it
+ * cannot prune directories: the walk is the whole tree, as without a prefix.
+ *
  * The page: a max-heap of the limit + 1 smallest candidate names after the
  * cursor; one more than the page tells whether there is a next one.
  */
@@ -24,6 +27,7 @@
 #include <unistd.h>
 
 #include "pt2d_cache.h"
+#include "pt2d_etag.h"
 #include "pt2d_packages.h"
 
 #define PKGS_SUFFIX ".pt2"
@@ -101,6 +105,19 @@ bad:
                          "cursor is not one this server gave out (use the \"next\" of a page)");
 }
 
+/* A name filter (prefix, contains): once, shorter than `cap`. */
+static int pkgs_set_text(const char *key, const char *value, char *dst, size_t cap, int *has,
+                         struct pt2_error *err)
+{
+    if (*has)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s given more than once", key);
+    if (strlen(value) >= cap)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s is longer than %zu bytes", key, cap - 1);
+    snprintf(dst, cap, "%s", value);
+    *has = 1;
+    return PT2_OK;
+}
+
 int pt2d_packages_add_query(struct pt2d_packages_query *q, struct pt2d_options *o, const char *key,
                             const char *value, struct pt2_error *err)
 {
@@ -125,16 +142,10 @@ int pt2d_packages_add_query(struct pt2d_packages_query *q, struct pt2d_options *
         q->has_cursor = 1;
         return pkgs_cursor_decode(value, q->after, err);
     }
-    if (strcmp(key, "prefix") == 0) {
-        if (q->has_prefix)
-            return pt2_error_set(err, PT2_ERR_INVALID, "prefix given more than once");
-        if (strlen(value) >= sizeof(q->prefix))
-            return pt2_error_set(err, PT2_ERR_INVALID, "prefix is longer than %zu bytes",
-                                 sizeof(q->prefix) - 1);
-        snprintf(q->prefix, sizeof(q->prefix), "%s", value);
-        q->has_prefix = 1;
-        return PT2_OK;
-    }
+    if (strcmp(key, "prefix") == 0)
+        return pkgs_set_text(key, value, q->prefix, sizeof(q->prefix), &q->has_prefix, err);
+    if (strcmp(key, "contains") == 0)
+        return pkgs_set_text(key, value, q->contains, sizeof(q->contains), &q->has_contains, err);
     if (strcmp(key, "target") == 0 || strcmp(key, "driver") == 0 || strcmp(key, "nocache") == 0 ||
         strcmp(key, "runtime") == 0)
         return pt2d_options_add_query(o, key, value, err);
@@ -150,6 +161,7 @@ struct pkgs_walk {
     char **heap;    /* max-heap by strcmp: the smallest names seen */
     size_t n, cap;  /* cap = limit + 1 */
     size_t entries; /* directory entries looked at */
+    size_t total;   /* packages with the prefix, whatever the cursor */
     struct pt2_error err;
 };
 
@@ -251,10 +263,12 @@ static void pkgs_candidate(struct pkgs_walk *w, const char *rel, size_t len)
     const struct pt2d_packages_query *q = w->q;
 
     if (!pkgs_is_package(rel, len) || strncmp(rel, q->prefix, strlen(q->prefix)) != 0 ||
-        (q->after[0] != '\0' && strcmp(rel, q->after) <= 0) || !pkgs_plain(rel, len) ||
+        (q->contains[0] != '\0' && strstr(rel, q->contains) == NULL) || !pkgs_plain(rel, len) ||
         (w->root > 0 && pkgs_shadowed(w, rel)))
         return;
-    pkgs_offer(w, rel);
+    w->total++;
+    if (q->after[0] == '\0' || strcmp(rel, q->after) > 0)
+        pkgs_offer(w, rel);
 }
 
 /* Walk the directory open at `fd` (taken over), whose path from the root is rel[0..len). */
@@ -403,10 +417,57 @@ static int pkgs_page(const struct pt2d_job_env *env, const struct pkgs_walk *w, 
     return rc;
 }
 
-void pt2d_packages_serve(const struct pt2d_job_env *env, const struct pt2d_packages_query *q,
-                         const struct pt2d_options *o, const char *request_id,
-                         struct pt2d_reply *reply)
+/* Why a listing may be short: no root, or roots that cannot be opened (not named: paths stay
+ * on the server). */
+static int pkgs_warnings(const struct pt2d_job_env *env, size_t unopened, cJSON *doc)
 {
+    cJSON *w = cJSON_AddArrayToObject(doc, "warnings");
+    char msg[160];
+
+    if (w == NULL)
+        return PT2_ERR_NOMEM;
+    if (env->n_roots == 0)
+        snprintf(msg, sizeof(msg),
+                 "no model root configured: start pt2scoped with --model-root DIR "
+                 "(PT2SCOPE_MODEL_ROOT) to list packages");
+    else if (unopened > 0)
+        snprintf(msg, sizeof(msg),
+                 "%zu of %zu model roots cannot be opened (missing or not "
+                 "readable); their packages are not listed",
+                 unopened, env->n_roots);
+    else
+        return PT2_OK;
+    return cJSON_AddItemToArray(w, cJSON_CreateString(msg)) ? PT2_OK : PT2_ERR_NOMEM;
+}
+
+/*
+ * A strong ETag of the page's bytes (each item carries its own size, mtime and etag, so any
+ * change to a listed package changes it), and 304 when the client has it.
+ */
+static void pkgs_etag_304(struct pt2d_reply *reply, const char *if_none_match)
+{
+    char etag[PT2D_ETAG_MAX], *body;
+
+    if (reply->status != 200 || reply->body == NULL)
+        return;
+    body = strndup(reply->body, reply->len);
+    if (body == NULL)
+        return; /* no ETag rather than a wrong one */
+    pt2d_etag_make("/v1/packages", body, "", etag, sizeof(etag));
+    free(body);
+    if (pt2d_etag_match(if_none_match, etag)) {
+        pt2d_reply_free(reply);
+        pt2d_reply_init(reply);
+        pt2d_reply_take(reply, 304, NULL, NULL, 0);
+    }
+    snprintf(reply->etag, sizeof(reply->etag), "%s", etag);
+}
+
+void pt2d_packages_serve(const struct pt2d_job_env *env, const struct pt2d_packages_query *q,
+                         const struct pt2d_options *o, const char *if_none_match,
+                         const char *request_id, struct pt2d_reply *reply)
+{
+    size_t unopened = 0;
     struct pkgs_walk w;
     char rel[PT2D_PATH_MAX], cursor[PT2D_PACKAGES_CURSOR_MAX];
     cJSON *doc = NULL, *items;
@@ -427,6 +488,8 @@ void pt2d_packages_serve(const struct pt2d_job_env *env, const struct pt2d_packa
         rel[0] = '\0';
         if (fd >= 0)
             pkgs_walk_dir(&w, fd, rel, 0, 0);
+        else
+            unopened++;
     }
     if (w.err.code != PT2_OK) {
         pt2d_reply_problem(reply, w.err.code, w.err.message, request_id);
@@ -443,12 +506,17 @@ void pt2d_packages_serve(const struct pt2d_job_env *env, const struct pt2d_packa
     } else if (rc == PT2_OK) {
         rc = cJSON_AddNullToObject(doc, "next") != NULL ? PT2_OK : PT2_ERR_NOMEM;
     }
+    if (rc == PT2_OK)
+        rc =
+            cJSON_AddNumberToObject(doc, "total", (double)w.total) != NULL ? PT2_OK : PT2_ERR_NOMEM;
+    if (rc == PT2_OK)
+        rc = pkgs_warnings(env, unopened, doc);
     if (rc == PT2_ERR_TOO_LARGE)
         pt2d_reply_problem(reply, rc, "request options too large to fingerprint", request_id);
     else if (rc != PT2_OK)
         pt2d_reply_problem(reply, PT2_ERR_NOMEM, "out of memory listing packages", request_id);
-    else
-        pt2d_reply_json(reply, 200, doc);
+    else if (pt2d_reply_json(reply, 200, doc) == PT2_OK)
+        pkgs_etag_304(reply, if_none_match);
 cleanup:
     cJSON_Delete(doc);
     for (i = 0; i < w.n; i++)

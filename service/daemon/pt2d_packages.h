@@ -38,26 +38,32 @@
 #define PT2D_PACKAGES_CURSOR_MAX ((PT2D_PATH_MAX + 2) / 3 * 4 + 1)
 
 struct pt2d_packages_query {
-    unsigned limit;             /* 1..PT2D_PACKAGES_LIMIT_MAX */
-    char prefix[PT2D_PATH_MAX]; /* only names starting with it; "" = all */
-    char after[PT2D_PATH_MAX];  /* the decoded cursor: names after it; "" = from the first */
-    int has_limit, has_prefix, has_cursor;
+    unsigned limit;               /* 1..PT2D_PACKAGES_LIMIT_MAX */
+    char prefix[PT2D_PATH_MAX];   /* only names starting with it; "" = all */
+    char after[PT2D_PATH_MAX];    /* the decoded cursor: names after it; "" = from the first */
+    char contains[PT2D_PATH_MAX]; /* only names holding it anywhere; "" = all */
+    int has_limit, has_prefix, has_cursor, has_contains;
 };
 
 void pt2d_packages_query_init(struct pt2d_packages_query *q);
 
 /*
- * One query argument of GET /v1/packages: limit, cursor and prefix here;
+ * One query argument of GET /v1/packages: limit, cursor, prefix and contains here;
  * target, driver and nocache into `o` (pt2d_options_add_query); others are
  * ignored, as everywhere. PT2_ERR_INVALID for a bad or repeated value.
  */
 int pt2d_packages_add_query(struct pt2d_packages_query *q, struct pt2d_options *o, const char *key,
                             const char *value, struct pt2_error *err);
 
-/* The page as {"items": [...], "next": cursor | null}, or a problem, into `reply`. */
+/*
+ * The page as {"items": [...], "next": cursor | null, "total": N, "warnings": [...]}, or a
+ * problem, into `reply`. `total` counts the packages with the prefix under every root, the
+ * cursor aside; `warnings` says why a listing is short (no root, roots that do not open). The
+ * reply has a strong ETag of its bytes; a 304 when `if_none_match` (NULL: none) matches it.
+ */
 void pt2d_packages_serve(const struct pt2d_job_env *env, const struct pt2d_packages_query *q,
-                         const struct pt2d_options *o, const char *request_id,
-                         struct pt2d_reply *reply);
+                         const struct pt2d_options *o, const char *if_none_match,
+                         const char *request_id, struct pt2d_reply *reply);
 
 /* base64url without padding of `name` into out (PT2D_PACKAGES_CURSOR_MAX): the cursor. */
 void pt2d_packages_cursor(const char *name, char *out, size_t cap);

@@ -35,6 +35,7 @@ struct pt2d_reply {
     int close;                        /* ask MHD to close the connection */
     int preflight;                    /* add the CORS preflight headers (with allow) */
     const char *www_authenticate;     /* static WWW-Authenticate value (401) or NULL */
+    const char *location;             /* static Location value (a redirect) or NULL */
     /* The detail of a server-side failure, kept for the access log: a 5xx
      * problem never sends it (it names spool files, libraries, errno text). */
     char withheld[PT2_ERROR_MSG_MAX];

@@ -28,6 +28,7 @@ static const struct pt2d_route_info routes[] = {
     {PT2D_ROUTE_DOCS, "/docs", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_DOC},
     {PT2D_ROUTE_DOCS_JS, "/docs/swagger-ui-bundle.js", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_DOC},
     {PT2D_ROUTE_DOCS_CSS, "/docs/swagger-ui.css", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_DOC},
+    {PT2D_ROUTE_DOCS_SLASH, "/docs/", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_DOC},
     {PT2D_ROUTE_PACKAGES, "/v1/packages", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_TASK},
     {PT2D_ROUTE_PAGE, "/", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_PAGE},
     {PT2D_ROUTE_PAGE_JS, "/page/app.js", GETS, "GET, HEAD, OPTIONS", PT2D_KIND_PAGE},

@@ -25,8 +25,9 @@ enum pt2d_route {
     PT2D_ROUTE_DOCS,
     PT2D_ROUTE_DOCS_JS,
     PT2D_ROUTE_DOCS_CSS,
-    PT2D_ROUTE_PACKAGES, /* GET /v1/packages */
-    PT2D_ROUTE_PAGE,     /* GET /: the operator page (pt2d_page.h) */
+    PT2D_ROUTE_DOCS_SLASH, /* GET /docs/: a redirect to /docs */
+    PT2D_ROUTE_PACKAGES,   /* GET /v1/packages */
+    PT2D_ROUTE_PAGE,       /* GET /: the operator page (pt2d_page.h) */
     PT2D_ROUTE_PAGE_JS,
     PT2D_ROUTE_PAGE_CSS,
     PT2D_ROUTE_OTHER, /* unmatched paths, for metrics */

@@ -231,6 +231,8 @@ static enum MHD_Result answer(struct request *rq)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
     if (r->www_authenticate != NULL)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, r->www_authenticate);
+    if (r->location != NULL)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, r->location);
     if (r->preflight) {
         MHD_add_response_header(resp, "Access-Control-Allow-Methods", r->allow);
         MHD_add_response_header(resp, "Access-Control-Allow-Headers", PT2D_CORS_ALLOW_HEADERS);
@@ -536,6 +538,8 @@ static enum MHD_Result request_begin(struct request *rq)
 
         if (pt2d_docs_find(rq->route->path, &doc))
             pt2d_docs_reply(&doc, &rq->reply, rq->id);
+        else
+            pt2d_docs_redirect(rq->route->path, &rq->reply);
         return early(rq);
     }
     if (rq->route->kind == PT2D_KIND_PAGE) {
@@ -598,7 +602,8 @@ static void run_task(void *arg)
     if (rq->route->id == PT2D_ROUTE_CLUSTER)
         pt2d_cluster_serve(&s->cluster, &rq->opts, rq->id, rq->authorization, &rq->reply);
     else if (rq->route->id == PT2D_ROUTE_PACKAGES)
-        pt2d_packages_serve(&s->env, &rq->list, &rq->opts, rq->id, &rq->reply);
+        pt2d_packages_serve(&s->env, &rq->list, &rq->opts, rq->inm[0] != '\0' ? rq->inm : NULL,
+                            rq->id, &rq->reply);
     else
         pt2d_node_serve(s->node, rq->opts.refresh, rq->id, &rq->reply);
     atomic_store(&rq->state, REQ_DONE);

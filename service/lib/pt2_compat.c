@@ -399,6 +399,29 @@ static int better_sass(const struct pt2_kernel *a, int a_cav, const struct pt2_k
     return vr[variant_rank(a->variant)] > vr[variant_rank(b->variant)];
 }
 
+/* ABI v8 (or a CUDA 13 toolkit note) means a CUDA 13 build, which needs a CUDA 13 driver. */
+static int sass_is_cuda13(const struct pt2_kernel *k)
+{
+    return k->abi_version >= 8 || k->toolkit >= 130;
+}
+
+int pt2_compat_kernel_min_driver(const struct pt2_kernel *k)
+{
+    int need = 0, v;
+
+    if (k == NULL || (k->kind != PT2_KERNEL_SASS && k->kind != PT2_KERNEL_PTX))
+        return 0;
+    if (k->kind == PT2_KERNEL_SASS && sass_is_cuda13(k))
+        need = 13000;
+    if (k->kind == PT2_KERNEL_PTX &&
+        (v = pt2_compat_ptx_min_driver(k->ptx_major, k->ptx_minor)) > need)
+        need = v;
+    /* No GPU it runs on works with less (an sm_100 kernel needs 12.8 whatever built it). */
+    if ((v = pt2_compat_device_min_driver((int)k->sm / 10, (int)k->sm % 10)) > need)
+        need = v;
+    return need;
+}
+
 static void nv_evaluate(const struct pt2_kernel_list *ks, unsigned dcc, int driver,
                         struct nv_eval *ev)
 {
@@ -413,8 +436,7 @@ static void nv_evaluate(const struct pt2_kernel_list *ks, unsigned dcc, int driv
             continue;
         ev->any_match = 1;
         if (k->kind == PT2_KERNEL_SASS) {
-            /* ABI v8 (or a CUDA 13 toolkit note) means a CUDA 13 build. */
-            int v8 = k->abi_version >= 8 || k->toolkit >= 130;
+            int v8 = sass_is_cuda13(k);
             if (v8 && driver != 0 && driver < 13000) {
                 if (better_sass(k, 0, ev->sass_v8, 0))
                     ev->sass_v8 = k;
@@ -438,6 +460,14 @@ static void nv_evaluate(const struct pt2_kernel_list *ks, unsigned dcc, int driv
     }
 }
 
+/* 1 when the device's name already ends with what it is ("AMD gfx942", "gfx942"). */
+static int name_says_it(const char *devname, const char *devis)
+{
+    size_t n = strlen(devname), m = strlen(devis);
+
+    return m <= n && strcmp(devname + n - m, devis) == 0;
+}
+
 static void reason_targets_only(struct pt2_sbuf *b, const struct pt2_kernel_list *ks,
                                 const char *devname, const char *devis)
 {
@@ -452,8 +482,8 @@ static void reason_targets_only(struct pt2_sbuf *b, const struct pt2_kernel_list
             names_add(&nl, &ks->v[i]);
     pt2_sbuf_add(b, "kernels are ");
     names_print(b, &nl);
-    /* A bare "compute capability 8.0" target would read "... 8.0 is 8.0". */
-    if (devis != NULL && strncmp(devname, "compute capability ", 19) == 0)
+    /* A bare target ("compute capability 8.0", "AMD gfx942") would read "... gfx942 is gfx942". */
+    if (devis != NULL && name_says_it(devname, devis))
         pt2_sbuf_add(b, " only; the target is %s", devname);
     else if (devis != NULL)
         pt2_sbuf_add(b, " only; %s is %s", devname, devis);

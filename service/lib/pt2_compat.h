@@ -89,6 +89,14 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
                    const char *node_machine, const char *const *node_features, size_t nfeatures,
                    struct pt2_verdict_result *out, struct pt2_error *err);
 
+/*
+ * The CUDA version (12080 form) a driver must support to load NVIDIA kernel `k` on any GPU
+ * it runs on: 13.0 for a CUDA 13 cubin, the PTX ISA's driver for PTX, at least the floor of
+ * its architecture's GPUs (pt2_compat_device_min_driver); 0 when nothing is known (and for
+ * AMD code objects). The rule the verdicts apply, per kernel, for the report.
+ */
+int pt2_compat_kernel_min_driver(const struct pt2_kernel *k);
+
 /* Minimum CUDA driver version (12040 form) for PTX ISA major.minor; 0 if unknown. */
 int pt2_compat_ptx_min_driver(unsigned ptx_major, unsigned ptx_minor);
 

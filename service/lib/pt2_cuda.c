@@ -335,9 +335,9 @@ int pt2_cuda_probe(const char *libpath, struct pt2_node_gpus *out, struct pt2_er
 
         if (e == NULL)
             e = "unknown error";
+        /* The one-line cause; dlerror() would only repeat the name. */
         if (strstr(e, "No such file") != NULL)
-            set_reason(out, "%s not found: no NVIDIA driver installed (dlopen: %s)", out->library,
-                       e);
+            set_reason(out, "no NVIDIA driver installed (%s not found)", out->library);
         else
             set_reason(out, "%s could not be loaded (dlopen: %s)", out->library, e);
         goto cleanup;

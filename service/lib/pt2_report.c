@@ -191,6 +191,12 @@ static cJSON *kernel_json(struct jb *b, const struct pt2_kernel *k)
         }
         jstr(b, o, "compression", k->compression, 1);
         jbool(b, o, "debug", k->debug);
+        {
+            int need = pt2_compat_kernel_min_driver(k);
+
+            snprintf(buf, sizeof(buf), "%d.%d", need / 1000, need % 1000 / 10);
+            jstr(b, o, "min_driver", need > 0 ? buf : NULL, 0);
+        }
         jstr(b, o, "gpu_description",
              pt2_desc_cc_text((int)k->sm / 10, (int)k->sm % 10, buf, sizeof(buf)), 0);
     } else if (k->kind == PT2_KERNEL_HSACO) {
@@ -411,6 +417,12 @@ static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err
     amd = jadd(&b, o, "amd_targets", cJSON_CreateArray());
     add_targets(&b, cuda, ks, NULL, TARGETS_CUDA);
     add_targets(&b, amd, ks, NULL, TARGETS_AMD);
+    {
+        /* The one-line form the listing shows ("sm_120+PTX"), so both read the same. */
+        char targets[PT2_LISTING_TARGETS_TEXT_MAX];
+
+        jstr(&b, o, "targets", pt2_listing_targets(pkg, targets, sizeof(targets)), 1);
+    }
     /* Every record counts in the targets above; the list itself stops at a cap, so a
      * package of 65,536 one-kernel entries is not a 25 MB answer held in memory whole. */
     arr = jadd(&b, o, "kernels", cJSON_CreateArray());

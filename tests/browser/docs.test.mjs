@@ -107,6 +107,18 @@ export const docsTests = [
     assert.deepEqual(refused, []);
   }],
 
+  ['/docs: every operation has one tag (Swagger UI lists an operation once under each of its tags)', async ({ env }) => {
+    const spec = await getSpec(env.docs);
+    if (spec === null) return;
+    const several = [];
+    for (const [tpl, item] of Object.entries(spec.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (op && op.tags && op.tags.length !== 1) several.push(`${method.toUpperCase()} ${tpl}: ${op.tags.join(', ')}`);
+      }
+    }
+    assert.deepEqual(several, []);
+  }],
+
   ['/docs: the device parameter is not pre-filled with a GPU this node may lack', async ({ env }) => {
     const spec = await getSpec(env.docs);
     if (spec === null) return;

@@ -5,11 +5,46 @@
 // screenshot of its state in SHOTS. Exact values come from the fixtures and
 // the stand-in driver's two GPUs (tests/browser/run.sh).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const FIX = 'tests/fixtures';
 const TIMEOUT = 15000;
+const CLI = path.join(process.env.BUILD || 'build', 'pt2scope');
+// The shared corpus (real packages): tests that need one skip cleanly where it is absent.
+const CORPUS = path.join(process.env.PT2SCOPE_SHARED || '../shared', 'corpus', 'pt2');
+
+// What the CLI answers for the same question: the oracle for the page's copyable texts.
+function cli(...args) {
+  try {
+    return execFileSync(CLI, args, { encoding: 'utf8' });
+  } catch (e) {
+    if (typeof e.stdout === 'string' && e.status === 1) return e.stdout; // "incompatible" is exit 1
+    throw e;
+  }
+}
+
+// The report's kernel table as [[target, kind, toolkit, minimum driver]].
+async function kernelRows(ctx) {
+  return ctx.page.$$eval('#r-kernels tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+}
+
+// The same rows from the CLI's document: one per distinct record.
+function cliKernelRows(fixture) {
+  const kinds = { sass: 'SASS (cubin)', ptx: 'PTX', hsaco: 'AMD code object' };
+  const rows = [];
+  for (const k of JSON.parse(cli('inspect', path.join(FIX, fixture), '--json')).arch.kernels) {
+    const row = [k.target, kinds[k.kind] || k.kind, k.toolkit || '–', k.min_driver ? `CUDA ${k.min_driver}` : '–'];
+    if (!rows.some((r) => r.join('|') === row.join('|'))) rows.push(row);
+  }
+  return rows;
+}
+
+// The page's nodeAffinity and the CLI's `affinity --yaml`, but their first (comment) lines.
+function yamlBody(text) {
+  return text.split('\n').slice(1).join('\n');
+}
 
 async function shot(ctx, name) {
   await ctx.page.screenshot({ path: path.join(ctx.env.shots, `${name}.png`), fullPage: true });
@@ -20,9 +55,9 @@ async function open(ctx, query) {
   await ctx.page.waitForSelector('body[data-ready="true"]', { timeout: TIMEOUT });
 }
 
-// Drop `fixture` on the drop zone as a browser drag and drop does: a File in a DataTransfer.
-async function drop(ctx, fixture) {
-  const b64 = fs.readFileSync(path.join(FIX, fixture)).toString('base64');
+// Drop the file at `file` on the drop zone as a browser drag and drop does: a File in a DataTransfer.
+async function dropFile(ctx, file) {
+  const b64 = fs.readFileSync(file).toString('base64');
   await ctx.page.evaluate(([name, data]) => {
     const raw = atob(data);
     const bytes = new Uint8Array(raw.length);
@@ -32,7 +67,11 @@ async function drop(ctx, fixture) {
     const zone = document.getElementById('dropzone');
     zone.dispatchEvent(new DragEvent('dragenter', { bubbles: true, cancelable: true, dataTransfer: dt }));
     zone.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
-  }, [fixture, b64]);
+  }, [path.basename(file), b64]);
+}
+
+async function drop(ctx, fixture) {
+  await dropFile(ctx, path.join(FIX, fixture));
 }
 
 async function reportFor(ctx, name) {
@@ -105,6 +144,25 @@ export const pageTests = [
     assert.match(await ctx.page.textContent('#bytes'), /^Read [\d,]+ bytes of headers/);
     // An upload cannot be shared: no path in the URL.
     assert.equal(new URL(ctx.page.url()).searchParams.get('path'), null);
+    // The drop zone names what was dropped.
+    assert.equal(await ctx.page.textContent('#chosen'), 'Chosen: cuda_sm90a_v8.pt2 (33 KiB)');
+    assert.equal(await ctx.page.isVisible('#chosen'), true);
+    // The kernel table: target, kind, toolkit, the driver it needs (a CUDA 13 cubin).
+    assert.deepEqual(await kernelRows(ctx), [['sm_90a', 'SASS (cubin)', '13.0', 'CUDA 13.0']]);
+    assert.deepEqual(await kernelRows(ctx), cliKernelRows('cuda_sm90a_v8.pt2'));
+    // The CLI's question and the nodeAffinity, as the CLI prints them.
+    assert.equal(await ctx.page.textContent('#r-check'), 'pt2scope check cuda_sm90a_v8.pt2');
+    const yaml = await ctx.page.textContent('#r-affinity');
+    assert.equal(yaml.split('\n')[0], '# pt2scope affinity cuda_sm90a_v8.pt2: the nodes it runs on, by their GPU Feature Discovery labels');
+    assert.equal(yamlBody(yaml), yamlBody(cli('affinity', path.join(FIX, 'cuda_sm90a_v8.pt2'), '--yaml')));
+    // Metadata as a table: the author's model_metadata.json entries, then torch's AOTI keys.
+    const meta = await ctx.page.$$eval('#r-usermeta tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    const doc = JSON.parse(cli('inspect', path.join(FIX, 'cuda_sm90a_v8.pt2'), '--json')).metadata;
+    assert.deepEqual(meta, [
+      ...Object.entries(doc.raw).filter(([k]) => !['model', 'inputs', 'outputs'].includes(k)).map(([k, v]) => [k, String(v), doc.source]),
+      ...Object.entries(doc.aoti).map(([k, v]) => [k, v, 'torch (AOTI metadata)'])]);
+    assert.deepEqual(meta[0], ['framework', 'torch 2.9', 'extra/model_metadata.json']);
+    assert.ok(meta.some((r) => r[0] === 'AOTI_COMPUTE_CAPABILITY' && r[1] === '90'));
     await shot(ctx, '02-dropped-report');
   }],
 
@@ -124,6 +182,9 @@ export const pageTests = [
     assert.equal(await ctx.page.textContent('#r-overall .reason'), 'B200: kernels are sm_90a only; NVIDIA B200 is 10.0');
     const q = new URL(ctx.page.url()).searchParams;
     assert.deepEqual([q.get('path'), ...q.getAll('target')], ['cuda_sm90a_v8.pt2', 'B200', '9.0']);
+    // The command line follows the typed targets.
+    await ctx.page.waitForFunction(() => document.getElementById('r-check').textContent.includes('--target 9.0'), null, { timeout: TIMEOUT });
+    assert.equal(await ctx.page.textContent('#r-check'), 'pt2scope check cuda_sm90a_v8.pt2 --target B200 --target 9.0');
     // The listing carries the same targets' overall.
     await ctx.page.waitForSelector('#packages.with-verdicts', { timeout: TIMEOUT });
     await shot(ctx, '03-typed-targets');
@@ -142,9 +203,16 @@ export const pageTests = [
   ['pick a package from the listing', async (ctx) => {
     await open(ctx);
     await waitRows(ctx, FIXTURE_COUNT);
-    await ctx.page.fill('#prefix', 'multi_m');
+    // The filter matches any part of the name, not only its start.
+    const v7 = fs.readdirSync(FIX).filter((f) => f.endsWith('.pt2') && f.includes('_v7')).sort();
+    await ctx.page.fill('#filter', '_v7');
+    await waitRows(ctx, v7.length);
+    assert.deepEqual(await ctx.page.$$eval('#packages tbody tr', (trs) => trs.map((tr) => tr.dataset.name)), v7);
+    assert.equal(await ctx.page.textContent('#picker-status'), `${v7.length} packages`);
+    await ctx.page.fill('#filter', 'model.pt');
     await waitRows(ctx, 1);
-    await ctx.page.click('#packages button[data-path="multi_model.pt2"]');
+    // Anywhere on the row picks it, not only the name.
+    await ctx.page.click('#packages tr[data-name="multi_model.pt2"] td.col-size');
     await reportFor(ctx, 'multi_model.pt2');
     assert.deepEqual(await ctx.page.$$eval('#r-models [data-model]', (s) => s.map((x) => x.dataset.model)), ['model', 'model2']);
     assert.deepEqual(await ctx.page.$$eval('#r-chips li', (lis) => lis.map((l) => l.textContent)), ['sm_90a', 'sm_80']);
@@ -199,8 +267,75 @@ export const pageTests = [
     const rows = await gpuRows(ctx);
     assert.equal(rows[0].device, 'B200');
     assert.equal(rows[0].verdict, 'compatible-ptx-jit');
-    assert.deepEqual(await ctx.page.$$eval('#r-chips li', (lis) => lis.map((l) => l.textContent)),
-      ['sm_75', 'sm_90', 'sm_90a', 'compute_90', 'compute_90a']);
+    // The chips read as the listing's row does (sm_90+PTX, not sm_90 and compute_90).
+    const chips = await ctx.page.$$eval('#r-chips li', (lis) => lis.map((l) => l.textContent));
+    assert.deepEqual(chips, ['sm_75', 'sm_90+PTX', 'sm_90a+PTX']);
+    await ctx.page.waitForSelector('#packages tr[data-name="cuda_fatbin_v7_lz4.pt2"]', { timeout: TIMEOUT });
+    assert.equal(chips.join(', '), await ctx.page.textContent('#packages tr[data-name="cuda_fatbin_v7_lz4.pt2"] td:nth-of-type(2)'));
+    assert.deepEqual(await kernelRows(ctx), cliKernelRows('cuda_fatbin_v7_lz4.pt2'));
+    assert.deepEqual((await kernelRows(ctx)).map((r) => r[3]), ['–', '–', '–', 'CUDA 12.4', 'CUDA 12.4']);
+    assert.equal(await ctx.page.textContent('#r-check'), 'pt2scope check cuda_fatbin_v7_lz4.pt2 --target B200 --driver 13.0');
+  }],
+
+  ['a node without a GPU: the one-line cause, advice with its command as code', async (ctx) => {
+    // The /docs daemon of run.sh has no driver at all.
+    await ctx.page.goto(new URL('?path=cuda_sm90a_v8.pt2', ctx.env.docs).href);
+    await ctx.page.waitForSelector('body[data-ready="true"]', { timeout: TIMEOUT });
+    await reportFor(ctx, 'cuda_sm90a_v8.pt2');
+    assert.equal(await ctx.page.getAttribute('#r-overall', 'data-verdict'), 'incompatible');
+    assert.equal(await ctx.page.textContent('#r-overall .reason'),
+      'the package needs an NVIDIA GPU (sm_90a); this node has none: no NVIDIA driver installed (/nonexistent/pt2scope/libcuda.so.1 not found)');
+    assert.equal(await ctx.page.textContent('#r-overall .advice code'), 'pt2scope affinity FILE');
+    assert.ok(!(await ctx.page.textContent('#r-overall .advice')).includes('`'), 'literal backticks in the advice');
+    await shot(ctx, '12-no-gpu-node');
+  }],
+
+  ['user metadata as a table (mlcolvar n_cvs, from the shared corpus)', async (ctx) => {
+    const file = path.join(CORPUS, 'mlcolvar__descriptor_based_inputs_model.pt2');
+    if (!fs.existsSync(file)) return; // the shared corpus is not here
+    await open(ctx);
+    await dropFile(ctx, file);
+    await reportFor(ctx, path.basename(file));
+    const rows = await ctx.page.$$eval('#r-usermeta tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    const aoti = JSON.parse(cli('inspect', file, '--json')).metadata.aoti;
+    const own = Object.keys(aoti).filter((k) => !k.startsWith('AOTI_'));
+    // The model's own keys first, each with its value, then torch's.
+    assert.deepEqual(rows.slice(0, own.length), own.map((k) => [k, aoti[k], 'the model (AOTI metadata)']));
+    assert.deepEqual(rows.find((r) => r[0] === 'n_cvs'), ['n_cvs', '2', 'the model (AOTI metadata)']);
+    assert.deepEqual(rows[rows.length - 1], ['AOTI_DEVICE_KEY', 'cpu', 'torch (AOTI metadata)']);
+    await shot(ctx, '13-user-metadata');
+  }],
+
+  ['runtimes: the Runtime card says whether the library loads there, as the CLI does', async (ctx) => {
+    const rowsOf = () => ctx.page.$$eval('#r-runtimes tbody tr', (trs) => trs.map((tr) =>
+      ({ runtime: tr.cells[0].textContent, verdict: tr.querySelector('.badge') && tr.querySelector('.badge').dataset.verdict,
+         reason: tr.querySelector('.reason') ? tr.querySelector('.reason').firstChild.textContent : tr.textContent })));
+    // A fixture from the model root: its tiny library needs nothing RHEL 8 lacks.
+    await open(ctx, '?path=cpu_x86_64.pt2&runtime=rhel8');
+    await reportFor(ctx, 'cpu_x86_64.pt2');
+    assert.equal(await ctx.page.inputValue('#runtimes'), 'rhel8');
+    const want = JSON.parse(cli('check', path.join(FIX, 'cpu_x86_64.pt2'), '--target', 'H100', '--runtime', 'rhel8', '--json'))
+      .compatibility.filter((e) => e.kind === 'runtime');
+    assert.deepEqual(await rowsOf(), want.map((e) => ({ runtime: e.target, verdict: e.verdict, reason: e.reason })));
+    assert.equal(await ctx.page.textContent('#r-check'), 'pt2scope check cpu_x86_64.pt2 --runtime rhel8');
+    // The GPU table keeps to GPUs and targets.
+    assert.ok((await gpuRows(ctx)).every((r) => r.device !== 'rhel8'));
+    // A real package from the shared corpus: needs the CLI names, refused where they fail.
+    const file = path.join(CORPUS, 'mlcolvar__descriptor_based_inputs_model.pt2');
+    if (!fs.existsSync(file)) return; // the shared corpus is not here
+    await ctx.page.fill('#runtimes', 'debian12,torch=2.6 rhel8 ubuntu24.04,torch=2.9');
+    await ctx.page.waitForFunction(() => new URLSearchParams(location.search).getAll('runtime').length === 3, null, { timeout: TIMEOUT });
+    await dropFile(ctx, file);
+    await reportFor(ctx, path.basename(file));
+    await ctx.page.waitForFunction(() => document.querySelectorAll('#r-runtimes tbody tr[data-kind="runtime"]').length === 3, null, { timeout: TIMEOUT });
+    const real = JSON.parse(cli('check', file, '--target', 'H100', '--runtime', 'debian12,torch=2.6', '--runtime', 'rhel8',
+      '--runtime', 'ubuntu24.04,torch=2.9', '--json')).compatibility.filter((e) => e.kind === 'runtime');
+    assert.deepEqual(await rowsOf(), real.map((e) => ({ runtime: e.target, verdict: e.verdict, reason: e.reason })));
+    assert.deepEqual(real.map((e) => e.verdict), ['incompatible', 'incompatible', 'compatible']);
+    const needs = await ctx.page.$$eval('#r-needs dt', (dts) => dts.map((d) => `${d.textContent}: ${d.nextElementSibling.textContent}`));
+    assert.deepEqual(needs.slice(0, 3), ['glibc: 2.27 or newer', 'libstdc++: GLIBCXX 3.4.30, CXXABI 1.3.9',
+      'torch: 2.7 or newer (surely from 2.9): aoti_torch_new_tensor_handle']);
+    await shot(ctx, '14-runtime');
   }],
 
   ['keyboard only: tab to the targets, type, Enter', async (ctx) => {
@@ -237,11 +372,43 @@ export const pageTests = [
     await shot(ctx, '09-dark');
   }, { colorScheme: 'dark' }],
 
+  ['/docs/ leads to the reference; every operation shows once; nothing it asks for fails', async (ctx) => {
+    const spec = await fetch(new URL('openapi.json', ctx.env.base));
+    if (spec.status === 404) return; // a daemon built without npm has no /docs
+    const failed = [];
+    ctx.page.on('response', (r) => { if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`); });
+    ctx.page.on('requestfailed', (r) => failed.push(`failed ${r.url()}`));
+    await ctx.page.goto(new URL('docs/', ctx.env.base).href);
+    await ctx.page.waitForSelector('.opblock', { timeout: TIMEOUT });
+    assert.equal(new URL(ctx.page.url()).pathname, '/docs');
+    const ops = await ctx.page.$$eval('.opblock', (els) => els.map((e) =>
+      `${e.querySelector('.opblock-summary-method').textContent} ${e.querySelector('.opblock-summary-path').dataset.path}`));
+    assert.deepEqual(ops.filter((o) => o === 'GET /v1/packages'), ['GET /v1/packages']);
+    assert.equal(new Set(ops).size, ops.length, `listed twice: ${ops.filter((o, i) => ops.indexOf(o) !== i)}`);
+    assert.ok(ops.length >= 15, `only ${ops.length} operations rendered`);
+    await ctx.page.waitForLoadState('load');
+    assert.deepEqual(failed, []);
+    await shot(ctx, '11-docs');
+  }],
+
   ['a phone: one column, nothing wider than the screen', async (ctx) => {
     await open(ctx, '?path=cuda_fatbin_multi.pt2&target=H100');
     await reportFor(ctx, 'cuda_fatbin_multi.pt2');
     const overflow = await ctx.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+    // Long names wrap between their words (after / _ - .), never inside one: in a column
+    // narrower than most names (as a long model root path makes it), every part stays whole.
+    await ctx.page.waitForSelector('#packages tbody tr', { timeout: TIMEOUT });
+    await ctx.page.addStyleTag({ content: '#packages tbody th { width: 9rem; max-width: 9rem; }' });
+    const cut = await ctx.page.$$eval('#packages button.link', (buttons) => buttons.flatMap((b) =>
+      [...b.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).filter((n) => {
+        const r = document.createRange();
+        r.selectNodeContents(n);
+        return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1;
+      }).map((n) => `${b.dataset.path}: ${n.textContent}`)));
+    assert.deepEqual(cut, []);
+    const wrapped = await ctx.page.$$eval('#packages button.link', (buttons) => buttons.filter((b) => b.getClientRects().length > 0 && b.getBoundingClientRect().height > 30).length);
+    assert.ok(wrapped > 0, 'no name needed to wrap: the check above proves nothing');
     const bg = await ctx.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     assert.equal(bg, 'rgb(246, 247, 249)');
     await shot(ctx, '10-phone');

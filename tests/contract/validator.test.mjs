@@ -174,6 +174,17 @@ test('the shared rules (HEAD, OPTIONS, 405, unknown path) are enforced', () => {
     '/status must be equal to constant');
 });
 
+test('a declared path with a slash added may only be sent on to it (trailing-slash)', () => {
+  const rec = {
+    method: 'GET', path: '/docs/', query: {}, status: 301, content_type: 'text/plain; charset=utf-8',
+    headers: { Location: '../docs', 'X-Request-Id': '746c433dbc63ea09921bd357cd3cc766' },
+    request_json: null, body_kind: 'text', body: 'the API reference is at /docs\n',
+  };
+  assert.deepEqual(contract.check(rec).errors, []);
+  assertRejected(contract.check({ ...rec, status: 200 }).errors, 'status 200 is not declared (only 404)');
+  assertRejected(contract.check({ ...rec, path: '/nothing/' }).errors, 'status 301 is not declared (only 404)');
+});
+
 test('the tensor-spec view must follow the request', () => {
   assertRejected(errorsAfter('metadata_get_200_oip', (r) => { r.query = {}; }),
     'is an OipTensorSpec but the request asked for view=default');

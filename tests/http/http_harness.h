@@ -355,6 +355,15 @@ TH_FN const char *th_str(const cJSON *obj, const char *name)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* The number member `key` of `o` (asserted to be one). */
+TH_FN double th_num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+    ck_assert_msg(cJSON_IsNumber(v), "%s is not a number", key);
+    return v->valuedouble;
+}
+
 /* Assert a problem+json answer with status and slug; returns the detail (static copy). */
 TH_FN void th_assert_problem(const struct th_resp *r, long status, const char *slug,
                              const char *detail)

@@ -75,14 +75,6 @@ static void teardown(void)
     th_stop(&T);
 }
 
-static double num(const cJSON *o, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-    ck_assert_msg(cJSON_IsNumber(v), "%s is not a number", key);
-    return v->valuedouble;
-}
-
 static cJSON *post_json(const char *body, long want_status, struct th_resp *r)
 {
     struct th_req rq = {.method = "POST",
@@ -107,10 +99,10 @@ static void assert_summary(const cJSON *doc, int total, int ok, int jit, int bad
 {
     const cJSON *s = cJSON_GetObjectItem(doc, "summary");
 
-    ck_assert(num(s, "total") == total);
-    ck_assert(num(s, "compatible") == ok);
-    ck_assert(num(s, "compatible-ptx-jit") == jit);
-    ck_assert(num(s, "incompatible") == bad);
+    ck_assert(th_num(s, "total") == total);
+    ck_assert(th_num(s, "compatible") == ok);
+    ck_assert(th_num(s, "compatible-ptx-jit") == jit);
+    ck_assert(th_num(s, "incompatible") == bad);
 }
 
 /* The three nodes and sm_90a v8 cubins: the H100's driver (CUDA 12.8) is too old. */
@@ -125,8 +117,8 @@ static void assert_cuda_verdicts(const cJSON *doc)
     gpu = cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 0), "gpu");
     ck_assert_str_eq(th_str(gpu, "product"), "NVIDIA-H100-80GB-HBM3");
     ck_assert_str_eq(th_str(gpu, "compute_capability"), "9.0");
-    ck_assert(num(gpu, "count") == 8);
-    ck_assert(num(gpu, "driver_cuda_version") == 12080);
+    ck_assert(th_num(gpu, "count") == 8);
+    ck_assert(th_num(gpu, "driver_cuda_version") == 12080);
     ck_assert_str_eq(th_str(gpu, "driver_version"), "570.124.06");
     ck_assert_str_eq(th_str(cJSON_GetArrayItem(nodes, 0), "arch"), "amd64");
     assert_node(cJSON_GetArrayItem(nodes, 1), "gpu-a100-0", "incompatible",
@@ -642,17 +634,18 @@ START_TEST(test_cluster_three_peers_and_a_dead_one)
     doc = cluster_get("path=cuda_sm90a_v8.pt2");
     ck_assert_str_eq(th_str(doc, "path"), "cuda_sm90a_v8.pt2");
     ck_assert(cJSON_IsNull(cJSON_GetObjectItem(doc, "dns")));
+    ck_assert_ptr_null(cJSON_GetObjectItem(doc, "warnings")); /* peers: nothing to explain */
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "peers")), 4);
 
     /* H100 with a CUDA 13 driver: runs. */
     p = peer_at(doc, 0);
     ck_assert_str_eq(th_str(p, "peer"), u[0]);
     ck_assert_str_eq(th_str(p, "status"), "ok");
-    ck_assert(num(p, "http_status") == 200);
+    ck_assert(th_num(p, "http_status") == 200);
     ck_assert(cJSON_IsNull(cJSON_GetObjectItem(p, "error")));
     node = cJSON_GetObjectItem(p, "node");
     ck_assert_str_eq(th_str(node, "node"), "node-h100");
-    ck_assert(num(node, "count") == 1);
+    ck_assert(th_num(node, "count") == 1);
     ck_assert_str_eq(th_str(cJSON_GetArrayItem(cJSON_GetObjectItem(node, "gpus"), 0), "name"),
                      "NVIDIA H100 80GB HBM3");
     compat = cJSON_GetObjectItem(p, "compatibility");
@@ -693,27 +686,27 @@ START_TEST(test_cluster_three_peers_and_a_dead_one)
     ck_assert_ptr_nonnull(strstr(th_str(p, "error"), "onnect"));
 
     sum = cJSON_GetObjectItem(doc, "summary");
-    ck_assert(num(sum, "peers") == 4);
-    ck_assert(num(sum, "ok") == 3);
-    ck_assert(num(sum, "unreachable") == 1);
-    ck_assert(num(sum, "error") == 0);
+    ck_assert(th_num(sum, "peers") == 4);
+    ck_assert(th_num(sum, "ok") == 3);
+    ck_assert(th_num(sum, "unreachable") == 1);
+    ck_assert(th_num(sum, "error") == 0);
     cpu = host_cpu_verdict("cuda_sm90a_v8.pt2", reason, sizeof(reason));
-    ck_assert(num(sum, "compatible") == (cpu == PT2_COMPATIBLE));
-    ck_assert(num(sum, "compatible-ptx-jit") == (cpu == PT2_COMPATIBLE_PTX_JIT));
-    ck_assert(num(sum, "incompatible") == 2 + (cpu == PT2_INCOMPATIBLE));
+    ck_assert(th_num(sum, "compatible") == (cpu == PT2_COMPATIBLE));
+    ck_assert(th_num(sum, "compatible-ptx-jit") == (cpu == PT2_COMPATIBLE_PTX_JIT));
+    ck_assert(th_num(sum, "incompatible") == 2 + (cpu == PT2_INCOMPATIBLE));
     cJSON_Delete(doc);
 
     /* Arguments are forwarded: one GPU each, so cuda:1 is a bad device everywhere. */
     doc = cluster_get("path=cuda_sm90a_v8.pt2&device=cuda:1&target=H100&driver=13.0");
     p = peer_at(doc, 0);
     ck_assert_str_eq(th_str(p, "status"), "error");
-    ck_assert(num(p, "http_status") == 400);
+    ck_assert(th_num(p, "http_status") == 400);
     ck_assert_str_eq(th_str(p, "error"),
                      "HTTP 400: device cuda:1 not found: 1 CUDA device visible");
     ck_assert_str_eq(th_str(cJSON_GetObjectItem(p, "node"), "node"), "node-h100");
     sum = cJSON_GetObjectItem(doc, "summary");
-    ck_assert(num(sum, "ok") == 0);
-    ck_assert(num(sum, "error") == 3);
+    ck_assert(th_num(sum, "ok") == 0);
+    ck_assert(th_num(sum, "error") == 3);
     cJSON_Delete(doc);
 
     doc = cluster_get("path=cuda_sm90a_v8.pt2&device=cuda:0&target=H100&driver=13.0");
@@ -721,8 +714,8 @@ START_TEST(test_cluster_three_peers_and_a_dead_one)
     compat = cJSON_GetObjectItem(p, "compatibility");
     ck_assert_int_eq(cJSON_GetArraySize(compat), 3);
     ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 0), "kind"), "target");
-    ck_assert(num(cJSON_GetObjectItem(cJSON_GetArrayItem(compat, 0), "device"),
-                  "driver_cuda_version") == 13000);
+    ck_assert(th_num(cJSON_GetObjectItem(cJSON_GetArrayItem(compat, 0), "device"),
+                     "driver_cuda_version") == 13000);
     ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 1), "target"), "cuda:0");
     cJSON_Delete(doc);
 
@@ -730,7 +723,7 @@ START_TEST(test_cluster_three_peers_and_a_dead_one)
     doc = cluster_get("path=missing.pt2");
     p = peer_at(doc, 0);
     ck_assert_str_eq(th_str(p, "status"), "error");
-    ck_assert(num(p, "http_status") == 404);
+    ck_assert(th_num(p, "http_status") == 404);
     cJSON_Delete(doc);
 }
 END_TEST
@@ -763,8 +756,8 @@ START_TEST(test_cluster_dns_and_timeout)
     doc = cluster_get("path=cuda_sm90a_v8.pt2");
     dns = cJSON_GetObjectItem(doc, "dns");
     ck_assert_str_eq(th_str(dns, "name"), "127.0.0.1");
-    ck_assert(num(dns, "port") == pa);
-    ck_assert(num(dns, "addresses") == 1);
+    ck_assert(th_num(dns, "port") == pa);
+    ck_assert(th_num(dns, "addresses") == 1);
     ck_assert(cJSON_IsNull(cJSON_GetObjectItem(dns, "error")));
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "peers")), 2);
     /* Listed peers first, then the resolved ones. */
@@ -836,7 +829,7 @@ START_TEST(test_cluster_peer_body_cap)
     ck_assert_str_eq(th_str(p, "error"), "response larger than 8388608 bytes");
     ck_assert(cJSON_IsNull(cJSON_GetObjectItem(p, "node")));
     ck_assert(cJSON_IsNull(cJSON_GetObjectItem(p, "compatibility")));
-    ck_assert(num(cJSON_GetObjectItem(doc, "summary"), "error") == 1);
+    ck_assert(th_num(cJSON_GetObjectItem(doc, "summary"), "error") == 1);
     cJSON_Delete(doc);
     pthread_join(bp.thread, NULL);
     close(bp.fd);
@@ -941,7 +934,12 @@ START_TEST(test_cluster_without_peers_and_without_path)
     doc = cluster_get("path=cuda_sm90a_v8.pt2");
     ck_assert(cJSON_IsNull(cJSON_GetObjectItem(doc, "dns")));
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "peers")), 0);
-    ck_assert(num(cJSON_GetObjectItem(doc, "summary"), "peers") == 0);
+    ck_assert(th_num(cJSON_GetObjectItem(doc, "summary"), "peers") == 0);
+    /* An empty answer says why. */
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "warnings")), 1);
+    ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "warnings"), 0)->valuestring,
+                     "no peers configured: start pt2scoped with --peer URL (PT2SCOPE_PEERS) or "
+                     "--peers-dns NAME (PT2SCOPE_PEERS_DNS) to ask other nodes");
     cJSON_Delete(doc);
 
     th_get(T.base, "/v1/cluster/compatibility", &r);

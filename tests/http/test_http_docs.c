@@ -110,8 +110,17 @@ START_TEST(test_refusals)
     ck_assert_str_eq(allow, "GET, HEAD, OPTIONS");
     th_resp_free(&r);
 
+    /* The address with a slash, as people type it: sent on to /docs (relative, for proxies). */
     th_get(T.base, "/docs/", &r);
+    ck_assert_int_eq(r.status, 301);
+    ck_assert(th_header(&r, "Location", allow, sizeof(allow)));
+    ck_assert_str_eq(allow, "../docs");
+    th_resp_free(&r);
+    th_get(T.base, "/docs/index.html", &r);
     th_assert_problem(&r, 404, "not-found", "no such endpoint");
+    th_resp_free(&r);
+    th_get(T.base, "/docs", &r);
+    ck_assert(strstr(r.body, "<link rel=\"icon\" href=\"data:,\">") != NULL); /* no /favicon.ico */
     th_resp_free(&r);
     th_get(T.base, "/docs/swagger-ui.js.map", &r);
     th_assert_problem(&r, 404, "not-found", "no such endpoint");

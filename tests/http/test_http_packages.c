@@ -64,7 +64,8 @@ static int count_named(const cJSON *doc, const char *name)
     return n;
 }
 
-static int fixture_packages(void)
+/* The packages in tests/fixtures whose names start with `prefix` (hidden ones aside). */
+static int count_prefixed(const char *prefix)
 {
     DIR *d = opendir("tests/fixtures");
     struct dirent *e;
@@ -73,10 +74,16 @@ static int fixture_packages(void)
     ck_assert_ptr_nonnull(d);
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
-        n += e->d_name[0] != '.' && len > 4 && strcmp(e->d_name + len - 4, ".pt2") == 0;
+        n += e->d_name[0] != '.' && strncmp(e->d_name, prefix, strlen(prefix)) == 0 && len > 4 &&
+             strcmp(e->d_name + len - 4, ".pt2") == 0;
     }
     closedir(d);
     return n;
+}
+
+static int fixture_packages(void)
+{
+    return count_prefixed("");
 }
 
 static void etag_of(const char *path, char *out, size_t cap)
@@ -204,20 +211,57 @@ START_TEST(test_pages_and_cursor)
 }
 END_TEST
 
+/* The page's item names are exactly want[0..n). */
+static void assert_names(const cJSON *doc, const char *const *want, int n)
+{
+    int i;
+
+    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), n);
+    for (i = 0; i < n; i++)
+        ck_assert_str_eq(th_str(cJSON_GetArrayItem(items_of(doc), i), "name"), want[i]);
+}
+
+/* GET `path` answers n items and no next page. */
+static void assert_last_page(const char *path, int n)
+{
+    cJSON *doc = get_json(path);
+
+    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), n);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, "next")));
+    cJSON_Delete(doc);
+}
+
 START_TEST(test_prefix)
 {
     cJSON *doc = get_json("/v1/packages?prefix=cuda_sm");
     const char *want[] = {"cuda_sm100f_v8.pt2", "cuda_sm80_v7_legacy.pt2", "cuda_sm90a_v8.pt2"};
-    int i;
 
-    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), 3);
-    for (i = 0; i < 3; i++)
-        ck_assert_str_eq(th_str(cJSON_GetArrayItem(items_of(doc), i), "name"), want[i]);
+    assert_names(doc, want, 3);
     cJSON_Delete(doc);
-    doc = get_json("/v1/packages?prefix=zzz");
-    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), 0);
-    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, "next")));
+    assert_last_page("/v1/packages?prefix=zzz", 0);
+}
+END_TEST
+
+/* contains: the text anywhere in the name, subfolders included; with prefix, both. */
+START_TEST(test_contains)
+{
+    const char *want[] = {"cpu_names_only_v7.pt2", "cuda_fatbin_v7_lz4.pt2",
+                          "cuda_sm80_v7_legacy.pt2", "team/x_v7.pt2"};
+    char p[512];
+    cJSON *doc;
+
+    snprintf(p, sizeof(p), "%s/team", T.root2);
+    ck_assert_int_eq(mkdir(p, 0755), 0);
+    snprintf(p, sizeof(p), "%s/team/x_v7.pt2", T.root2);
+    th_copy_file("tests/fixtures/cpu_x86_64.pt2", p);
+    doc = get_json("/v1/packages?contains=_v7");
+    assert_names(doc, want, 4);
+    ck_assert(th_num(doc, "total") == 4);
     cJSON_Delete(doc);
+    doc = get_json("/v1/packages?contains=_v7&prefix=cuda_sm");
+    assert_names(doc, want + 2, 1);
+    cJSON_Delete(doc);
+    assert_last_page("/v1/packages?contains=legacy&limit=1", 1);
 }
 END_TEST
 
@@ -369,6 +413,88 @@ START_TEST(test_ten_thousand)
 }
 END_TEST
 
+/* total counts every package with the prefix, whatever the page; the page has a strong ETag. */
+START_TEST(test_total_and_etag)
+{
+    const char *inm[2] = {NULL, NULL};
+    char e1[80], e2[80], e3[80], hdr[120], p[512];
+    struct th_req rq = {.method = "GET", .path = "/v1/packages?limit=2"};
+    struct th_resp r;
+    cJSON *doc;
+
+    doc = get_json("/v1/packages?limit=2");
+    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), 2);
+    ck_assert(th_num(doc, "total") == fixture_packages());
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "warnings")), 0);
+    snprintf(p, sizeof(p), "/v1/packages?limit=2&cursor=%s", th_str(doc, "next"));
+    cJSON_Delete(doc);
+    doc = get_json(p); /* the second page: the same total */
+    ck_assert(th_num(doc, "total") == fixture_packages());
+    cJSON_Delete(doc);
+    doc = get_json("/v1/packages?prefix=cuda_");
+    ck_assert(th_num(doc, "total") == count_prefixed("cuda_"));
+    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), count_prefixed("cuda_"));
+    cJSON_Delete(doc);
+
+    etag_of("/v1/packages?limit=2", e1, sizeof(e1));
+    etag_of("/v1/packages?limit=2", e2, sizeof(e2));
+    ck_assert_str_eq(e1, e2); /* the same page, the same tag */
+    etag_of("/v1/packages?limit=3", e3, sizeof(e3));
+    ck_assert_str_ne(e1, e3);
+    snprintf(hdr, sizeof(hdr), "If-None-Match: %s", e1);
+    inm[0] = hdr;
+    rq.headers = inm;
+    th_do(T.base, &rq, &r);
+    ck_assert_int_eq(r.status, 304);
+    ck_assert_uint_eq(r.len, 0);
+    ck_assert(th_header(&r, "ETag", e2, sizeof(e2)));
+    ck_assert_str_eq(e2, e1);
+    th_resp_free(&r);
+
+    /* A package more (even past the page) changes the total, so the tag. */
+    snprintf(p, sizeof(p), "%s/zz_new.pt2", T.root2);
+    th_copy_file("tests/fixtures/cpu_x86_64.pt2", p);
+    th_do(T.base, &rq, &r);
+    ck_assert_int_eq(r.status, 200);
+    doc = th_json(&r);
+    ck_assert(th_num(doc, "total") == fixture_packages() + 1);
+    cJSON_Delete(doc);
+    ck_assert(th_header(&r, "ETag", e3, sizeof(e3)));
+    ck_assert_str_ne(e3, e1);
+    th_resp_free(&r);
+}
+END_TEST
+
+/* Without a model root the empty listing says why; a root that does not open, too. */
+START_TEST(test_listing_warnings)
+{
+    cJSON *doc;
+
+    th_stop(&T);
+    th_config(&T);
+    T.cfg.n_roots = 0;
+    th_start(&T);
+    doc = get_json("/v1/packages");
+    ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), 0);
+    ck_assert(th_num(doc, "total") == 0);
+    ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "warnings"), 0)->valuestring,
+                     "no model root configured: start pt2scoped with --model-root DIR "
+                     "(PT2SCOPE_MODEL_ROOT) to list packages");
+    cJSON_Delete(doc);
+
+    th_stop(&T);
+    th_config(&T);
+    th_rm_tree(T.root2); /* gone after the start's check */
+    th_start(&T);
+    doc = get_json("/v1/packages?limit=1");
+    ck_assert(th_num(doc, "total") == fixture_packages());
+    ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "warnings"), 0)->valuestring,
+                     "1 of 2 model roots cannot be opened (missing or not readable); their "
+                     "packages are not listed");
+    cJSON_Delete(doc);
+}
+END_TEST
+
 START_TEST(test_bad_arguments)
 {
     struct th_resp r;
@@ -474,10 +600,13 @@ static Suite *suite(void)
     tcase_add_test(tc, test_first_page_items);
     tcase_add_test(tc, test_pages_and_cursor);
     tcase_add_test(tc, test_prefix);
+    tcase_add_test(tc, test_contains);
     tcase_add_test(tc, test_targets);
     tcase_add_test(tc, test_second_root);
     tcase_add_test(tc, test_opens_only_the_page);
     tcase_add_test(tc, test_ten_thousand);
+    tcase_add_test(tc, test_total_and_etag);
+    tcase_add_test(tc, test_listing_warnings);
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_methods);
     tcase_add_test(tc, test_page);

@@ -449,6 +449,75 @@ START_TEST(test_usage_lists_every_flag)
 }
 END_TEST
 
+/* The text between a topic's heading and the next blank line. */
+static char *usage_section(const char *text, const char *heading)
+{
+    const char *a = strstr(text, heading), *b;
+
+    ck_assert_msg(a != NULL, "no section '%s'", heading);
+    b = strstr(a, "\n\n");
+    return strndup(a, b != NULL ? (size_t)(b - a) : strlen(a));
+}
+
+START_TEST(test_usage_grouped_by_topic)
+{
+    static const char *const order[] = {"\nlistening (",
+                                        "\npackages (",
+                                        "\nremote packages (",
+                                        "\nlimits (",
+                                        "\nthis node and the cluster (",
+                                        "\nauth and browsers (",
+                                        "\nlogging: ",
+                                        "\nother\n"};
+    static const struct {
+        const char *heading, *flag;
+    } in[] = {
+        {"\nlistening (", "  --listen HOST:PORT\n"},
+        {"\nlistening (", "  --drain-timeout SECONDS\n"},
+        {"\npackages (", "  --model-root DIR\n"},
+        {"\npackages (", "  --cache-entries N\n"},
+        {"\npackages (", "  --cache-bytes SIZE\n"}, /* the two cache options side by side */
+        {"\nremote packages (", "  --remote-max-bytes SIZE\n"},
+        {"\nlimits (", "  --header-timeout SECONDS\n"},
+        {"\nlimits (", "  --max-connections-per-ip N\n"},
+        {"\nthis node and the cluster (", "  --libcuda PATH\n"},
+        {"\nthis node and the cluster (", "  --peers-dns NAME\n"},
+        {"\nauth and browsers (", "  --token-file FILE\n"},
+        {"\nauth and browsers (", "  --cors-origin ORIGIN\n"},
+    };
+    char *text = NULL;
+    size_t len = 0, i;
+    FILE *f = open_memstream(&text, &len);
+    const char *at = text;
+
+    pt2d_config_usage(f);
+    fclose(f);
+    for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+        const char *next = strstr(text, order[i]);
+        ck_assert_msg(next != NULL && next > at, "'%s' missing or out of order", order[i]);
+        at = next;
+    }
+    for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+        char *sec = usage_section(text, in[i].heading);
+        ck_assert_msg(strstr(sec, in[i].flag) != NULL, "%s not under %s", in[i].flag,
+                      in[i].heading + 1);
+        free(sec);
+    }
+    /* Every option line has its variable; only "other" has the two without (--healthcheck, --help).
+     */
+    {
+        size_t lines = 0, vars = 0;
+        for (const char *p = text; (p = strstr(p, "\n  --")) != NULL; p++)
+            lines++;
+        for (const char *p = text; (p = strstr(p, " [PT2SCOPE_")) != NULL; p++)
+            vars++;
+        ck_assert_uint_eq(lines, vars + 2);
+        ck_assert_uint_ge(vars, 30);
+    }
+    free(text);
+}
+END_TEST
+
 START_TEST(test_access_settings)
 {
     struct pt2d_config c;
@@ -513,6 +582,7 @@ int main(void)
     tcase_add_test(tc, test_sizes);
     tcase_add_test(tc, test_listen_forms);
     tcase_add_test(tc, test_usage_lists_every_flag);
+    tcase_add_test(tc, test_usage_grouped_by_topic);
     tcase_add_test(tc, test_node_and_peer_settings);
     tcase_add_test(tc, test_node_and_peer_errors);
     tcase_add_test(tc, test_too_many_peers);

@@ -15,7 +15,7 @@
 #   - not root: exit 2, the apt-get command printed, no apt call;
 #   - plain `make` with something missing: names it, points to make deps,
 #     never calls apt-get.
-# Also `make run` on a taken port: one line naming PORT, exit 2.
+# Also `make run` on a taken port: one line naming PORT and the next free one, exit 2.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 MAKE_BIN=$(command -v make)
@@ -256,8 +256,11 @@ OUT=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "$MAKE_BIN" -s --no-print-director
     PORT="$busy" 2>&1 </dev/null)
 RC=$?
 same "run on a taken port: exit" "$RC" 2
+# The suggestion is the next port that is free now (make_run_examples.sh holds two in a row).
+next=$((busy + 1))
+while bash -c "exec 3<>/dev/tcp/127.0.0.1/$next" 2>/dev/null; do next=$((next + 1)); done
 same "run on a taken port: message" "$(echo "$OUT" | grep -v '^make')" \
-    "pt2scope: 127.0.0.1:$busy is already in use; pick another port: make run PORT=8081"
+    "pt2scope: 127.0.0.1:$busy is already in use; pick another port: make run PORT=$next"
 
 [ -n "${DEPS_DEBUG:-}" ] && exit 0
 echo "deps: $pass passed, $fail failed"

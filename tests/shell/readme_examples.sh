@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # Runs every curl example of README.md's "HTTP API" section against a live
-# pt2scoped on a free loopback port: each must exit 0 and get a 2xx status.
-# The examples are extracted from the README so docs and test cannot drift.
+# pt2scoped on a free loopback port: each must exit 0 and get a 2xx status
+# (and a preflight from the README's origin its CORS headers, as under
+# `make run CORS_ORIGIN=https://ui.example`). Then every command line of the
+# "Command line" section's sh blocks, as printed, on a node the stand-in CUDA
+# driver gives two GPUs: each must exit 0 (or 1, "incompatible"), print
+# something and nothing on stderr. The examples are extracted from the README
+# so docs and test cannot drift.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # tests/contract/run.sh sets PT2SCOPE_DAEMON to pt2scoped-test, which records responses.
@@ -49,7 +54,8 @@ while IFS= read -r cmd; do
     out=$(eval "$run --max-time 30 -w '\n__STATUS__:%{http_code}'" 2>&1)
     rc=$?
     status=${out##*__STATUS__:}
-    if [ "$rc" = 0 ] && [ "${status:0:1}" = 2 ]; then
+    if [ "$rc" = 0 ] && [ "${status:0:1}" = 2 ] && { [[ "$cmd" != *"-H 'Origin: "* ]] ||
+        grep -q '^Access-Control-Allow-Origin: https://ui.example' <<<"${out//$'\r'/}"; }; then
         pass=$((pass + 1))
     else
         fail=$((fail + 1))
@@ -57,6 +63,31 @@ while IFS= read -r cmd; do
         printf '%s\n' "${out%__STATUS__:*}" | head -5
     fi
 done <"$TMP/examples"
+
+# The CLI's examples, as printed (build/ is $PT2SCOPE_BUILD when that is another folder).
+B=${PT2SCOPE_BUILD:-build}
+awk '
+    /^## / { insec = ($0 == "## Command line: `pt2scope`") ; next }
+    insec && /^```sh/ { inblk = 1; next }
+    inblk && /^```/ { inblk = 0; next }
+    inblk && /^build\/pt2scope / { sub(/[ \t]+#.*$/, ""); print }
+' README.md >"$TMP/cli"
+n=$(wc -l <"$TMP/cli")
+if [ "$n" -lt 12 ]; then echo "FAIL: only $n pt2scope examples found in README.md"; fail=$((fail + 1)); fi
+while IFS= read -r cmd; do
+    run="$B/pt2scope ${cmd#build/pt2scope }"
+    PT2SCOPE_LIBCUDA="$B/fakecuda/libcuda.so.1" PT2SCOPE_FAKECUDA_DRIVER=13000 \
+        PT2SCOPE_FAKECUDA_DEVICES='NVIDIA H100 80GB HBM3,9.0,132,85899345920;NVIDIA A100-SXM4-40GB,8.0,108,42949672960' \
+        bash -c "$run" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    if { [ "$rc" = 0 ] || [ "$rc" = 1 ]; } && [ -s "$TMP/out" ] && [ ! -s "$TMP/err" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL (exit $rc): $cmd"
+        head -3 "$TMP/err"
+    fi
+done <"$TMP/cli"
 
 kill -TERM "$PID"
 wait "$PID"

@@ -475,8 +475,7 @@ START_TEST(test_amd)
     kv[0] = hsaco("gfx90a:xnack-", PT2_AMD_OFF, PT2_AMD_ANY);
     d = device("gfx90a:xnack+", 0);
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
-    ck_assert_str_eq(r.reason, "kernels are gfx90a:xnack- only; AMD gfx90a:xnack+ is "
-                               "gfx90a:xnack+");
+    ck_assert_str_eq(r.reason, "kernels are gfx90a:xnack- only; the target is AMD gfx90a:xnack+");
     d = device("gfx90a:xnack-", 0);
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), C);
     d = device("gfx90a", 0); /* the device does not say: the setting is not checked */
@@ -497,6 +496,11 @@ START_TEST(test_amd)
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
     ck_assert_str_eq(r.reason,
                      "kernels are gfx90a:sramecc+:xnack- only; AMD MI300X (gfx942) is gfx942");
+    /* A bare gfx target is named once (it read "AMD gfx942 is gfx942"). */
+    d = device("gfx942", 0);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.reason, "kernels are gfx90a:sramecc+:xnack- only; the target is AMD gfx942");
+    d = device("MI300X", 0);
     /* gfx94 is not gfx942. */
     kv[0] = hsaco("gfx94", PT2_AMD_ANY, PT2_AMD_ANY);
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
@@ -1084,6 +1088,37 @@ START_TEST(test_cpu_bad_args)
 }
 END_TEST
 
+/* The per-kernel driver minimum the report shows: the same rules as the verdicts. */
+START_TEST(test_kernel_min_driver)
+{
+    struct pt2_kernel k;
+    struct pt2_verdict_result r;
+    struct pt2_device d;
+
+    k = sass(90, 'a', 8); /* a CUDA 13 cubin */
+    ck_assert_int_eq(pt2_compat_kernel_min_driver(&k), 13000);
+    k = sass(80, 0, 7); /* CUDA 12, an architecture without a floor */
+    ck_assert_int_eq(pt2_compat_kernel_min_driver(&k), 0);
+    k = sass(100, 0, 7); /* Blackwell needs 12.8 whatever built it */
+    ck_assert_int_eq(pt2_compat_kernel_min_driver(&k), 12080);
+    k = sass(120, 0, 8);
+    ck_assert_int_eq(pt2_compat_kernel_min_driver(&k), 13000);
+    k = ptx(80, 0, 8, 5);
+    ck_assert_int_eq(pt2_compat_kernel_min_driver(&k), 12050);
+    k = ptx(110, 0, 8, 5); /* PTX for 11.0: that GPU's floor wins */
+    ck_assert_int_eq(pt2_compat_kernel_min_driver(&k), 13000);
+    k = hsaco("gfx90a", PT2_AMD_ANY, PT2_AMD_ANY);
+    ck_assert_int_eq(pt2_compat_kernel_min_driver(&k), 0);
+    ck_assert_int_eq(pt2_compat_kernel_min_driver(NULL), 0);
+    /* The verdict agrees: below the minimum, a target of that architecture is refused. */
+    k = sass(100, 0, 7);
+    d = device("B200", 12070);
+    ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), I);
+    d = device("B200", 12080);
+    ck_assert_int_ne(gpu(&k, 1, "cuda", NULL, &d, &r), I);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("compat");
@@ -1112,6 +1147,7 @@ int main(void)
     tcase_add_test(tc, test_cpu_machines);
     tcase_add_test(tc, test_cpu_no_host);
     tcase_add_test(tc, test_cpu_bad_args);
+    tcase_add_test(tc, test_kernel_min_driver);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

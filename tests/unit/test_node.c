@@ -56,10 +56,8 @@ START_TEST(test_amd_document)
                         "1234567892}");
     free(s);
     pt2_node_summary(node, line, sizeof(line));
-    ck_assert_str_eq(line, "no NVIDIA GPU: /nonexistent/pt2scope/libcuda.so.1 not found: no "
-                           "NVIDIA driver installed (dlopen: /nonexistent/pt2scope/libcuda.so.1: "
-                           "cannot open shared object file: No such file or directory); 2 AMD "
-                           "GPUs (gfx90a)");
+    ck_assert_str_eq(line, "no NVIDIA GPU: no NVIDIA driver installed "
+                           "(/nonexistent/pt2scope/libcuda.so.1 not found); 2 AMD GPUs (gfx90a)");
     cJSON_Delete(doc);
     pt2_node_free(node);
 }
@@ -111,10 +109,8 @@ START_TEST(test_nothing_here)
     ck_assert_uint_eq(pt2_node_gpu_count(node), 0);
     ck_assert_int_eq(pt2_node_device(node, NULL, &dev, label, sizeof(label), &err),
                      PT2_ERR_NOT_FOUND);
-    ck_assert_str_eq(err.message, "device cuda:0 not found: /nonexistent/pt2scope/libcuda.so.1 not "
-                                  "found: no NVIDIA driver installed (dlopen: "
-                                  "/nonexistent/pt2scope/libcuda.so.1: cannot open shared object "
-                                  "file: No such file or directory)");
+    ck_assert_str_eq(err.message, "device cuda:0 not found: no NVIDIA driver installed "
+                                  "(/nonexistent/pt2scope/libcuda.so.1 not found)");
     pt2_node_free(node);
     /* Invalid options fail; NULL is fine. */
     {

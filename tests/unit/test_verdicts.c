@@ -202,9 +202,8 @@ START_TEST(test_no_gpu_node)
     ck_assert_str_eq(entry(doc, 0, "kind"), "cpu");
     ck_assert_str_eq(overall(doc, "verdict"), "incompatible");
     ck_assert_str_eq(overall(doc, "reason"),
-                     "the package needs an NVIDIA GPU (sm_90a); this node has none: " NO_DRIVER
-                     " not found: no NVIDIA driver installed (dlopen: " NO_DRIVER
-                     ": cannot open shared object file: No such file or directory)");
+                     "the package needs an NVIDIA GPU (sm_90a); this node has none: no NVIDIA "
+                     "driver installed (" NO_DRIVER " not found)");
     ck_assert_str_eq(overall(doc, "advice"),
                      "Run it on a node with an NVIDIA GPU (sm_90a); `pt2scope affinity FILE` "
                      "prints a Kubernetes nodeAffinity that selects such nodes.");

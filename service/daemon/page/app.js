@@ -41,6 +41,7 @@
     report: null,
     targets: [],
     driver: '',
+    runtimes: [],
     cursor: null,
     listSeq: 0,
     inspectSeq: 0,
@@ -91,10 +92,91 @@
     const words = {
       compatible: 'compatible',
       'compatible-ptx-jit': 'compatible (PTX JIT)',
+      unverified: 'unverified',
       incompatible: 'incompatible',
     };
     return el('span', { class: `badge v-${verdict || 'none'}`, 'data-verdict': verdict || '' },
       words[verdict] || verdict || '–', extra || null);
+  }
+
+  // Text from the library, where `backticks` mark commands and code (advice names
+  // `pt2scope affinity FILE` so): shown as code, never parsed as HTML.
+  function richText(text) {
+    const parts = String(text || '').split('`');
+    const frag = document.createDocumentFragment();
+    parts.forEach((p, i) => {
+      const code = i % 2 === 1 && (parts.length % 2 === 1 || i < parts.length - 1);
+      if (code) frag.append(el('code', { text: p }));
+      else if (p) frag.append(document.createTextNode(i % 2 === 1 ? `\`${p}` : p));
+    });
+    return frag;
+  }
+
+  // A package name that may wrap between its words (after / _ - .), never inside one.
+  function breakable(name) {
+    const frag = document.createDocumentFragment();
+    for (const part of String(name).split(/(?<=[/_.-])/)) frag.append(part, el('wbr'));
+    return frag;
+  }
+
+  // ---- shell and YAML for "run it elsewhere" --------------------------------
+
+  function shellWord(s) {
+    const t = String(s);
+    return /^[A-Za-z0-9_./:=+,@%-]+$/.test(t) ? t : `'${t.replace(/'/g, "'\\''")}'`;
+  }
+
+  // The CLI's own question for the page's current state: the package and the typed targets.
+  function checkCommand(name) {
+    const words = ['pt2scope', 'check', name];
+    for (const t of state.targets) words.push('--target', t);
+    for (const r of state.runtimes) words.push('--runtime', r);
+    if (state.driver) words.push('--driver', state.driver);
+    return words.map(shellWord).join(' ');
+  }
+
+  // The nodeAffinity as `pt2scope affinity FILE --yaml` prints it (service/cli/cli_yaml.c):
+  // block mappings, sequences of mappings as "- key:", scalar sequences in flow style,
+  // every scalar a JSON literal (a valid YAML double-quoted scalar).
+  const isMap = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const isScalar = (v) => v === null || typeof v !== 'object';
+
+  function yamlSeq(arr, col, out, depth) {
+    if (arr.length === 0 || arr.every(isScalar)) {
+      out.push(` [${arr.map((x) => JSON.stringify(x)).join(', ')}]\n`);
+      return;
+    }
+    out.push('\n');
+    for (const it of arr) {
+      if (isMap(it) && Object.keys(it).length > 0) yamlMap(it, col, true, out, depth + 1);
+      else out.push(`${' '.repeat(col)}- ${isScalar(it) ? JSON.stringify(it) : Array.isArray(it) ? '[]' : '{}'}\n`);
+    }
+  }
+
+  function yamlMap(obj, indent, dash, out, depth) {
+    const col = indent + (dash ? 2 : 0);
+    if (depth > 32) return;
+    Object.entries(obj).forEach(([k, v], i) => {
+      out.push(dash && i === 0 ? `${' '.repeat(indent)}- ${k}:` : `${' '.repeat(col)}${k}:`);
+      if (isMap(v) && Object.keys(v).length > 0) {
+        out.push('\n');
+        yamlMap(v, col + 2, false, out, depth + 1);
+      } else if (isMap(v)) {
+        out.push(' {}\n');
+      } else if (Array.isArray(v)) {
+        yamlSeq(v, col, out, depth);
+      } else {
+        out.push(` ${JSON.stringify(v)}\n`);
+      }
+    });
+  }
+
+  function affinityYaml(nodeAffinity, name) {
+    const shown = String(name).replace(/[\u0000-\u001f\u007f]/g, '?');
+    const out = [`# pt2scope affinity ${shown}: the nodes it runs on, by their GPU Feature Discovery labels\n`,
+      'affinity:\n  nodeAffinity:\n'];
+    yamlMap(nodeAffinity, 4, false, out, 0);
+    return out.join('');
   }
 
   // ---- talking to the API --------------------------------------------------
@@ -121,6 +203,7 @@
 
   function targetParams(params) {
     for (const t of state.targets) params.append('target', t);
+    for (const r of state.runtimes) params.append('runtime', r);
     if (state.driver) params.set('driver', state.driver);
     return params;
   }
@@ -132,8 +215,10 @@
     state.path = q.get('path');
     state.targets = q.getAll('target').flatMap(splitTargets);
     state.driver = q.get('driver') || '';
+    state.runtimes = q.getAll('runtime').flatMap(splitRuntimes);
     $('targets').value = state.targets.join(', ');
     $('driver').value = state.driver;
+    $('runtimes').value = state.runtimes.join(' ');
   }
 
   function writeUrl() {
@@ -142,6 +227,11 @@
     targetParams(q);
     const s = q.toString();
     history.replaceState(null, '', s ? `?${s}` : location.pathname);
+  }
+
+  // Runtime specs hold commas ("ubuntu22.04,torch=2.8"): several are separated by spaces.
+  function splitRuntimes(text) {
+    return String(text).split(/[\s;]+/).filter((t) => t.length > 0);
   }
 
   function splitTargets(text) {
@@ -226,31 +316,30 @@
     renderChips(arch);
     renderOverall(doc.overall);
     renderGpus(doc.compatibility || []);
+    renderKernels(arch);
+    renderRun(pkg.name || state.path || 'FILE', doc.scheduling);
     renderCpu(arch, doc.compatibility || []);
+    renderRuntime(doc.runtime || {}, doc.compatibility || []);
     renderModels(doc.models || [], doc.metadata || {});
     renderValidate(doc.metadata || {});
     renderMeta(doc.metadata || {});
+    renderUserMeta(doc.metadata || {});
     renderWarnings(doc.warnings || []);
     $('bytes').textContent = `Read ${Number(doc.bytes_read || 0).toLocaleString('en')} bytes of headers to answer (package ${bytes(pkg.size)}).`;
     $('report').hidden = false;
     $('report').removeAttribute('aria-busy');
   }
 
+  // The targets in the listing's one-line form (arch.targets: "sm_120+PTX"), so both read alike.
   function renderChips(arch) {
     const ul = clear($('r-chips'));
-    const gpu = [...(arch.cuda_targets || []), ...(arch.amd_targets || [])];
-    for (const k of arch.kernels || []) {
-      if (!['sass', 'ptx', 'hsaco'].includes(k.kind) && !gpu.includes(k.target)) gpu.push(k.target);
+    const list = arch.targets ? arch.targets.split(', ') : [];
+    for (const t of list) {
+      const kind = t.startsWith('compute_') ? 'ptx' : t.startsWith('gfx') ? 'amd' : t.startsWith('sm_') ? 'sass' : t.startsWith('cpu') ? 'cpu' : 'other';
+      const title = kind === 'ptx' ? 'PTX (JIT-compiled by the driver)' : t.endsWith('+PTX') ? 'a cubin, and PTX for the same architecture' : null;
+      ul.append(el('li', { class: `chip chip-${kind}`, title, text: t }));
     }
-    for (const t of gpu) {
-      const kind = t.startsWith('compute_') ? 'ptx' : t.startsWith('gfx') ? 'amd' : t.startsWith('sm_') ? 'sass' : 'other';
-      ul.append(el('li', { class: `chip chip-${kind}`, title: kind === 'ptx' ? 'PTX (JIT-compiled by the driver)' : null, text: t }));
-    }
-    if (gpu.length === 0) {
-      const isa = arch.cpu_isa && arch.cpu_isa.display ? ` ${arch.cpu_isa.display}` : '';
-      const machines = [...new Set((arch.hosts || []).map((h) => h.machine))];
-      ul.append(el('li', { class: 'chip chip-cpu', text: machines.length ? `cpu ${machines.join('/')}${isa}` : 'no compiled code' }));
-    }
+    if (list.length === 0) ul.append(el('li', { class: 'chip chip-cpu', text: 'no compiled code' }));
   }
 
   function renderOverall(overall) {
@@ -258,8 +347,8 @@
     if (!overall) return;
     box.dataset.verdict = overall.verdict;
     box.append(el('p', { class: 'small muted', text: 'Overall' }), verdictBadge(overall.verdict),
-      el('p', { class: 'reason', text: overall.reason }));
-    if (overall.advice) box.append(el('p', { class: 'advice small', text: overall.advice }));
+      el('p', { class: 'reason' }, richText(overall.reason)));
+    if (overall.advice) box.append(el('p', { class: 'advice small' }, richText(overall.advice)));
   }
 
   function archOf(device) {
@@ -272,7 +361,7 @@
 
   function renderGpus(entries) {
     const tb = clear($('r-gpus').tBodies[0]);
-    const rows = entries.filter((e) => e.kind !== 'cpu');
+    const rows = entries.filter((e) => e.kind !== 'cpu' && e.kind !== 'runtime');
     for (const e of rows) {
       const where = e.kind === 'target' ? 'typed target' : 'this node';
       const dev = e.device || {};
@@ -282,8 +371,8 @@
         el('td', { 'data-label': 'Where', text: where }),
         el('td', { 'data-label': 'Architecture', text: archOf(dev) }),
         el('td', { class: 'verdict', 'data-label': 'Verdict' }, verdictBadge(e.verdict)),
-        el('td', { class: 'reason', 'data-label': 'Why' }, e.reason || '',
-          e.advice ? el('span', { class: 'advice small block', text: e.advice }) : null)));
+        el('td', { class: 'reason', 'data-label': 'Why' }, richText(e.reason),
+          e.advice ? el('span', { class: 'advice small block' }, richText(e.advice)) : null)));
     }
     if (rows.length === 0) {
       tb.append(el('tr', { class: 'empty' }, el('td', { colspan: '5', text: 'This node has no GPU. Type targets above to see verdicts for them.' })));
@@ -303,7 +392,87 @@
     add('Needs CPU features', (isa.required_features || []).length ? (isa.required_features || []).join(', ') : null);
     add('-march', isa.march || null);
     const cpu = entries.find((e) => e.kind === 'cpu');
-    if (cpu) add('This node’s CPU', el('span', {}, verdictBadge(cpu.verdict), ' ', cpu.reason || ''));
+    if (cpu) add('This node’s CPU', el('span', {}, verdictBadge(cpu.verdict), ' ', richText(cpu.reason)));
+  }
+
+  // What the loaded libraries need (runtime.needs), then one row per runtime verdict with what
+  // the loader would miss.
+  function renderRuntime(rt, entries) {
+    const dl = clear($('r-needs'));
+    const needs = rt.needs || {};
+    const torch = needs.torch || {};
+    const add = (k, v) => {
+      if (v === null || v === undefined || v === '') return;
+      dl.append(el('dt', { text: k }), el('dd', {}, v));
+    };
+    add('glibc', needs.glibc ? `${needs.glibc} or newer` : null);
+    add('libstdc++', needs.glibcxx ? `GLIBCXX ${needs.glibcxx}${needs.cxxabi ? `, CXXABI ${needs.cxxabi}` : ''}` : null);
+    add('macOS', needs.macos ? `${needs.macos} or newer` : null);
+    add('torch', torch.min ? `${torch.min} or newer${torch.sure_from ? ` (surely from ${torch.sure_from})` : ''}${torch.because ? `: ${torch.because}` : ''}` : null);
+    if (torch.exact_build) add('libtorch', 'one exact build (C++ imports)');
+    if ((torch.unknown || []).length) add('Custom shims', torch.unknown.join(', '));
+    add('Links', (needs.libraries || []).join(', ') || null);
+    add('Custom operators', (needs.custom_ops || []).join(', ') || null);
+    const tb = clear($('r-runtimes').tBodies[0]);
+    const rows = entries.filter((e) => e.kind === 'runtime');
+    for (const e of rows) {
+      const m = e.missing || {};
+      const missing = [...(m.libraries || []), ...(m.versions || []).map((v) => `${v.version} (${v.library})`), ...(m.symbols || [])];
+      tb.append(el('tr', { 'data-target': e.target, 'data-kind': 'runtime' },
+        el('th', { scope: 'row', class: 'mono', text: e.target }),
+        el('td', { class: 'verdict', 'data-label': 'Verdict' }, verdictBadge(e.verdict)),
+        el('td', { class: 'reason', 'data-label': 'Why' }, richText(e.reason),
+          missing.length ? el('span', { class: 'missing small block mono', text: `missing: ${missing.join(', ')}` }) : null,
+          (e.unverified || []).length ? el('span', { class: 'muted small block', text: `not settled: ${e.unverified.join(', ')}` }) : null,
+          e.advice ? el('span', { class: 'advice small block' }, richText(e.advice)) : null)));
+    }
+    if (rows.length === 0) {
+      tb.append(el('tr', { class: 'empty' }, el('td', { colspan: '3', class: 'muted', text: 'Type a runtime above (debian12, ubuntu22.04,torch=2.8) to see whether the library loads there.' })));
+    }
+  }
+
+  const KERNEL_KINDS = { sass: 'SASS (cubin)', ptx: 'PTX', hsaco: 'AMD code object', spirv: 'SPIR-V', zebin: 'Intel zebin' };
+
+  // One row per distinct (target, kind, toolkit, minimum driver): what the package carries.
+  function renderKernels(arch) {
+    const tb = clear($('r-kernels').tBodies[0]);
+    const kernels = arch.kernels || [];
+    const seen = new Set();
+    for (const k of kernels) {
+      const key = [k.target, k.kind, k.toolkit, k.min_driver].join('|');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      tb.append(el('tr', { 'data-target': k.target, 'data-kind': k.kind },
+        el('th', { scope: 'row', class: 'mono', text: k.target }),
+        el('td', { 'data-label': 'Kind', text: KERNEL_KINDS[k.kind] || k.kind }),
+        el('td', { 'data-label': 'CUDA toolkit', text: k.toolkit || '–' }),
+        el('td', { 'data-label': 'Minimum driver', text: k.min_driver ? `CUDA ${k.min_driver}` : '–' })));
+    }
+    if (kernels.length === 0) tb.append(el('tr', { class: 'empty' }, el('td', { colspan: '4', class: 'muted', text: 'No GPU kernels: host code only.' })));
+    const total = typeof arch.kernels_total === 'number' ? arch.kernels_total : kernels.length;
+    $('r-kernels-note').hidden = total <= kernels.length;
+    $('r-kernels-note').textContent = `The first ${kernels.length} of ${total} kernel records are listed; the verdicts count them all.`;
+  }
+
+  function renderRun(name, scheduling) {
+    $('r-check').textContent = checkCommand(name);
+    const na = scheduling && scheduling.node_affinity;
+    $('r-affinity').textContent = na ? affinityYaml(na, name) : 'No nodeAffinity in this answer.';
+  }
+
+  async function copyText(button) {
+    const pre = $(button.dataset.copy);
+    try {
+      await navigator.clipboard.writeText(pre.textContent);
+      button.textContent = 'Copied';
+    } catch (e) {
+      const range = document.createRange();
+      range.selectNodeContents(pre);
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+      button.textContent = 'Selected: press Ctrl+C';
+    }
+    setTimeout(() => { button.textContent = 'Copy'; }, 2000);
   }
 
   function shapeText(spec) {
@@ -358,13 +527,32 @@
     };
     add('Model', meta.model);
     add('Specs from', meta.source);
-    if (meta.raw && typeof meta.raw === 'object') {
+    if (dl.childElementCount === 0) add('Specs from', 'none recorded');
+    $('r-raw').textContent = JSON.stringify(meta.raw || meta.aoti || {}, null, 2);
+  }
+
+  // Every metadata entry as a row: the model author's own first (AOTI metadata such as
+  // mlcolvar's n_cvs, then model_metadata.json), torch's AOTI_* keys after them.
+  function renderUserMeta(meta) {
+    const tb = clear($('r-usermeta').tBodies[0]);
+    const user = [];
+    const torch = [];
+    const aoti = isMap(meta.aoti) ? meta.aoti : {};
+    for (const [k, v] of Object.entries(aoti)) {
+      (k.startsWith('AOTI_') ? torch : user).push([k, v, k.startsWith('AOTI_') ? 'torch (AOTI metadata)' : 'the model (AOTI metadata)']);
+    }
+    if (isMap(meta.raw)) {
       for (const [k, v] of Object.entries(meta.raw)) {
-        if (!['model', 'inputs', 'outputs'].includes(k) && (typeof v !== 'object' || v === null)) add(k, v);
+        if (!['model', 'inputs', 'outputs'].includes(k)) user.push([k, v, meta.source || 'model_metadata.json']);
       }
     }
-    if (dl.childElementCount === 0) add('Metadata', 'none recorded');
-    $('r-raw').textContent = JSON.stringify(meta.raw || meta.aoti || {}, null, 2);
+    for (const [k, v, by] of [...user, ...torch]) {
+      tb.append(el('tr', { 'data-key': k },
+        el('th', { scope: 'row', class: 'mono', text: k }),
+        el('td', { class: 'mono', text: isScalar(v) ? String(v) : JSON.stringify(v) }),
+        el('td', { class: 'small muted', text: by })));
+    }
+    if (tb.rows.length === 0) tb.append(el('tr', { class: 'empty' }, el('td', { colspan: '3', class: 'muted', text: 'none recorded' })));
   }
 
   function renderWarnings(warnings) {
@@ -482,8 +670,8 @@
     const seq = ++state.listSeq;
     const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
     if (!withoutTargets) targetParams(params);
-    const prefix = $('prefix').value;
-    if (prefix) params.set('prefix', prefix);
+    const filter = $('filter').value;
+    if (filter) params.set('contains', filter);
     if (append && state.cursor) params.set('cursor', state.cursor);
     $('picker-status').textContent = 'Listing…';
     const res = await api(`v1/packages?${params}`);
@@ -507,23 +695,31 @@
     state.cursor = res.body.next;
     $('more').hidden = !state.cursor;
     const n = tb.rows.length;
-    $('picker-status').textContent = n === 0 ? (prefix ? `No package name starts with “${prefix}”.` : 'No packages under the model root.') : `${n}${state.cursor ? '+' : ''} package${n === 1 ? '' : 's'}`;
+    const total = typeof res.body.total === 'number' ? res.body.total : n;
+    const why = (res.body.warnings || []).join(' ');
+    $('picker-status').textContent = n === 0
+      ? (filter ? `No package name contains “${filter}”.` : why || 'No packages under the model root.')
+      : `${n === total ? n : `${n} of ${total}`} package${total === 1 ? '' : 's'}${why ? ` · ${why}` : ''}`;
   }
 
   function packageRow(it, withVerdicts) {
-    const open = el('button', { type: 'button', class: 'link', text: it.name, 'data-path': it.name,
-      onclick: () => choosePath(it.name) });
+    const open = el('button', { type: 'button', class: 'link', 'data-path': it.name,
+      onclick: () => choosePath(it.name) }, breakable(it.name));
     const current = state.path === it.name && !state.file;
+    // The whole row picks the package; the name stays the button keyboards reach.
+    const pick = (e) => {
+      if (!e.target.closest('button')) choosePath(it.name);
+    };
     if (it.type) {
       const slug = it.type.slice(it.type.lastIndexOf('/') + 1);
-      return el('tr', { class: 'problem-row', 'data-name': it.name, 'aria-current': current ? 'true' : null },
+      return el('tr', { class: 'problem-row pick', 'data-name': it.name, 'aria-current': current ? 'true' : null, onclick: pick },
         el('th', { scope: 'row' }, open),
         el('td', { colspan: '2' }, el('span', { class: 'badge v-incompatible', text: slug }), ' ', el('span', { class: 'small', text: it.detail || '' })),
         el('td', { class: 'col-models' }),
         el('td', { class: 'col-size', text: bytes(it.size) }),
         el('td', { class: 'verdict-col' }));
     }
-    return el('tr', { 'data-name': it.name, 'aria-current': current ? 'true' : null },
+    return el('tr', { class: 'pick', 'data-name': it.name, 'aria-current': current ? 'true' : null, onclick: pick },
       el('th', { scope: 'row' }, open),
       el('td', { 'data-label': 'Kind', text: it.kind || '–' }),
       el('td', { class: 'mono small', 'data-label': 'Targets', text: it.targets || '–' }),
@@ -544,6 +740,7 @@
   function choosePath(name) {
     state.path = name;
     state.file = null;
+    $('chosen').hidden = true;
     writeUrl();
     markCurrent();
     inspect().then(() => $('report').hidden || $('report').focus({ preventScroll: false }));
@@ -553,6 +750,8 @@
     if (!file) return;
     state.file = file;
     state.path = null;
+    $('chosen').textContent = `Chosen: ${file.name} (${bytes(file.size)})`;
+    $('chosen').hidden = false;
     writeUrl();
     markCurrent();
     inspect();
@@ -596,9 +795,12 @@
   function targetsChanged() {
     const next = splitTargets($('targets').value);
     const driver = $('driver').value.trim();
-    if (next.join('\n') === state.targets.join('\n') && driver === state.driver) return;
+    const runtimes = splitRuntimes($('runtimes').value);
+    if (next.join('\n') === state.targets.join('\n') && driver === state.driver &&
+        runtimes.join('\n') === state.runtimes.join('\n')) return;
     state.targets = next;
     state.driver = driver;
+    state.runtimes = runtimes;
     writeUrl();
     if (state.path || state.file) inspect({ targetsOnly: true });
     loadPackages(false);
@@ -611,6 +813,7 @@
     const onTargets = debounce(targetsChanged);
     $('targets').addEventListener('input', onTargets);
     $('driver').addEventListener('input', onTargets);
+    $('runtimes').addEventListener('input', onTargets);
     $('targets-form').addEventListener('submit', (e) => {
       e.preventDefault();
       targetsChanged();
@@ -619,7 +822,8 @@
       e.preventDefault();
       loadPackages(false);
     });
-    $('prefix').addEventListener('input', debounce(() => loadPackages(false)));
+    $('filter').addEventListener('input', debounce(() => loadPackages(false)));
+    for (const b of document.querySelectorAll('button.copy')) b.addEventListener('click', () => copyText(b));
     $('more').addEventListener('click', () => loadPackages(true, $('packages').classList.contains('with-verdicts') === false && state.targets.length > 0));
     $('url-form').addEventListener('submit', (e) => e.preventDefault());
 
