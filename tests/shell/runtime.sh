@@ -257,6 +257,31 @@ printf 'extern int gone(void);\nint f(void){return gone();}\n' >m_gone.c
 $CC -shared -fPIC -o m_gone.so m_gone.c ./libgone.so.3
 agree missing_library m_gone.so "$T/r_sys"
 
+# ---- what a GPU node cannot load at all: C++ sources only, a Windows DLL -----------------
+python3 - "$T/cpp_only.pt2" "$T/win.pt2" <<'EOF'
+import struct, sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:  # aot_inductor.package_cpp_only: sources, no .so
+    z.writestr("m/archive_format", "pt2")
+    z.writestr("m/data/aotinductor/model/model.wrapper.cpp", "// generated\n")
+    z.writestr("m/data/aotinductor/model/CMakeLists.txt", "add_library(aoti_model SHARED model.wrapper.cpp)\n")
+    z.writestr("m/data/aotinductor/model/model.wrapper_metadata.json", '{"AOTI_DEVICE_KEY": "cuda", "AOTI_COMPUTE_CAPABILITY": "90"}')
+# a PE32+ DLL for x64: DOS header (e_lfanew 0x40), "PE\0\0", COFF (Machine 0x8664, DLL), magic 0x20b
+pe = bytearray(0x40) + b"PE\0\0" + struct.pack("<HHIIIHH", 0x8664, 0, 0, 0, 0, 0xf0, 0x2022) + struct.pack("<H", 0x20b) + bytes(0xee)
+pe[0:2] = b"MZ"; struct.pack_into("<I", pe, 0x3c, 0x40)
+with zipfile.ZipFile(sys.argv[2], "w") as z:
+    z.writestr("m/archive_format", "pt2")
+    z.writestr("m/data/aotinductor/model/model.wrapper.pyd", bytes(pe))
+    z.writestr("m/data/aotinductor/model/model.wrapper_metadata.json", '{"AOTI_DEVICE_KEY": "cuda", "AOTI_COMPUTE_CAPABILITY": "90", "AOTI_PLATFORM": "win32"}')
+EOF
+got=$("$CLI" check "$T/cpp_only.pt2" --target H100 2>&1 | head -1)
+want="H100: incompatible: model 'model' ships C++ sources and no compiled library (aot_inductor.package_cpp_only): it must be compiled before it can load"
+[ "$got" = "$want" ] && ok || bad "cpp-only: '$got'"
+got=$("$CLI" check "$T/win.pt2" --target H100 2>&1 | head -1)
+want="H100: incompatible: the model library data/aotinductor/model/model.wrapper.pyd is a Windows x86_64 DLL; a node with NVIDIA H100 runs Linux"
+[ "$got" = "$want" ] && ok || bad "windows: '$got'"
+got=$("$CLI" inspect "$T/win.pt2" --json | python3 -c 'import json,sys; h=json.load(sys.stdin)["arch"]["hosts"][0]; print(h["format"], h["machine"], h["description"])')
+[ "$got" = "pe x86_64 PE32+ DLL, x86_64" ] && ok || bad "pe host: '$got'"
+
 # ---- the corpus: every Linux x86_64 library, with a stub torch that provides its imports ---
 CORPUS=$SHARED/corpus/pt2
 ncorpus=0

@@ -338,6 +338,73 @@ START_TEST(test_targets_overall)
 }
 END_TEST
 
+/* A GPU target is a Linux amd64/arm64 node: the host library must load there too. */
+static void target_verdict(const char *fixture, const char *verdict, const char *reason)
+{
+    struct pt2_error err = {0};
+    pt2_package *pkg = open_fixture(fixture);
+    struct pt2_device dev;
+    pt2_verdicts *v = NULL;
+    cJSON *doc = NULL, *e;
+
+    ck_assert_int_eq(pt2_target_parse("H100", &dev, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_target(v, pkg, "H100", &dev, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
+    e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "compatibility"), 0);
+    ck_assert_str_eq(pt2_json_str(e, "verdict"), verdict);
+    ck_assert_str_eq(pt2_json_str(e, "reason"), reason);
+    ck_assert_int_eq(cJSON_IsNull(cJSON_GetObjectItem(e, "advice")),
+                     strcmp(verdict, "compatible") == 0);
+    cJSON_Delete(doc);
+    pt2_verdicts_free(v);
+    pt2_package_free(pkg);
+}
+
+START_TEST(test_target_needs_a_loadable_library)
+{
+    target_verdict("cpu_s390x.pt2", "incompatible",
+                   "the model library "
+                   "data/aotinductor/model/cqhpbbtkcjs2gag5a2ir37crt7cjs5vsxsg7n6u7sw2f4ghgnsbs"
+                   ".wrapper.so is a Linux s390x library; a node with NVIDIA H100 runs Linux on "
+                   "amd64 or arm64");
+    target_verdict("cpu_aarch64.pt2", "compatible",
+                   "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs no GPU");
+    target_verdict("cpu_x86_64.pt2", "compatible",
+                   "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs no GPU");
+}
+END_TEST
+
+START_TEST(test_target_macos_library)
+{
+    char path[512];
+    struct pt2_error err = {0};
+    pt2_package *pkg = NULL;
+    struct pt2_device dev;
+    pt2_verdicts *v = NULL;
+    struct pt2_verdict_result r;
+
+    if (tu_shared("corpus/pt2/executorch__preprocess_2025-05-23.pt2", path, sizeof(path)) == NULL) {
+        tu_skip("verdicts macOS library", "shared corpus absent");
+        return;
+    }
+    ck_assert_int_eq(pt2_package_open_path(&pkg, path, NULL, &err), PT2_OK);
+    ck_assert_int_eq(pt2_target_parse("H100", &dev, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_target(v, pkg, "H100", &dev, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_overall(v, &r, &err), PT2_OK);
+    ck_assert_int_eq(r.verdict, PT2_INCOMPATIBLE);
+    ck_assert_str_eq(r.reason,
+                     "H100: the model library "
+                     "data/aotinductor/model/cw6i5kuukokhhl6upvnmncq5t6nnmtdfhtfxo46vzc7t46zchepo."
+                     "wrapper.so is a macOS arm64 dylib; a node with NVIDIA H100 runs Linux");
+    ck_assert_str_eq(r.advice, "Re-export the package on Linux (amd64 or arm64) with the torch you "
+                               "serve with: AOTInductor compiles for the platform it runs on.");
+    pt2_verdicts_free(v);
+    pt2_package_free(pkg);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("verdicts");
@@ -350,6 +417,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_nvidia_node);
     tcase_add_test(tc, test_amd_node);
     tcase_add_test(tc, test_targets_overall);
+    tcase_add_test(tc, test_target_needs_a_loadable_library);
+    tcase_add_test(tc, test_target_macos_library);
     suite_add_tcase(s, tc);
     return s;
 }
