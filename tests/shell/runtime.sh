@@ -135,6 +135,39 @@ mkroot "$T/r_new"; cp new/libprov.so.1 "$T/r_new/usr/lib/x86_64-linux-gnu/"
 mkroot "$T/r_old"; cp old/libprov.so.1 "$T/r_old/usr/lib/x86_64-linux-gnu/"
 agree version_present m_ver.so "$T/r_new"
 agree version_missing m_ver.so "$T/r_old"
+# a weak version need (VER_FLG_WEAK on PROV_2.0, its one symbol weak): the loader only warns,
+# so it loads. GNU ld does not set the flag itself; it is set here as a linker that does would.
+printf 'extern int prov_b(void) __attribute__((weak));\nint use_b(void){return prov_b ? prov_b() : 0;}\n' >m_weakver.c
+$CC -shared -fPIC -o m_weakver.so m_weakver.c -Wl,--no-as-needed new/libprov.so.1
+python3 - m_weakver.so <<'EOF'
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+shoff, = struct.unpack_from("<Q", b, 0x28)
+shentsize, shnum = struct.unpack_from("<HH", b, 0x3a)
+for i in range(shnum):
+    sh = shoff + i * shentsize
+    if struct.unpack_from("<I", b, sh + 4)[0] == 0x6ffffffe:  # .gnu.version_r: its first file
+        off, = struct.unpack_from("<Q", b, sh + 24)
+        cnt, = struct.unpack_from("<H", b, off + 2)
+        aux = off + struct.unpack_from("<I", b, off + 8)[0]
+        for _ in range(cnt):
+            flags, = struct.unpack_from("<H", b, aux + 4)
+            struct.pack_into("<H", b, aux + 4, flags | 2)
+            aux += struct.unpack_from("<I", b, aux + 12)[0]
+open(p, "wb").write(b)
+EOF
+if readelf -V m_weakver.so | grep -q 'PROV_2.0  Flags: WEAK'; then
+    agree weak_version_need m_weakver.so "$T/r_old"
+    pkg m_weakver.so "$T/weakver.pt2"
+    got=$("$CLI" inspect "$T/weakver.pt2" --json | python3 -c '
+import json, sys
+v = [x for x in json.load(sys.stdin)["runtime"]["libraries"][0]["needs"]["versions"] if x["version"] == "PROV_2.0"]
+print(v[0]["weak"])')
+    [ "$got" = True ] && ok || bad "weak version marked: '$got'"
+else
+    bad "no weak version need in m_weakver.so (readelf -V)"
+fi
 
 # a malformed version section: read in part, said, and never "compatible"
 python3 - m_ver.so "$T/m_bad.so" <<'EOF'
