@@ -491,6 +491,35 @@ static void reason_targets_only(struct pt2_sbuf *b, const struct pt2_kernel_list
         pt2_sbuf_add(b, " only; %s has no GPU", devname);
 }
 
+/*
+ * The oldest driver (12080 form) that runs some kernel of the package on a device of
+ * `dcc` whose own floor is `floor`: each matching kernel needs max(floor, what it needs
+ * itself: 13.0 for an ELF ABI v8 cubin, its PTX ISA's CUDA for PTX), the package the least
+ * of those. Advice names this one branch, never one that leaves the package incompatible.
+ */
+static int nv_min_driver(const struct pt2_kernel_list *ks, unsigned dcc, int floor)
+{
+    int best = 0;
+
+    for (size_t i = 0; ks != NULL && i < ks->n; i++) {
+        const struct pt2_kernel *k = &ks->v[i];
+        int need;
+
+        if ((k->kind != PT2_KERNEL_SASS && k->kind != PT2_KERNEL_PTX) || !has_code(k) ||
+            !nv_matches(k, dcc))
+            continue;
+        if (k->kind == PT2_KERNEL_SASS)
+            need = (k->abi_version >= 8 || k->toolkit >= 130) ? 13000 : 0;
+        else
+            need = pt2_compat_ptx_min_driver(k->ptx_major, k->ptx_minor);
+        if (need < floor)
+            need = floor;
+        if (best == 0 || need < best)
+            best = need;
+    }
+    return best > 0 ? best : floor;
+}
+
 /* The NVIDIA verdict from the evaluation: the one place it is decided. */
 static int nv_decide(const struct nv_eval *ev, int driver, int floor)
 {
@@ -524,10 +553,16 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
     snprintf(devis, sizeof(devis), "%d.%d", major, minor);
 
     if (ev.any_match && driver != 0 && driver < floor) {
+        int need = nv_min_driver(ks, dcc, floor);
+
         pt2_sbuf_add(b, "%s needs a CUDA %s+ driver; this driver supports CUDA %s", devname,
                      cuda_text(floor, c1, sizeof(c1)), cuda_text(driver, c2, sizeof(c2)));
-        advise_driver(a, floor);
-        pt2_sbuf_add(a, ", the first that supports %s.", devname);
+        advise_driver(a, need);
+        if (need == floor)
+            pt2_sbuf_add(a, ", the first that supports %s.", devname);
+        else
+            pt2_sbuf_add(a, ", the first that supports %s and runs the package's kernels.",
+                         devname);
         return v;
     }
     if (ev.sass != NULL) {

@@ -241,7 +241,10 @@ expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target H100 --target 8.0
 same "$(echo "$OUT" | grep -c '^  advice: ')" "2"
 same "$(echo "$OUT" | tail -1)" "$A80"
 expect 1 "$B" check $F/cuda_fatbin_multi.pt2 --target B200 --driver 12.4
-same "$(echo "$OUT" | sed -n 2p)" "  advice: Upgrade the NVIDIA driver to branch 570 or newer (CUDA 12.8), the first that supports NVIDIA B200."
+# its sm_100f cubin is CUDA 13 (ABI v8): branch 570 would support the B200 and still not load
+# it; the advice names the one branch that does (with 13.0 the package is compatible)
+same "$(echo "$OUT" | sed -n 2p)" "  advice: Upgrade the NVIDIA driver to branch 580 or newer (CUDA 13.0), the first that supports NVIDIA B200 and runs the package's kernels."
+expect 0 "$B" check $F/cuda_fatbin_multi.pt2 --target B200 --driver 13.0
 expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target H100 --driver 12.4
 same "$(echo "$OUT" | sed -n 2p)" "  advice: Upgrade the NVIDIA driver to branch 580 or newer (CUDA 13.0) to load these CUDA 13 cubins, or rebuild the package with a CUDA 12.x toolkit (a torch built for CUDA 12)."
 expect 0 "$B" check $F/cuda_fatbin_multi.pt2 --target 11.0

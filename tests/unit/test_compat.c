@@ -725,6 +725,16 @@ START_TEST(test_advice_nvidia)
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
     ck_assert_str_eq(r.advice, "Upgrade the NVIDIA driver to branch 575 or newer (CUDA 12.9), "
                                "the first that supports NVIDIA B300.");
+    /* ... whose only cubin is CUDA 13: one upgrade, to the branch that also loads it. */
+    kv[0] = sass(100, 0, 8);
+    d = device("B200", 12040);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.advice, "Upgrade the NVIDIA driver to branch 580 or newer (CUDA 13.0), "
+                               "the first that supports NVIDIA B200 and runs the package's "
+                               "kernels.");
+    d.driver_cuda_version = 13000;
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), PT2_COMPATIBLE);
+    kv[0] = sass(100, 0, 7);
 
     /* PTX too new for the driver: the branch that JITs it, or a cubin for the GPU. */
     kv[0] = ptx(80, 0, 8, 5);
