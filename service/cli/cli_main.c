@@ -34,14 +34,15 @@ enum {
     OPT_YAML,
     OPT_RUNTIME,
     OPT_SYSROOT,
-    OPT_LIBTORCH
+    OPT_LIBTORCH,
+    OPT_STRICT
 };
 
 /* Which options each command takes (bits of 1 << (opt - OPT_JSON)); 't' and 'i' below. */
 #define O(x) (1u << ((x)-OPT_JSON))
 #define O_TARGET (1u << 16)
 #define O_INPUT (1u << 17)
-#define O_RUNTIME (O(OPT_RUNTIME) | O(OPT_SYSROOT) | O(OPT_LIBTORCH))
+#define O_RUNTIME (O(OPT_RUNTIME) | O(OPT_SYSROOT) | O(OPT_LIBTORCH) | O(OPT_STRICT))
 #define MAX_RUNTIMES 16
 
 struct cli_args {
@@ -60,6 +61,7 @@ struct cli_args {
     const char *runtimes[MAX_RUNTIMES]; /* --runtime SPEC, repeatable */
     size_t nruntimes;
     const char *sysroot, *libtorch;
+    int strict;            /* --strict: unverified requirements are incompatible */
     const char *help_text; /* `COMMAND --help`: that command's help */
     char *const *paths;    /* scan: every path after the options */
     size_t npaths;
@@ -77,6 +79,9 @@ struct cli_args {
     "                   glibc=, glibcxx=, torch=, macos= or local, joined by commas; repeatable\n" \
     "  --sysroot DIR    the serving image mounted at DIR, resolved as its loader would\n"          \
     "  --libtorch PATH  judge torch shims against this libtorch_cpu.so (or its folder)\n"
+#define H_STRICT                                                                                   \
+    "  --strict         a requirement the target does not settle (the driver of a --target\n"      \
+    "                   without --driver, a runtime's undescribed torch) is incompatible\n"
 #define H_DRIVER                                                                                   \
     "  --driver X.Y     the CUDA version the driver supports (12.4, or cuDriverGetVersion()'s\n"   \
     "                   12040); applies to every --target\n"
@@ -113,7 +118,7 @@ static const struct command {
      "Will FILE run on these GPUs; without --target, on this node's GPUs and CPU and this\n"
      "machine's runtime (then an \"overall:\" line: the one answer); with --nodes, on each\n"
      "Kubernetes node. Runtimes: does its library load there (README, \"Runtime "
-     "needs\").\n\n" H_TARGET H_RUNTIME H_DRIVER
+     "needs\").\n\n" H_TARGET H_RUNTIME H_STRICT H_DRIVER
      "  --device D       keep one GPU of this node: cuda:N (rocm:N for AMD)\n"
      "  --nodes FILE     Kubernetes nodes with GPU Feature Discovery labels (kubectl get nodes\n"
      "                   -o json); no --target or --device with it\n"
@@ -172,6 +177,7 @@ static const struct option long_opts[] = {
     {"runtime", required_argument, NULL, OPT_RUNTIME},
     {"sysroot", required_argument, NULL, OPT_SYSROOT},
     {"libtorch", required_argument, NULL, OPT_LIBTORCH},
+    {"strict", no_argument, NULL, OPT_STRICT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -362,6 +368,9 @@ static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
             break;
         case OPT_LIBTORCH:
             a->libtorch = optarg;
+            break;
+        case OPT_STRICT:
+            a->strict = 1;
             break;
         }
     }
@@ -578,6 +587,7 @@ static int cmd_check(const struct cli_args *a)
         rc = fail_err("check", &err);
         goto cleanup;
     }
+    pt2_verdicts_set_strict(v, a->strict);
     for (size_t i = 0; i < a->ntargets; i++) {
         struct pt2_device dev;
 

@@ -158,6 +158,8 @@ static int inspect_query(const struct pt2d_options *o, struct pt2d_buf *q)
     }
     if (o->driver_version > 0)
         pt2d_buf_printf(q, "&driver=%d", o->driver_version);
+    if (o->strict)
+        pt2d_buf_printf(q, "&strict=1");
     if (o->has_device) {
         e = curl_easy_escape(h, o->device, 0);
         if (e == NULL)

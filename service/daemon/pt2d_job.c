@@ -124,6 +124,7 @@ static int job_inspect_doc(const pt2_package *pkg, const struct pt2d_options *o,
         return rc;
     }
     rc = pt2_verdicts_new(&v, err);
+    pt2_verdicts_set_strict(v, o->strict);
     for (i = 0; rc == PT2_OK && i < o->n_targets; i++)
         rc = pt2_verdicts_add_target(v, pkg, o->targets[i].text, &o->targets[i].dev, err);
     if (rc == PT2_OK && snap != NULL) {

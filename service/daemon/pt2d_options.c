@@ -310,6 +310,10 @@ int pt2d_options_add_query(struct pt2d_options *o, const char *key, const char *
         o->refresh = flag_value(value);
         return PT2_OK;
     }
+    if (strcmp(key, "strict") == 0) {
+        o->strict = flag_value(value);
+        return PT2_OK;
+    }
     if (strcmp(key, "device") == 0)
         return set_device(o, value, err);
     if (strcmp(key, "input") == 0)
@@ -410,6 +414,8 @@ int pt2d_options_fingerprint(const struct pt2d_options *o, struct pt2d_buf *out)
         rc = pt2d_buf_printf(out, "%zu:%s,", strlen(o->targets[i].text), o->targets[i].text);
     if (rc == PT2_OK && o->has_device)
         rc = pt2d_buf_printf(out, ";device=%zu:%s", strlen(o->device), o->device);
+    if (rc == PT2_OK && o->strict)
+        rc = pt2d_buf_printf(out, ";strict");
     for (i = 0; rc == PT2_OK && i < o->n_runtimes; i++)
         rc = pt2d_buf_printf(out, ";runtime=%zu:%s", strlen(o->runtimes[i]), o->runtimes[i]);
     if (rc == PT2_OK && o->inputs != NULL) {

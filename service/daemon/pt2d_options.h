@@ -51,6 +51,7 @@ struct pt2d_options {
     char device[PT2D_DEVICE_MAX]; /* ?device=: "", "cuda", "cuda:N" or "N" */
     int has_device;               /* 0 = every GPU of the node */
     int refresh;                  /* ?refresh=1: probe the node again (/v1/node) */
+    int strict;                   /* ?strict=1: unverified requirements are incompatible */
     /* ?runtime= / {"runtime"}: runtime specs (pt2_runtime_parse), checked when added;
      * they replace the daemon's default runtimes for this request. */
     char runtimes[PT2D_MAX_RUNTIMES][PT2D_RUNTIME_TEXT_MAX];

@@ -390,7 +390,25 @@ struct pt2_verdict_result {
      * CUDA 12.4 driver: upgrade the driver to branch 580 or newer.
      */
     char advice[512];
+    /*
+     * The machine-readable reason, one of a fixed set a pipeline can match:
+     * "compatible", "ptx-jit", "arch-mismatch", "variant-mismatch",
+     * "driver-too-old", "driver-unknown" (--strict), "no-gpu", "wrong-vendor",
+     * "no-kernels", "host-platform", "cpu-isa", "cpu-unknown" (--strict),
+     * "not-loadable", "needs-compile", "runtime".
+     */
+    char code[24];
+    /* What the verdict requires of the device, as data: the CUDA driver (12080 form) the
+     * kernels it runs need (0 = none), the CPU features the host code needs ("a,b"). */
+    int requires_driver;
+    char requires_cpu[192];
+    /* Requirements the device does not settle (PT2_UNVERIFIED_* bits): a driver or CPU
+     * features that are not known. --strict makes each of them incompatible. */
+    unsigned unverified;
 };
+#define PT2_UNVERIFIED_CUDA_DRIVER 1u
+#define PT2_UNVERIFIED_CPU_FEATURES 2u
+#define PT2_UNVERIFIED_RUNTIME 4u /* a runtime entry's "unverified" list is not empty */
 
 /* Parse "9.0", "sm_90a", "90", "H100", "A100", "gfx90a"... into a device. */
 int pt2_target_parse(const char *text, struct pt2_device *out, struct pt2_error *err);
@@ -490,6 +508,10 @@ typedef struct pt2_verdicts pt2_verdicts;
 
 int pt2_verdicts_new(pt2_verdicts **out, struct pt2_error *err);
 void pt2_verdicts_free(pt2_verdicts *v);
+/* --strict: every requirement a device or runtime does not settle (an unknown driver, unknown
+ * CPU features, a runtime's unverified needs) is incompatible, code "driver-unknown",
+ * "cpu-unknown" or "runtime". Set before adding entries. */
+void pt2_verdicts_set_strict(pt2_verdicts *v, int strict);
 /* Check `pkg` on `dev` (from pt2_target_parse) and add a "target" entry labelled `label`. */
 int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char *label,
                             const struct pt2_device *dev, struct pt2_error *err);

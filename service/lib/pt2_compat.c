@@ -231,6 +231,12 @@ static int has_code(const struct pt2_kernel *k)
 #define ARCH_LIST_MAX 12 /* entries of a suggested TORCH_CUDA_ARCH_LIST / PYTORCH_ROCM_ARCH */
 
 /* "Upgrade the NVIDIA driver to branch 580 or newer (CUDA 13.0)", from the branch table. */
+static void set_code(struct pt2_verdict_result *out, const char *code)
+{
+    if (out != NULL)
+        snprintf(out->code, sizeof(out->code), "%s", code);
+}
+
 static void advise_driver(struct pt2_sbuf *a, int cuda)
 {
     int branch = pt2_compat_cuda_branch(cuda);
@@ -534,8 +540,21 @@ static int nv_decide(const struct nv_eval *ev, int driver, int floor)
 
 /* The verdict, then (unless `b` is a quiet, zero-capacity buffer) the reason and advice
  * that explain it. */
+/* "compatible if the driver supports CUDA 13.0 (branch 580 or newer)" for an unknown driver. */
+static void compatible_if(struct pt2_sbuf *b, int cuda, const char *why)
+{
+    char c[16];
+    int branch = pt2_compat_cuda_branch(cuda);
+
+    pt2_sbuf_add(b, "; compatible if the driver supports CUDA %s", cuda_text(cuda, c, sizeof(c)));
+    if (branch > 0)
+        pt2_sbuf_add(b, " (branch %d or newer)", branch);
+    pt2_sbuf_add(b, ": %s and the driver version is unknown", why);
+}
+
 static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device *dev,
-                      const char *devname, struct pt2_sbuf *b, struct pt2_sbuf *a)
+                      const char *devname, struct pt2_sbuf *b, struct pt2_sbuf *a,
+                      struct pt2_verdict_result *out)
 {
     struct nv_eval ev;
     char tn[72], tn2[72], c1[16], c2[16], devis[16];
@@ -551,6 +570,19 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
     if (b->cap == 0)
         return v; /* quiet */
     snprintf(devis, sizeof(devis), "%d.%d", major, minor);
+    /* What the kernel that runs needs of the driver, as data; unsettled without a version. */
+    if (v != PT2_INCOMPATIBLE) {
+        int need = ev.sass != NULL
+                       ? ((ev.sass->abi_version >= 8 || ev.sass->toolkit >= 130) ? 13000 : 0)
+                       : ev.ptx_need;
+        out->requires_driver = need > floor ? need : floor;
+        if (driver == 0 && out->requires_driver > 0)
+            out->unverified |= PT2_UNVERIFIED_CUDA_DRIVER;
+        set_code(out, v == PT2_COMPATIBLE ? "compatible" : "ptx-jit");
+    } else {
+        out->requires_driver = ev.any_match ? nv_min_driver(ks, dcc, floor) : 0;
+        set_code(out, ev.any_match ? "driver-too-old" : "arch-mismatch");
+    }
 
     if (ev.any_match && driver != 0 && driver < floor) {
         int need = nv_min_driver(ks, dcc, floor);
@@ -569,7 +601,9 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
         pt2_sbuf_add(b, "%s cubin runs on %s", pt2_kernel_target_name(ev.sass, tn, sizeof(tn)),
                      devname);
         if (ev.sass_caveat)
-            pt2_sbuf_add(b, "; it needs a CUDA 13.0+ driver (ELF ABI v8), driver version unknown");
+            compatible_if(b, 13000, "the cubin is CUDA 13 (ELF ABI v8)");
+        else if (driver == 0 && floor > 0)
+            compatible_if(b, floor, "the GPU needs it");
         return v;
     }
     if (ev.sass_v8 != NULL) {
@@ -591,10 +625,11 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
     if (ev.ptx != NULL) {
         pt2_sbuf_add(b, "%s PTX can be JIT-compiled for %s",
                      pt2_kernel_target_name(ev.ptx, tn, sizeof(tn)), devname);
-        if (driver == 0 && ev.ptx_need != 0)
-            pt2_sbuf_add(
-                b, "; the driver must support PTX ISA %u.%u (CUDA %s+), driver version unknown",
-                ev.ptx->ptx_major, ev.ptx->ptx_minor, cuda_text(ev.ptx_need, c1, sizeof(c1)));
+        if (driver == 0 && out->requires_driver != 0) {
+            snprintf(c1, sizeof(c1), "%u.%u", ev.ptx->ptx_major, ev.ptx->ptx_minor);
+            snprintf(tn2, sizeof(tn2), "its PTX is ISA %s", c1);
+            compatible_if(b, out->requires_driver, tn2);
+        }
         pt2_sbuf_add(a, "The driver JIT-compiles this PTX when the package loads (a slow first "
                         "load, and none at all with CUDA_DISABLE_JIT=1). ");
         if (ev.sass_v8 != NULL) {
@@ -639,6 +674,11 @@ static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device 
     }
     reason_targets_only(b, ks, devname, devis);
     advise_rebuild_nv(a, ks, dev_sm);
+    /* an 'a' cubin of the device's own major: the family is right, the variant is not */
+    for (size_t i = 0; ks != NULL && i < ks->n; i++)
+        if (ks->v[i].kind == PT2_KERNEL_SASS && ks->v[i].variant == 'a' && has_code(&ks->v[i]) &&
+            canon_sm(ks->v[i].sm) / 10 == dcc / 10)
+            set_code(out, "variant-mismatch");
     return v;
 }
 
@@ -666,8 +706,10 @@ static int amd_feature_ok(int kernel, int device)
 
 /* devgfx: the device's target id, NUL-terminated ("gfx90a:xnack-"). */
 static int amd_verdict(const struct pt2_kernel_list *ks, const char *devgfx, const char *devname,
-                       struct pt2_sbuf *b, struct pt2_sbuf *a)
+                       struct pt2_sbuf *b, struct pt2_sbuf *a, struct pt2_verdict_result *out)
 {
+    int same_gfx = 0;
+
     size_t i, dn = strcspn(devgfx, ":"), kn;
     int dx = amd_dev_feature(devgfx, "xnack"), ds = amd_dev_feature(devgfx, "sramecc");
     char tn[72];
@@ -681,15 +723,18 @@ static int amd_verdict(const struct pt2_kernel_list *ks, const char *devgfx, con
         kn = strcspn(g, ":");
         if (kn != dn || strncmp(g, devgfx, dn) != 0)
             continue;
+        same_gfx = 1;
         if (!amd_feature_ok(k->xnack, dx) || !amd_feature_ok(k->sramecc, ds))
             continue;
         if (b->cap > 0)
             pt2_sbuf_add(b, "%s code object runs on %s", pt2_kernel_target_name(k, tn, sizeof(tn)),
                          devname);
+        set_code(out, "compatible");
         return PT2_COMPATIBLE;
     }
     reason_targets_only(b, ks, devname, devgfx);
     advise_rebuild_amd(a, ks, devgfx);
+    set_code(out, same_gfx ? "variant-mismatch" : "arch-mismatch");
     return PT2_INCOMPATIBLE;
 }
 
@@ -812,6 +857,7 @@ static int compat_gpu(const struct pt2_kernel_list *kernels, const char *device_
                 pt2_sbuf_add(&a, "Run it on a node with %s devices.", key);
             }
             out->verdict = PT2_INCOMPATIBLE;
+            set_code(quiet ? NULL : out, (is_nv || is_amd) ? "wrong-vendor" : "no-gpu");
             return PT2_OK;
         }
         if (nother > 0) {
@@ -825,6 +871,7 @@ static int compat_gpu(const struct pt2_kernel_list *kernels, const char *device_
             else
                 pt2_sbuf_add(&a, "Run it on a node with an Intel GPU (xpu).");
             out->verdict = PT2_INCOMPATIBLE;
+            set_code(quiet ? NULL : out, (is_nv || is_amd) ? "wrong-vendor" : "no-gpu");
             return PT2_OK;
         }
         if (key[0] == '\0' || strcmp(key, "cpu") == 0) {
@@ -837,6 +884,7 @@ static int compat_gpu(const struct pt2_kernel_list *kernels, const char *device_
                              "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs "
                              "no GPU");
             out->verdict = PT2_COMPATIBLE;
+            set_code(quiet ? NULL : out, "compatible");
             return PT2_OK;
         }
         /* A CUDA package whose kernels were not found: trust its metadata. */
@@ -856,6 +904,7 @@ static int compat_gpu(const struct pt2_kernel_list *kernels, const char *device_
                              "re-export it with torch._inductor.aoti_compile_and_package, which "
                              "records AOTI_COMPUTE_CAPABILITY, or try loading it on the GPU.");
             out->verdict = PT2_INCOMPATIBLE;
+            set_code(quiet ? NULL : out, "no-kernels");
             return PT2_OK;
         }
         one.v = &synth;
@@ -865,14 +914,15 @@ static int compat_gpu(const struct pt2_kernel_list *kernels, const char *device_
     }
 
     if (is_amd) {
-        out->verdict = amd_verdict(ks, devis, devname, &b, &a);
+        out->verdict = amd_verdict(ks, devis, devname, &b, &a, quiet ? NULL : out);
     } else if (is_nv) {
-        out->verdict = nv_verdict(ks, dev, devname, &b, &a);
+        out->verdict = nv_verdict(ks, dev, devname, &b, &a, out);
     } else {
         reason_targets_only(&b, ks, devname, NULL);
         pt2_sbuf_add(&a, "Run it on a node with a GPU it was compiled for, or re-export the "
                          "model for the CPU (AOTInductor with CPU inputs) to run it here.");
         out->verdict = PT2_INCOMPATIBLE;
+        set_code(quiet ? NULL : out, "no-gpu");
     }
     if (from_meta && !quiet) {
         char tn[72];
@@ -1025,6 +1075,7 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
     pt2_sbuf_init(&a, out->advice, sizeof(out->advice));
     machine_norm(node_machine, node, sizeof(node));
     out->verdict = PT2_COMPATIBLE;
+    set_code(out, "compatible");
 
     /* 1. The host binaries must load on a Linux node of this architecture. */
     if (hosts == NULL || hosts->n == 0) {
@@ -1067,6 +1118,7 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
             pt2_sbuf_add(&b, "; this node's architecture is unknown");
         if (out->verdict == PT2_INCOMPATIBLE) {
             advise_host(&a, h, node);
+            set_code(out, "host-platform");
             return PT2_OK;
         }
     }
@@ -1079,11 +1131,17 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
     name = isa != NULL ? pt2_isa_display_name(isa->isa) : "";
     if (name[0] == '\0')
         name = "CPU features";
+    for (i = 0; i < nreq; i++) {
+        size_t l = strlen(out->requires_cpu);
+        snprintf(out->requires_cpu + l, sizeof(out->requires_cpu) - l, "%s%s", i ? "," : "",
+                 req[i]);
+    }
     if (nreq > 0 && nfeatures == 0) {
         pt2_sbuf_add(&b, "; it needs %s (", name);
         for (i = 0; i < nreq; i++)
             pt2_sbuf_add(&b, "%s%s", i ? ", " : "", req[i]);
         pt2_sbuf_add(&b, "), this node's CPU features are unknown");
+        out->unverified |= PT2_UNVERIFIED_CPU_FEATURES;
     } else if (nreq > 0) {
         for (i = 0; i < nreq; i++)
             if (!node_has(node_features, nfeatures, req[i]))
@@ -1107,6 +1165,7 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
                 pt2_sbuf_add(&a, "%s%s", i ? ", " : "", missing[i]);
             pt2_sbuf_add(&a, ".");
             out->verdict = PT2_INCOMPATIBLE;
+            set_code(out, "cpu-isa");
             return PT2_OK;
         }
         pt2_sbuf_add(&b, "; it needs %s (", name);

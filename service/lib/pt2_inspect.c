@@ -1286,6 +1286,7 @@ int pt2_package_check_device(const pt2_package *pkg, const struct pt2_device *de
     memset(out, 0, sizeof(*out));
     if (pkg->nmodels == 0) {
         out->verdict = PT2_COMPATIBLE;
+        snprintf(out->code, sizeof(out->code), "compatible");
         snprintf(out->reason, sizeof(out->reason),
                  "no compiled code (exported program only): runs wherever torch runs");
         return PT2_OK;
@@ -1303,13 +1304,10 @@ int pt2_package_check_device(const pt2_package *pkg, const struct pt2_device *de
         if (rc != PT2_OK)
             return rc;
         if (!have || verdict_rank(r.verdict) > verdict_rank(out->verdict)) {
-            out->verdict = r.verdict;
+            *out = r; /* code and requirements with it */
             if (pkg->nmodels > 1)
                 snprintf(out->reason, sizeof(out->reason), "model '%.100s': %.400s",
                          pkg->models[m].name, r.reason);
-            else
-                snprintf(out->reason, sizeof(out->reason), "%s", r.reason);
-            snprintf(out->advice, sizeof(out->advice), "%s", r.advice);
             have = 1;
         }
     }
@@ -1322,12 +1320,30 @@ int pt2_package_check_cpu(const pt2_package *pkg, const char *machine, const cha
     int rc = PT2_OK, have = 0;
 
     memset(out, 0, sizeof(*out));
-    if (pkg->nmodels == 0 || pkg->hosts.n == 0) {
+    if (pkg->nmodels == 0) {
         out->verdict = PT2_COMPATIBLE;
+        snprintf(out->code, sizeof(out->code), "compatible");
+        snprintf(out->reason, sizeof(out->reason),
+                 "no compiled code (exported program only): runs wherever torch runs");
+        return PT2_OK;
+    }
+    if (pkg->hosts.n == 0) {
+        /* compiled models, and nothing to load: sources to build first, or missing */
+        int sources = 0;
+        for (size_t m = 0; m < pkg->nmodels; m++)
+            sources |= pt2_package_model_has_sources(pkg, m);
+        out->verdict = PT2_INCOMPATIBLE;
+        snprintf(out->code, sizeof(out->code), "%s", sources ? "needs-compile" : "not-loadable");
         snprintf(out->reason, sizeof(out->reason), "%s",
-                 pkg->nmodels == 0 ? "no compiled code (exported program only): runs wherever "
-                                     "torch runs"
-                                   : "no host binary found in the package");
+                 sources ? "the package ships C++ sources and no compiled library "
+                           "(aot_inductor.package_cpp_only): it must be compiled before it can load"
+                         : "no host library found in the package: nothing for torch to load");
+        snprintf(out->advice, sizeof(out->advice), "%s",
+                 sources ? "Compile it on the node with torch's headers (cmake with "
+                           "CMAKE_PREFIX_PATH=torch.utils.cmake_prefix_path), or re-export "
+                           "without package_cpp_only."
+                         : "Re-export the model with torch._inductor.aoti_compile_and_package, "
+                           "which packages the compiled library.");
         return PT2_OK;
     }
     for (size_t m = 0; m < pkg->nmodels; m++) {

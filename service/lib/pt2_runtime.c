@@ -1184,6 +1184,10 @@ int pt2_runtime_judge(const pt2_package *pkg, const pt2_runtime *rt, cJSON *entr
                                                         : PT2_COMPATIBLE;
     if (out->verdict == PT2_COMPATIBLE)
         j.decided.advice[0] = '\0';
+    snprintf(out->code, sizeof(out->code), "%s",
+             out->verdict == PT2_COMPATIBLE ? "compatible" : "runtime");
+    if (j.nunverified > 0)
+        out->unverified |= PT2_UNVERIFIED_RUNTIME;
     if (nl == 0)
         snprintf(out->reason, sizeof(out->reason), "the package has no compiled library to load");
     else if (j.decided.status >= REQ_UNVERIFIED)

@@ -29,7 +29,86 @@ struct pt2_verdicts {
     struct pt2_verdict_result node;
     size_t nruntimes;
     struct pt2_verdict_result worst_runtime; /* reason prefixed with the runtime */
+    int strict;                              /* every unverified requirement is incompatible */
 };
+
+void pt2_verdicts_set_strict(pt2_verdicts *v, int strict)
+{
+    if (v != NULL)
+        v->strict = strict != 0;
+}
+
+/* --strict: a requirement the device does not settle is not met. */
+static void apply_strict(const pt2_verdicts *v, struct pt2_verdict_result *r)
+{
+    char why[560];
+
+    if (!v->strict || r->unverified == 0 || r->verdict == PT2_INCOMPATIBLE)
+        return;
+    snprintf(why, sizeof(why), "%s", r->reason);
+    r->verdict = PT2_INCOMPATIBLE;
+    if (r->unverified & PT2_UNVERIFIED_CUDA_DRIVER) {
+        char c[16];
+        snprintf(c, sizeof(c), "%d.%d", r->requires_driver / 1000,
+                 (r->requires_driver % 1000) / 10);
+        snprintf(r->code, sizeof(r->code), "driver-unknown");
+        snprintf(r->reason, sizeof(r->reason),
+                 "strict: the driver version is unknown and the "
+                 "package needs CUDA %s; %.420s",
+                 c, why);
+        snprintf(r->advice, sizeof(r->advice),
+                 "Give the node's driver version (--driver, driver=) or check on the node itself.");
+    } else if (r->unverified & PT2_UNVERIFIED_CPU_FEATURES) {
+        snprintf(r->code, sizeof(r->code), "cpu-unknown");
+        snprintf(r->reason, sizeof(r->reason),
+                 "strict: the CPU's features are unknown and the "
+                 "package needs %.100s; %.340s",
+                 r->requires_cpu, why);
+        snprintf(r->advice, sizeof(r->advice),
+                 "Label the nodes with Node Feature Discovery, or check on the node itself.");
+    } else {
+        snprintf(r->code, sizeof(r->code), "runtime");
+        snprintf(r->reason, sizeof(r->reason), "strict: %.500s", why);
+        if (r->advice[0] == '\0')
+            snprintf(r->advice, sizeof(r->advice),
+                     "Describe the runtime further (torch=, glibc=) or check it with --sysroot.");
+    }
+}
+
+/* "code", "requires" and "unverified" of a device or CPU entry. */
+static int add_requirements(cJSON *e, const struct pt2_verdict_result *r)
+{
+    cJSON *req = cJSON_CreateObject(), *unv = cJSON_CreateArray();
+    char c[16];
+    int ok;
+
+    if (!pt2_json_add_owned(e, "requires", req) || !pt2_json_add_owned(e, "unverified", unv))
+        return 0;
+    ok = cJSON_AddStringToObject(e, "code", r->code[0] ? r->code : pt2_verdict_name(r->verdict)) !=
+         NULL;
+    if (ok && r->requires_driver > 0) {
+        snprintf(c, sizeof(c), "%d.%d", r->requires_driver / 1000,
+                 (r->requires_driver % 1000) / 10);
+        ok = cJSON_AddStringToObject(req, "cuda_driver", c) != NULL;
+        snprintf(c, sizeof(c), "%d", pt2_compat_cuda_branch(r->requires_driver));
+        ok = ok && (pt2_compat_cuda_branch(r->requires_driver) == 0 ||
+                    cJSON_AddStringToObject(req, "driver_branch", c) != NULL);
+    }
+    if (ok && r->requires_cpu[0] != '\0') {
+        cJSON *f = cJSON_AddArrayToObject(req, "cpu_features");
+        char buf[sizeof(r->requires_cpu)], *save = NULL, *t;
+        snprintf(buf, sizeof(buf), "%s", r->requires_cpu);
+        for (t = strtok_r(buf, ",", &save); ok && f != NULL && t != NULL;
+             t = strtok_r(NULL, ",", &save))
+            ok = pt2_json_add_owned(f, NULL, cJSON_CreateString(t));
+        ok = ok && f != NULL;
+    }
+    if (ok && (r->unverified & PT2_UNVERIFIED_CUDA_DRIVER))
+        ok = pt2_json_add_owned(unv, NULL, cJSON_CreateString("cuda_driver"));
+    if (ok && (r->unverified & PT2_UNVERIFIED_CPU_FEATURES))
+        ok = pt2_json_add_owned(unv, NULL, cJSON_CreateString("cpu_features"));
+    return ok;
+}
 
 /* ---- what the package needs --------------------------------------------------- */
 
@@ -177,10 +256,10 @@ void pt2_verdicts_node_rule(const pt2_package *pkg, const struct pt2_gpu_check *
     memset(out, 0, sizeof(*out));
     if (need == 0) {
         gpu_part->verdict = PT2_COMPATIBLE;
+        snprintf(gpu_part->code, sizeof(gpu_part->code), "compatible");
         snprintf(gpu_part->reason, sizeof(gpu_part->reason), "the package needs no GPU");
-        out->verdict = cpu->verdict;
+        *out = *cpu;
         snprintf(out->reason, sizeof(out->reason), "cpu: %.500s", cpu->reason);
-        snprintf(out->advice, sizeof(out->advice), "%s", cpu->advice);
         return;
     }
     for (i = 0; i < n; i++) {
@@ -201,6 +280,7 @@ void pt2_verdicts_node_rule(const pt2_package *pkg, const struct pt2_gpu_check *
     pt2_sbuf_init(&b, gpu_part->reason, sizeof(gpu_part->reason));
     if (best == NULL) {
         gpu_part->verdict = PT2_INCOMPATIBLE;
+        snprintf(gpu_part->code, sizeof(gpu_part->code), "no-gpu");
         pt2_sbuf_add(&b, "the package needs %s; this node has none", what);
         if (nother > 0)
             pt2_sbuf_add(&b, " (its GPU%s: %s %s)", nother == 1 ? "" : "s",
@@ -214,23 +294,21 @@ void pt2_verdicts_node_rule(const pt2_package *pkg, const struct pt2_gpu_check *
                              "selects such nodes");
         pt2_sbuf_add(&b, ".");
     } else {
-        gpu_part->verdict = best->r.verdict;
+        *gpu_part = best->r; /* code and requirements with it */
+        gpu_part->reason[0] = '\0';
         if (best->label[0] != '\0')
             pt2_sbuf_add(&b, "%s: ", best->label);
         pt2_sbuf_add(&b, "%s", best->r.reason);
-        snprintf(gpu_part->advice, sizeof(gpu_part->advice), "%s", best->r.advice);
     }
-    pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
     if (cpu->verdict > gpu_part->verdict) {
-        out->verdict = cpu->verdict;
-        pt2_sbuf_add(&b, "cpu: %s", cpu->reason);
-        snprintf(out->advice, sizeof(out->advice), "%s", cpu->advice);
+        *out = *cpu;
+        snprintf(out->reason, sizeof(out->reason), "cpu: %.500s", cpu->reason);
     } else if (gpu_part->verdict > cpu->verdict) {
-        out->verdict = gpu_part->verdict;
-        pt2_sbuf_add(&b, "%s", gpu_part->reason);
-        snprintf(out->advice, sizeof(out->advice), "%s", gpu_part->advice);
+        *out = *gpu_part;
     } else {
-        out->verdict = gpu_part->verdict;
+        *out = *gpu_part;
+        out->unverified |= cpu->unverified;
+        pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
         pt2_sbuf_add(&b, "%s; cpu: %s", gpu_part->reason, cpu->reason);
         /* Both sides failed alike: both fixes are needed. */
         pt2_sbuf_init(&b, out->advice, sizeof(out->advice));
@@ -285,7 +363,7 @@ static int add_entry(pt2_verdicts *v, const char *kind, const char *target, cJSO
     device = NULL;
     if (cJSON_AddStringToObject(e, "verdict", pt2_verdict_name(r->verdict)) == NULL ||
         cJSON_AddStringToObject(e, "reason", r->reason) == NULL || !pt2_verdicts_add_advice(e, r) ||
-        !cJSON_AddItemToArray(v->entries, e))
+        !add_requirements(e, r) || !cJSON_AddItemToArray(v->entries, e))
         goto nomem;
     return PT2_OK;
 nomem:
@@ -351,11 +429,13 @@ static void target_host(const pt2_package *pkg, const char *devname, struct pt2_
                          "re-export without package_cpp_only.",
                          dir);
         } else if (h == NULL) {
+            snprintf(r->code, sizeof(r->code), "not-loadable");
             pt2_sbuf_add(&b, "model '%.100s' has no library torch can load (no .so in %.200s)",
                          pt2_package_model_name(pkg, m), dir);
             pt2_sbuf_add(&a, "Re-export the model with torch._inductor.aoti_compile_and_package, "
                              "which packages the compiled library.");
         } else if (h->format != PT2_HOST_ELF) {
+            snprintf(r->code, sizeof(r->code), "host-platform");
             pt2_sbuf_add(&b,
                          "the model library %.200s is a %s %.31s %s; a node with %.80s runs "
                          "Linux",
@@ -364,6 +444,7 @@ static void target_host(const pt2_package *pkg, const char *devname, struct pt2_
             pt2_sbuf_add(&a, "Re-export the package on Linux (amd64 or arm64) with the torch you "
                              "serve with: AOTInductor compiles for the platform it runs on.");
         } else if (strcmp(h->machine, "x86_64") != 0 && strcmp(h->machine, "aarch64") != 0) {
+            snprintf(r->code, sizeof(r->code), "host-platform");
             pt2_sbuf_add(&b,
                          "the model library %.200s is a Linux %.31s library; a node with "
                          "%.80s runs Linux on amd64 or arm64",
@@ -402,15 +483,16 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
         if (host.verdict > r.verdict)
             r = host; /* the code is right for the GPU, and cannot load there */
     }
+    apply_strict(v, &r);
     rc = add_entry(v, "target", label, pt2_target_device_json(dev), &r, err);
     if (rc != PT2_OK)
         return rc;
     /* The first of the worst targets speaks for all of them. */
     if (v->ntargets++ == 0 || r.verdict > v->worst_target.verdict) {
         v->worst_target.verdict = r.verdict;
+        v->worst_target = r;
         snprintf(v->worst_target.reason, sizeof(v->worst_target.reason), "%.60s: %.440s", label,
                  r.reason);
-        snprintf(v->worst_target.advice, sizeof(v->worst_target.advice), "%s", r.advice);
     }
     return PT2_OK;
 }
@@ -430,6 +512,7 @@ static int node_gpu(pt2_verdicts *v, const pt2_package *pkg, const struct pt2_no
     rc = pt2_package_check_device(pkg, &dev, &c->r, err);
     if (rc != PT2_OK)
         return rc;
+    apply_strict(v, &c->r);
     return add_entry(v, "gpu", c->label, pt2_node_gpu_json(node, vendor, index, &dev), &c->r, err);
 }
 
@@ -469,8 +552,10 @@ int pt2_verdicts_add_node(pt2_verdicts *v, const pt2_package *pkg, const pt2_nod
         feats[i] = node->cpu.features[i];
     if (rc == PT2_OK)
         rc = pt2_package_check_cpu(pkg, node->cpu.machine, feats, i, &cpu, err);
-    if (rc == PT2_OK)
+    if (rc == PT2_OK) {
+        apply_strict(v, &cpu);
         rc = add_entry(v, "cpu", "cpu", pt2_node_cpu_json(node), &cpu, err);
+    }
     if (rc == PT2_OK) {
         /* Why no GPU of the kind the package needs shows here. */
         need = pt2_verdicts_need(pkg, absent, sizeof(absent));
@@ -501,8 +586,11 @@ int pt2_verdicts_add_runtime(pt2_verdicts *v, const pt2_package *pkg, const pt2_
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
     }
     rc = pt2_runtime_judge(pkg, rt, e, &r, err);
+    if (rc == PT2_OK)
+        apply_strict(v, &r);
     if (rc == PT2_OK &&
         (cJSON_AddStringToObject(e, "verdict", pt2_verdict_name(r.verdict)) == NULL ||
+         cJSON_AddStringToObject(e, "code", r.code) == NULL ||
          cJSON_AddStringToObject(e, "reason", r.reason) == NULL || !pt2_verdicts_add_advice(e, &r)))
         rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
     if (rc != PT2_OK) {
@@ -514,10 +602,9 @@ int pt2_verdicts_add_runtime(pt2_verdicts *v, const pt2_package *pkg, const pt2_
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
     }
     if (v->nruntimes++ == 0 || r.verdict > v->worst_runtime.verdict) {
-        v->worst_runtime.verdict = r.verdict;
+        v->worst_runtime = r;
         snprintf(v->worst_runtime.reason, sizeof(v->worst_runtime.reason), "%.60s: %.440s",
                  pt2_runtime_label(rt), r.reason);
-        snprintf(v->worst_runtime.advice, sizeof(v->worst_runtime.advice), "%s", r.advice);
     }
     return PT2_OK;
 }
@@ -554,6 +641,8 @@ int pt2_verdicts_to_json(const pt2_verdicts *v, cJSON **out, struct pt2_error *e
     if (doc == NULL || !pt2_json_add_owned(doc, "compatibility", cJSON_Duplicate(v->entries, 1)) ||
         (ov = cJSON_AddObjectToObject(doc, "overall")) == NULL ||
         cJSON_AddStringToObject(ov, "verdict", pt2_verdict_name(r.verdict)) == NULL ||
+        cJSON_AddStringToObject(ov, "code", r.code[0] ? r.code : pt2_verdict_name(r.verdict)) ==
+            NULL ||
         cJSON_AddStringToObject(ov, "reason", r.reason) == NULL ||
         !pt2_verdicts_add_advice(ov, &r)) {
         cJSON_Delete(doc);

@@ -176,7 +176,7 @@ export const pageTests = [
       { device: 'B200', where: 'typed target', arch: 'CC 10.0', verdict: 'incompatible',
         reason: 'kernels are sm_90a only; NVIDIA B200 is 10.0' },
       { device: '9.0', where: 'typed target', arch: 'CC 9.0', verdict: 'compatible',
-        reason: 'sm_90a cubin runs on compute capability 9.0; it needs a CUDA 13.0+ driver (ELF ABI v8), driver version unknown' },
+        reason: 'sm_90a cubin runs on compute capability 9.0; compatible if the driver supports CUDA 13.0 (branch 580 or newer): the cubin is CUDA 13 (ELF ABI v8) and the driver version is unknown' },
     ]);
     assert.equal(await ctx.page.getAttribute('#r-overall', 'data-verdict'), 'incompatible');
     assert.equal(await ctx.page.textContent('#r-overall .reason'), 'B200: kernels are sm_90a only; NVIDIA B200 is 10.0');

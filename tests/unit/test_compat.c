@@ -255,8 +255,10 @@ START_TEST(test_driver_abi_v8)
 
     d = device("B200", 0);
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_100 cubin runs on NVIDIA B200; it needs a CUDA 13.0+ "
-                               "driver (ELF ABI v8), driver version unknown");
+    ck_assert_str_eq(
+        r.reason,
+        "sm_100 cubin runs on NVIDIA B200; compatible if the driver supports CUDA 13.0 (branch 580 "
+        "or newer): the cubin is CUDA 13 (ELF ABI v8) and the driver version is unknown");
 
     /* A CUDA 13 toolkit note alone also means CUDA 13; a negative driver is unknown. */
     kv[0] = sass(90, 0, 0);
@@ -265,8 +267,10 @@ START_TEST(test_driver_abi_v8)
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
     d = device("H100", -5);
     ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_90 cubin runs on NVIDIA H100; it needs a CUDA 13.0+ "
-                               "driver (ELF ABI v8), driver version unknown");
+    ck_assert_str_eq(
+        r.reason,
+        "sm_90 cubin runs on NVIDIA H100; compatible if the driver supports CUDA 13.0 (branch 580 "
+        "or newer): the cubin is CUDA 13 (ELF ABI v8) and the driver version is unknown");
 
     /* v7 cubins have no CUDA 13 requirement. */
     kv[0] = sass(90, 'a', 7);
@@ -336,8 +340,8 @@ START_TEST(test_driver_ptx_isa)
     d = device("H100", 0);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), J);
     ck_assert_str_eq(r.reason, "no cubin for 9.0; compute_90 PTX can be JIT-compiled for NVIDIA "
-                               "H100; the driver must support PTX ISA 9.0 (CUDA 13.0+), "
-                               "driver version unknown");
+                               "H100; compatible if the driver supports CUDA 13.0 (branch 580 or "
+                               "newer): its PTX is ISA 9.0 and the driver version is unknown");
 
     /* PTX ISA unknown (0.0): nothing to check, nothing to say. */
     k = ptx(90, 0, 0, 0);
@@ -404,13 +408,16 @@ START_TEST(test_thor_renumbering)
     k = sass(101, 0, 7);
     d = device("11.0", 0);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_101 cubin runs on compute capability 11.0");
+    ck_assert_str_eq(r.reason, "sm_101 cubin runs on compute capability 11.0; compatible if the "
+                               "driver supports CUDA 13.0 (branch 580 or newer): the GPU needs it "
+                               "and the driver version is unknown");
 
     k = sass(110, 0, 8);
     d = device("10.1", 0);
     ck_assert_int_eq(gpu(&k, 1, "cuda", NULL, &d, &r), C);
-    ck_assert_str_eq(r.reason, "sm_110 cubin runs on compute capability 10.1; it needs a CUDA "
-                               "13.0+ driver (ELF ABI v8), driver version unknown");
+    ck_assert_str_eq(r.reason, "sm_110 cubin runs on compute capability 10.1; compatible if the "
+                               "driver supports CUDA 13.0 (branch 580 or newer): the cubin is CUDA "
+                               "13 (ELF ABI v8) and the driver version is unknown");
 
     k = sass(101, 'a', 7);
     d = device("Thor", 13000);
@@ -708,6 +715,16 @@ START_TEST(test_advice_nvidia)
                                "\"8.0;9.0a;10.0+PTX\", adding PTX for forward compatibility) and "
                                "aot_inductor.emit_multi_arch_kernel=True, so the package carries "
                                "code for 10.0.");
+
+    /* The code names why: an 'a' cubin of the GPU's own family is a variant mismatch. */
+    kv[0] = sass(100, 'a', 8);
+    d = device("10.3", 13000);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.code, "variant-mismatch");
+    d = device("9.0", 13000);
+    ck_assert_int_eq(gpu(kv, 1, "cuda", NULL, &d, &r), I);
+    ck_assert_str_eq(r.code, "arch-mismatch");
+    kv[0] = sass(90, 'a', 8);
 
     /* A CUDA 13 cubin on a 12.x driver: the driver branch, or a CUDA 12 build. */
     d = device("H100", 12040);

@@ -735,8 +735,9 @@ START_TEST(test_compat_json_nulls_and_ptx_summary)
     ck_assert_str_eq(str_at(cJSON_GetObjectItemCaseSensitive(
                                 cJSON_GetObjectItemCaseSensitive(n0, "checks"), "gpu"),
                             "reason"),
-                     "sm_90a cubin runs on NVIDIA-H100-80GB-HBM3; it needs a CUDA 13.0+ "
-                     "driver (ELF ABI v8), driver version unknown");
+                     "sm_90a cubin runs on NVIDIA-H100-80GB-HBM3; compatible if the driver "
+                     "supports CUDA 13.0 (branch 580 or newer): the cubin is CUDA 13 (ELF ABI v8) "
+                     "and the driver version is unknown");
 
     /* The PTX verdict is worse than the CPU's, and the CPU one fails: x86 code on arm64. */
     n1 = cJSON_GetArrayItem(arr, 1);

@@ -140,12 +140,16 @@ START_TEST(test_node_rule)
 {
     pt2_package *cuda = open_fixture("cuda_sm90a_v8.pt2"),
                 *cpu_only = open_fixture("cpu_x86_64.pt2");
-    struct pt2_verdict_result ok = {PT2_COMPATIBLE, "fits", ""},
-                              bad = {PT2_INCOMPATIBLE, "no AVX", "Use AVX2."};
+    struct pt2_verdict_result ok = {PT2_COMPATIBLE, "fits", "", "compatible", 0, "", 0},
+                              bad = {PT2_INCOMPATIBLE, "no AVX", "Use AVX2.", "cpu-isa", 0, "", 0};
     struct pt2_gpu_check g[3] = {
-        {PT2_VENDOR_NVIDIA, "cuda:0", {PT2_INCOMPATIBLE, "is 8.0", "Rebuild for 8.0."}},
-        {PT2_VENDOR_NVIDIA, "cuda:1", {PT2_COMPATIBLE, "runs", ""}},
-        {PT2_VENDOR_AMD, "rocm:0", {PT2_INCOMPATIBLE, "is gfx90a", "Rebuild for gfx90a."}},
+        {PT2_VENDOR_NVIDIA,
+         "cuda:0",
+         {PT2_INCOMPATIBLE, "is 8.0", "Rebuild for 8.0.", "arch-mismatch", 0, "", 0}},
+        {PT2_VENDOR_NVIDIA, "cuda:1", {PT2_COMPATIBLE, "runs", "", "compatible", 0, "", 0}},
+        {PT2_VENDOR_AMD,
+         "rocm:0",
+         {PT2_INCOMPATIBLE, "is gfx90a", "Rebuild for gfx90a.", "arch-mismatch", 0, "", 0}},
     };
     struct pt2_verdict_result part, out;
 
@@ -405,6 +409,68 @@ START_TEST(test_target_macos_library)
 }
 END_TEST
 
+/* Every entry carries a code from the fixed set, what it requires as data, and what the
+ * target does not settle; --strict turns each unsettled requirement into incompatible. */
+static cJSON *one_target(const char *fixture, const char *target, int driver, int strict)
+{
+    struct pt2_error err = {0};
+    pt2_package *pkg = open_fixture(fixture);
+    struct pt2_device dev;
+    pt2_verdicts *v = NULL;
+    cJSON *doc = NULL;
+
+    ck_assert_int_eq(pt2_target_parse(target, &dev, &err), PT2_OK);
+    dev.driver_cuda_version = driver;
+    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
+    pt2_verdicts_set_strict(v, strict);
+    ck_assert_int_eq(pt2_verdicts_add_target(v, pkg, target, &dev, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
+    pt2_verdicts_free(v);
+    pt2_package_free(pkg);
+    return doc;
+}
+
+static void assert_entry(cJSON *doc, const char *verdict, const char *code, const char *driver,
+                         const char *branch, int n_unverified)
+{
+    cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "compatibility"), 0);
+    cJSON *req = cJSON_GetObjectItem(e, "requires");
+
+    ck_assert_str_eq(pt2_json_str(e, "verdict"), verdict);
+    ck_assert_str_eq(pt2_json_str(e, "code"), code);
+    ck_assert_str_eq(pt2_json_str(cJSON_GetObjectItem(doc, "overall"), "code"), code);
+    if (driver != NULL) {
+        ck_assert_str_eq(pt2_json_str(req, "cuda_driver"), driver);
+        ck_assert_str_eq(pt2_json_str(req, "driver_branch"), branch);
+    } else {
+        ck_assert_ptr_null(cJSON_GetObjectItem(req, "cuda_driver"));
+    }
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(e, "unverified")), n_unverified);
+    cJSON_Delete(doc);
+}
+
+START_TEST(test_codes_requires_strict)
+{
+    /* a CUDA 13 cubin on its GPU: compatible if the driver is 13.0+, which is not known */
+    assert_entry(one_target("cuda_sm90a_v8.pt2", "H100", 0, 0), "compatible", "compatible", "13.0",
+                 "580", 1);
+    assert_entry(one_target("cuda_sm90a_v8.pt2", "H100", 0, 1), "incompatible", "driver-unknown",
+                 "13.0", "580", 1);
+    assert_entry(one_target("cuda_sm90a_v8.pt2", "H100", 13000, 1), "compatible", "compatible",
+                 "13.0", "580", 0);
+    assert_entry(one_target("cuda_sm90a_v8.pt2", "H100", 12040, 0), "incompatible",
+                 "driver-too-old", "13.0", "580", 0);
+    assert_entry(one_target("cuda_sm90a_v8.pt2", "A100", 0, 0), "incompatible", "arch-mismatch",
+                 NULL, NULL, 0);
+    assert_entry(one_target("cpu_s390x.pt2", "H100", 0, 0), "incompatible", "host-platform", NULL,
+                 NULL, 0);
+    assert_entry(one_target("rocm_gfx90a.pt2", "H100", 0, 0), "incompatible", "arch-mismatch", NULL,
+                 NULL, 0);
+    assert_entry(one_target("rocm_gfx90a.pt2", "gfx90a", 0, 0), "compatible", "compatible", NULL,
+                 NULL, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("verdicts");
@@ -419,6 +485,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_targets_overall);
     tcase_add_test(tc, test_target_needs_a_loadable_library);
     tcase_add_test(tc, test_target_macos_library);
+    tcase_add_test(tc, test_codes_requires_strict);
     suite_add_tcase(s, tc);
     return s;
 }
