@@ -615,8 +615,8 @@ int pt2_verdicts_add_runtime(pt2_verdicts *v, const pt2_package *pkg, const pt2_
  *              null without compiled models),
  *    "targets" (pt2_listing_targets; null without compiled code), "models" (count)}
  * and with targets also
- *   "verdicts": [{"target", "verdict", "reason"}] (one per target, in order),
- *   "overall": {"verdict", "reason"} (the worst, as pt2_verdicts decides).
+ *   "verdicts": [{"target", "verdict", "code", "reason"}] (one per target, in order),
+ *   "overall": {"verdict", "code", "reason", "advice"} (the worst, as pt2_verdicts decides).
  * An item for a package that /v1/inspect refuses (it did not open, or its
  * metadata is invalid): {"name", "size", "mtime", "type", "title", "status",
  * "detail"}, the problem document of that refusal without "instance".

@@ -199,6 +199,7 @@ static cJSON *listing_verdict(const cJSON *e)
 
     if (o == NULL || cJSON_AddStringToObject(o, "target", pt2_json_str(e, "target")) == NULL ||
         cJSON_AddStringToObject(o, "verdict", pt2_json_str(e, "verdict")) == NULL ||
+        cJSON_AddStringToObject(o, "code", pt2_json_str(e, "code")) == NULL ||
         cJSON_AddStringToObject(o, "reason", pt2_json_str(e, "reason")) == NULL) {
         cJSON_Delete(o);
         return NULL;
@@ -206,7 +207,7 @@ static cJSON *listing_verdict(const cJSON *e)
     return o;
 }
 
-/* "verdicts": [{"target", "verdict", "reason"}] and "overall" for the targets. */
+/* "verdicts": [{"target", "verdict", "code", "reason"}] and "overall" for the targets. */
 static int listing_verdicts(cJSON *item, const pt2_package *pkg,
                             const struct pt2_listing_target *targets, size_t n,
                             struct pt2_error *err)
