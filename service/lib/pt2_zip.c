@@ -390,9 +390,14 @@ int pt2_zip_open_path(pt2_zip **out, const char *path, struct pt2_error *err)
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         char ebuf[128];
+        int e = errno;
+        /* the same problem the daemon answers for the same file: not-found, forbidden */
+        int code = (e == ENOENT || e == ENOTDIR) ? PT2_ERR_NOT_FOUND
+                   : (e == EACCES || e == EPERM) ? PT2_ERR_FORBIDDEN
+                                                 : PT2_ERR_IO;
 
-        return pt2_error_set(err, PT2_ERR_IO, "cannot open %s: %s", path,
-                             pt2_strerror(errno, ebuf, sizeof(ebuf)));
+        return pt2_error_set(err, code, "cannot open %s: %s", path,
+                             pt2_strerror(e, ebuf, sizeof(ebuf)));
     }
     rc = pt2_zip_open_fd(out, fd, err);
     if (rc != PT2_OK) {

@@ -88,9 +88,10 @@ def test_unreadable_archives_raise_their_problem_type(backend, name):
 
 
 def test_missing_file_errors():
-    with pytest.raises(pt2scope.Unreadable) as e:
+    # the problem the daemon answers for a missing file, over either backend
+    with pytest.raises(pt2scope.NotFound) as e:
         pt2scope.get_package_arch_info(fixture("no_such.pt2"))
-    assert e.value.status == 500 and "no_such.pt2" in e.value.detail
+    assert e.value.status == 404 and "no_such.pt2" in e.value.detail
 
 
 def test_missing_and_outside_root(daemon):

@@ -59,7 +59,7 @@ def test_null_arguments_are_problems_not_crashes():
     h, prob = ctypes.c_void_p(), ctypes.c_void_p()
     assert lib.pt2scope_open_path(None, ctypes.byref(h), ctypes.byref(prob)) == -9 and not h.value
     lib.pt2scope_free(prob)
-    assert lib.pt2scope_open_path(b"/nonexistent.pt2", ctypes.byref(h), None) == -2  # problem optional
+    assert lib.pt2scope_open_path(b"/nonexistent.pt2", ctypes.byref(h), None) == -10  # not-found; problem optional
     lib.pt2scope_close(None)
     lib.pt2scope_free(None)
 

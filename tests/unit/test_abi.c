@@ -129,9 +129,9 @@ START_TEST(test_problems)
     pt2_package *pkg = NULL;
     char path[256], *out = NULL;
 
-    ck_assert_int_eq(pt2scope_open_path("/nonexistent/x.pt2", &pkg, &out), PT2_ERR_IO);
+    ck_assert_int_eq(pt2scope_open_path("/nonexistent/x.pt2", &pkg, &out), PT2_ERR_NOT_FOUND);
     ck_assert_ptr_null(pkg);
-    assert_problem(out, "unreadable", NULL);
+    assert_problem(out, "not-found", NULL);
     ck_assert_int_eq(
         pt2scope_open_path(tu_fixture("broken_not_zip.pt2", path, sizeof(path)), &pkg, &out),
         PT2_ERR_NOT_ZIP);

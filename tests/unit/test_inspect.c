@@ -496,7 +496,7 @@ START_TEST(test_broken_packages)
     ck_assert_int_eq(open_code("broken_cd_corrupt.pt2", msg, sizeof(msg)), PT2_ERR_TRUNCATED);
     ck_assert_int_eq(open_code("broken_no_archive_format.pt2", msg, sizeof(msg)), PT2_ERR_NOT_PT2);
     ck_assert_str_eq(msg, "no archive_format entry and no data/aotinductor/ or models/ folder");
-    ck_assert_int_eq(open_code("does_not_exist.pt2", msg, sizeof(msg)), PT2_ERR_IO);
+    ck_assert_int_eq(open_code("does_not_exist.pt2", msg, sizeof(msg)), PT2_ERR_NOT_FOUND);
 
     /* Bad metadata: arch still answers, the metadata calls fail. */
     pkg = open_fixture("broken_bad_json.pt2");

@@ -147,7 +147,8 @@ START_TEST(test_item_verdicts)
     ck_assert_str_eq(pt2_json_str(cJSON_GetArrayItem(v, 1), "verdict"), "incompatible");
     ck_assert_str_eq(pt2_json_str(cJSON_GetArrayItem(v, 1), "reason"),
                      "kernels are sm_90a only; NVIDIA B200 is 10.0");
-    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetArrayItem(v, 1)), 3);
+    ck_assert_str_eq(pt2_json_str(cJSON_GetArrayItem(v, 1), "code"), "arch-mismatch");
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetArrayItem(v, 1)), 4);
     ck_assert_str_eq(pt2_json_str(ov, "verdict"), "incompatible");
     ck_assert_str_eq(pt2_json_str(ov, "reason"),
                      "B200: kernels are sm_90a only; NVIDIA B200 is 10.0");
