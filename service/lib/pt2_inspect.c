@@ -613,8 +613,16 @@ static void settle_meta_errors(struct pt2_package *pkg)
 {
     int user_rank = pkg->has_user ? user_meta_rank(pkg->user_entry) : 0;
 
-    if (pkg->user_err.code != PT2_OK && pkg->user_err_rank > user_rank)
-        pt2_error_copy(&pkg->meta_err, &pkg->user_err);
+    /* The user's metadata names tensors, never what the code runs on: a malformed or
+     * oversized one is a warning, and everything else is still answered. */
+    if (pkg->user_err.code != PT2_OK && pkg->user_err_rank > user_rank) {
+        char msg[PT2_ERROR_MSG_MAX];
+        snprintf(msg, sizeof(msg),
+                 "%.400s (ignored: kernels, libraries and verdicts do not "
+                 "depend on it)",
+                 pkg->user_err.message);
+        add_warning(pkg, msg);
+    }
     for (size_t i = 0; i < pkg->nmodels; i++) {
         const struct pkg_model *m = &pkg->models[i];
         int have = m->aoti != NULL ? m->aoti_rank : 0;

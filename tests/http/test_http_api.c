@@ -490,7 +490,7 @@ START_TEST(test_problem_package_errors)
         {"broken_not_zip.pt2", "not-a-zip"},
         {"broken_truncated.pt2", "truncated"},
         {"broken_no_archive_format.pt2", "not-a-pt2"},
-        {"broken_bad_json.pt2", "metadata-invalid"},
+        {"broken_bad_aoti_json.pt2", "metadata-invalid"},
     };
     size_t i;
 

@@ -23,8 +23,7 @@ BROKEN = {
     "broken_truncated.pt2": (pt2scope.Truncated, "truncated"),
     "broken_cd_corrupt.pt2": (pt2scope.Truncated, "truncated"),
     "broken_no_archive_format.pt2": (pt2scope.NotAPt2, "not-a-pt2"),
-    "broken_bad_json.pt2": (pt2scope.MetadataInvalid, "metadata-invalid"),
-    "broken_deep_json.pt2": (pt2scope.MetadataInvalid, "metadata-invalid"),
+    "broken_bad_aoti_json.pt2": (pt2scope.MetadataInvalid, "metadata-invalid"),
     "torch_save_checkpoint.pt2": (pt2scope.TorchSaveCheckpoint, "torch-save-checkpoint"),
 }
 SM90A = "cuda_sm90a_v8.pt2"

@@ -193,7 +193,7 @@ def _rss_kib():
 
 
 def test_no_leak_over_10000_calls():
-    ok, bad = fixture("cuda_sm90a_v8.pt2"), fixture("broken_bad_json.pt2")
+    ok, bad = fixture("cuda_sm90a_v8.pt2"), fixture("broken_bad_aoti_json.pt2")
     m = pt2scope.load_package_metadata(ok)
 
     def call(i):

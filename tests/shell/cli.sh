@@ -302,7 +302,7 @@ expect 2 "$B" affinity $F/cuda_sm90a_v8.pt2 --target H100
 same "$ERR" "pt2scope: usage: affinity does not take --target"
 expect 2 "$B" affinity
 same "$ERR" "pt2scope: usage: no package file given"
-expect 2 "$B" affinity $F/broken_bad_json.pt2 --json
+expect 2 "$B" affinity $F/broken_bad_aoti_json.pt2 --json
 same "$(echo "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["type"])')" "https://pt2scope.dev/problems/metadata-invalid"
 
 # inspect --oip: the metadata is the Open Inference Protocol's model metadata response.

@@ -264,11 +264,11 @@ START_TEST(test_null_arguments_and_invalid_metadata)
     ck_assert_ptr_null(aff);
     ck_assert_int_eq(sel, 0);
     ck_assert_str_eq(err.message, "pt2_package_node_affinity: missing argument");
-    /* Metadata that cannot be read leaves the verdicts, and so the selector, undecided. */
+    /* AOTI metadata that cannot be read leaves the verdicts, and so the selector, undecided. */
     pt2_error_clear(&err);
-    ck_assert_int_eq(
-        pt2_package_open_path(&pkg, tu_fixture("broken_bad_json.pt2", p, sizeof(p)), NULL, &err),
-        PT2_OK);
+    ck_assert_int_eq(pt2_package_open_path(
+                         &pkg, tu_fixture("broken_bad_aoti_json.pt2", p, sizeof(p)), NULL, &err),
+                     PT2_OK);
     ck_assert_int_eq(pt2_package_node_affinity(pkg, &aff, NULL, &err), PT2_ERR_METADATA);
     ck_assert_ptr_null(aff);
     pt2_package_free(pkg);

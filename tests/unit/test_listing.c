@@ -195,8 +195,9 @@ START_TEST(test_problem_items)
     cJSON_free(s);
     cJSON_Delete(item);
 
-    /* Opened, but its metadata is invalid: /v1/inspect refuses it, so the item is a problem. */
-    item = item_of("broken_bad_json.pt2", &t, 1);
+    /* Opened, but its AOTI metadata is invalid: /v1/inspect refuses it, so the item is a
+     * problem (bad user metadata is only a warning). */
+    item = item_of("broken_bad_aoti_json.pt2", &t, 1);
     ck_assert_str_eq(pt2_json_str(item, "type"), "https://pt2scope.dev/problems/metadata-invalid");
     ck_assert_int_eq((int)num(item, "status"), 422);
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(item, "targets"));

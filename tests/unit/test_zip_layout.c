@@ -87,6 +87,7 @@ static const struct layout_case layouts[] = {
     /* broken above the zip layer: a clean archive here */
     GEN2("broken_bad_json.pt2", "broken_bad_json/", 11, "model"),
     GEN2("broken_deep_json.pt2", "broken_deep_json/", 11, "model"),
+    GEN2("broken_bad_aoti_json.pt2", "broken_bad_aoti_json/", 10, "model"),
     GEN2("broken_bad_elf.pt2", "broken_bad_elf/", 11, "model"),
 };
 
