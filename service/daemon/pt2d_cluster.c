@@ -160,6 +160,8 @@ static int inspect_query(const struct pt2d_options *o, struct pt2d_buf *q)
         pt2d_buf_printf(q, "&driver=%d", o->driver_version);
     if (o->strict)
         pt2d_buf_printf(q, "&strict=1");
+    if (o->platform[0] != '\0')
+        pt2d_buf_printf(q, "&platform=%s", o->platform); /* one of three fixed spellings */
     if (o->has_device) {
         e = curl_easy_escape(h, o->device, 0);
         if (e == NULL)

@@ -94,6 +94,18 @@ static int set_driver(struct pt2d_options *o, const char *text, struct pt2_error
     return PT2_OK;
 }
 
+static int set_platform(struct pt2d_options *o, const char *text, struct pt2_error *err)
+{
+    struct pt2_device probe;
+    struct pt2_error perr = {0};
+
+    memset(&probe, 0, sizeof(probe));
+    if (pt2_platform_parse(text, &probe, &perr) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID, "%s", perr.message);
+    snprintf(o->platform, sizeof(o->platform), "%s", probe.platform);
+    return PT2_OK;
+}
+
 static int set_view(struct pt2d_options *o, const char *text, struct pt2_error *err)
 {
     if (strcmp(text, "oip") == 0)
@@ -300,6 +312,8 @@ int pt2d_options_add_query(struct pt2d_options *o, const char *key, const char *
         return add_runtime(o, value, err);
     if (strcmp(key, "driver") == 0)
         return set_driver(o, value, err);
+    if (strcmp(key, "platform") == 0)
+        return set_platform(o, value, err);
     if (strcmp(key, "view") == 0)
         return set_view(o, value, err);
     if (strcmp(key, "nocache") == 0) {
@@ -367,7 +381,8 @@ int pt2d_options_apply_json(struct pt2d_options *o, const cJSON *doc, struct pt2
         } else if (strcmp(k, "runtime") == 0 || strcmp(k, "runtimes") == 0) {
             rc = add_strings(o, m, add_runtime, err);
         } else if (strcmp(k, "path") == 0 || strcmp(k, "url") == 0 || strcmp(k, "driver") == 0 ||
-                   strcmp(k, "view") == 0 || strcmp(k, "device") == 0) {
+                   strcmp(k, "view") == 0 || strcmp(k, "device") == 0 ||
+                   strcmp(k, "platform") == 0) {
             if (!cJSON_IsString(m))
                 rc = pt2_error_set(err, PT2_ERR_INVALID, "%s must be a string", k);
             else
@@ -397,12 +412,11 @@ int pt2d_options_check_package(const struct pt2d_options *o, int upload, int req
 
 void pt2d_options_finish(struct pt2d_options *o)
 {
-    size_t i;
-
-    if (o->driver_version == 0)
-        return;
-    for (i = 0; i < o->n_targets; i++)
-        o->targets[i].dev.driver_cuda_version = o->driver_version;
+    for (size_t i = 0; i < o->n_targets; i++) {
+        if (o->driver_version != 0)
+            o->targets[i].dev.driver_cuda_version = o->driver_version;
+        memcpy(o->targets[i].dev.platform, o->platform, sizeof(o->platform));
+    }
 }
 
 int pt2d_options_fingerprint(const struct pt2d_options *o, struct pt2d_buf *out)
@@ -416,6 +430,8 @@ int pt2d_options_fingerprint(const struct pt2d_options *o, struct pt2d_buf *out)
         rc = pt2d_buf_printf(out, ";device=%zu:%s", strlen(o->device), o->device);
     if (rc == PT2_OK && o->strict)
         rc = pt2d_buf_printf(out, ";strict");
+    if (rc == PT2_OK && o->platform[0] != '\0')
+        rc = pt2d_buf_printf(out, ";platform=%s", o->platform);
     for (i = 0; rc == PT2_OK && i < o->n_runtimes; i++)
         rc = pt2d_buf_printf(out, ";runtime=%zu:%s", strlen(o->runtimes[i]), o->runtimes[i]);
     if (rc == PT2_OK && o->inputs != NULL) {

@@ -45,6 +45,7 @@ struct pt2d_options {
     struct pt2d_target targets[PT2D_MAX_TARGETS];
     size_t n_targets;
     int driver_version;  /* cuDriverGetVersion() form; 0 = not given */
+    char platform[16];   /* ?platform=linux/arm64 for every target; "" = not given */
     unsigned json_flags; /* PT2_JSON_OIP for view=oip */
     int nocache;
     cJSON *inputs;                /* {name: [dims...]} or NULL; owned */

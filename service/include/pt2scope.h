@@ -366,6 +366,9 @@ struct pt2_device {
     int driver_cuda_version; /* cuDriverGetVersion() form, e.g. 12040; 0 = unknown */
     char name[128];          /* "NVIDIA H100", or the target text */
     char gfx[32];            /* AMD target ("gfx90a"), empty for NVIDIA */
+    /* The node's OS/arch (pt2_platform_parse: "linux/amd64", "linux/arm64",
+     * "windows/amd64"); "" = Linux on the architectures GPUs ship in (amd64, arm64). */
+    char platform[16];
 };
 
 /* Ordered from best to worst: the worse of two verdicts is the larger. */
@@ -412,6 +415,8 @@ struct pt2_verdict_result {
 
 /* Parse "9.0", "sm_90a", "90", "H100", "A100", "gfx90a"... into a device. */
 int pt2_target_parse(const char *text, struct pt2_device *out, struct pt2_error *err);
+/* Set dev->platform from "linux/amd64", "linux/arm64" or "windows/amd64" (--platform). */
+int pt2_platform_parse(const char *text, struct pt2_device *dev, struct pt2_error *err);
 /* Parse "12.4" / "12040" into the cuDriverGetVersion() form. */
 int pt2_driver_version_parse(const char *text, int *out, struct pt2_error *err);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pt2_desc.h"
+#include "pt2_model.h"
 #include "pt2_sbuf.h"
 #include "pt2_target.h"
 
@@ -254,9 +255,64 @@ cJSON *pt2_target_device_json(const struct pt2_device *dev)
         !pt2_json_add_str_or_null(d, "compute_capability", cc) ||
         !pt2_json_add_str_or_null(d, "gfx", dev->gfx) ||
         !pt2_json_add_num_or_null(d, "driver_cuda_version", dev->driver_cuda_version,
-                                  dev->driver_cuda_version > 0)) {
+                                  dev->driver_cuda_version > 0) ||
+        !pt2_json_add_str_or_null(d, "platform", dev->platform)) {
         cJSON_Delete(d);
         return NULL;
     }
     return d;
+}
+
+/* ---- platforms ------------------------------------------------------------------------ */
+
+/* The node platforms --platform names, and the host library each one loads. */
+static const struct platform {
+    const char *name;
+    int format;          /* enum pt2_host_format */
+    const char *machine; /* pt2_host.machine */
+    const char *os;
+    const char *arch;
+} PLATFORMS[] = {
+    {"linux/amd64", PT2_HOST_ELF, "x86_64", "Linux", "amd64"},
+    {"linux/arm64", PT2_HOST_ELF, "aarch64", "Linux", "arm64"},
+    {"windows/amd64", PT2_HOST_PE, "x86_64", "Windows", "amd64"},
+};
+#define NPLATFORMS (sizeof(PLATFORMS) / sizeof(PLATFORMS[0]))
+
+int pt2_platform_parse(const char *text, struct pt2_device *dev, struct pt2_error *err)
+{
+    char shown[ECHO_MAX + 1];
+
+    if (text == NULL || dev == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "no platform given");
+    for (size_t i = 0; i < NPLATFORMS; i++)
+        if (strcmp(text, PLATFORMS[i].name) == 0) {
+            snprintf(dev->platform, sizeof(dev->platform), "%s", PLATFORMS[i].name);
+            return PT2_OK;
+        }
+    pt2_sbuf_echo(shown, sizeof(shown), text, ECHO_MAX);
+    return pt2_error_set(err, PT2_ERR_INVALID,
+                         "unknown platform '%s': use linux/amd64, linux/arm64 or windows/amd64",
+                         shown);
+}
+
+int pt2_target_platform_runs(const struct pt2_device *dev, int format, const char *machine,
+                             const char **os, const char **arches)
+{
+    int any = dev->platform[0] == '\0', runs = 0;
+
+    *os = "Linux";
+    *arches = "amd64 or arm64";
+    for (size_t i = 0; i < NPLATFORMS; i++) {
+        const struct platform *p = &PLATFORMS[i];
+
+        if (any ? p->format != PT2_HOST_ELF : strcmp(p->name, dev->platform) != 0)
+            continue;
+        if (!any) {
+            *os = p->os;
+            *arches = p->arch;
+        }
+        runs |= format == p->format && strcmp(machine, p->machine) == 0;
+    }
+    return runs;
 }

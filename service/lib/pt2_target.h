@@ -24,9 +24,18 @@ const char *pt2_target_amd_tail(const char *t);
 int pt2_target_is_gfx(const char *t);
 
 /*
+ * 1 when a host library of `format` (enum pt2_host_format) for `machine` ("x86_64",
+ * "aarch64") runs on dev's platform; *os gets the platform's OS ("Linux", "Windows")
+ * and *arches what it runs ("amd64 or arm64") for the reason.
+ */
+int pt2_target_platform_runs(const struct pt2_device *dev, int format, const char *machine,
+                             const char **os, const char **arches);
+
+/*
  * The JSON form of a device in a compatibility entry:
  * {"name", "compute_capability": "9.0" | null, "gfx": "gfx90a" | null,
- *  "driver_cuda_version": 12040 | null}; NULL when out of memory.
+ *  "driver_cuda_version": 12040 | null, "platform": "linux/arm64" | null};
+ * NULL when out of memory.
  */
 cJSON *pt2_target_device_json(const struct pt2_device *dev);
 

@@ -395,69 +395,92 @@ static const struct pt2_host *model_library(const struct pt2_host_list *hosts, c
 }
 
 /*
- * A GPU target is a node with that GPU: Linux on the architectures GPUs ship
- * in (amd64, arm64). Every compiled model must have a library such a node's
- * torch can load: a Linux ELF for one of them. A Mach-O or PE library, a
- * library for another architecture, C++ sources only (package_cpp_only) or
- * no library at all is incompatible there, whatever the kernels say.
- * Fills *r only when the host side fails (r->verdict stays compatible else).
+ * The host side of a GPU target, as requirements: each returns 1 when met, else fills
+ * *r (code, reason, advice; the verdict is the combiner's). A GPU target is a node with
+ * that GPU: Linux on the architectures GPUs ship in (amd64, arm64) unless the device
+ * names a platform. Every compiled model must have a library that node's torch loads.
  */
-static void target_host(const pt2_package *pkg, const char *devname, struct pt2_verdict_result *r)
+
+/* A library to load at all: C++ sources only (package_cpp_only) or nothing is unmet. */
+static int req_library(const pt2_package *pkg, size_t m, const char *dir, const struct pt2_host *h,
+                       struct pt2_verdict_result *r)
 {
-    const struct pt2_host_list *hosts = pt2_package_hosts(pkg);
     struct pt2_sbuf b, a;
 
+    if (h != NULL)
+        return 1;
+    pt2_sbuf_init(&b, r->reason, sizeof(r->reason));
+    pt2_sbuf_init(&a, r->advice, sizeof(r->advice));
+    if (pt2_package_model_has_sources(pkg, m)) {
+        snprintf(r->code, sizeof(r->code), "needs-compile");
+        pt2_sbuf_add(&b,
+                     "model '%.100s' ships C++ sources and no compiled library "
+                     "(aot_inductor.package_cpp_only): it must be compiled before it can load",
+                     pt2_package_model_name(pkg, m));
+        pt2_sbuf_add(&a,
+                     "Compile it on the target with torch's headers: cmake -S %.200s -B build "
+                     "-DCMAKE_PREFIX_PATH=$(python -c 'import torch; "
+                     "print(torch.utils.cmake_prefix_path)') && cmake --build build; or "
+                     "re-export without package_cpp_only.",
+                     dir);
+        return 0;
+    }
+    snprintf(r->code, sizeof(r->code), "not-loadable");
+    pt2_sbuf_add(&b, "model '%.100s' has no library torch can load (no .so in %.200s)",
+                 pt2_package_model_name(pkg, m), dir);
+    pt2_sbuf_add(&a, "Re-export the model with torch._inductor.aoti_compile_and_package, which "
+                     "packages the compiled library.");
+    return 0;
+}
+
+static const char *host_os(int format)
+{
+    return format == PT2_HOST_ELF ? "Linux" : format == PT2_HOST_PE ? "Windows" : "macOS";
+}
+
+static const char *host_kind(int format)
+{
+    return format == PT2_HOST_ELF ? "library" : format == PT2_HOST_PE ? "DLL" : "dylib";
+}
+
+/* The library is for the node's OS and architecture. */
+static int req_platform(const struct pt2_host *h, const struct pt2_device *dev, const char *devname,
+                        struct pt2_verdict_result *r)
+{
+    const char *os, *arches;
+    struct pt2_sbuf b, a;
+
+    if (pt2_target_platform_runs(dev, h->format, h->machine, &os, &arches))
+        return 1;
+    pt2_sbuf_init(&b, r->reason, sizeof(r->reason));
+    pt2_sbuf_init(&a, r->advice, sizeof(r->advice));
+    snprintf(r->code, sizeof(r->code), "host-platform");
+    pt2_sbuf_add(&b, "the model library %.200s is a %s %.31s %s; a node with %.80s runs %s on %s",
+                 h->source, host_os(h->format), h->machine, host_kind(h->format), devname, os,
+                 arches);
+    pt2_sbuf_add(&a,
+                 "Re-export the package on %s (%s) with the torch you serve with: AOTInductor "
+                 "compiles for the platform it runs on.",
+                 os, arches);
+    return 0;
+}
+
+/* Fills *r only when the host side fails (r->verdict stays compatible else). */
+static void target_host(const pt2_package *pkg, const struct pt2_device *dev, const char *devname,
+                        struct pt2_verdict_result *r)
+{
     memset(r, 0, sizeof(*r));
     for (size_t m = 0; m < pt2_package_model_count(pkg); m++) {
         char dir[PT2_PATH_MAX];
         const struct pt2_host *h;
 
         snprintf(dir, sizeof(dir), "data/aotinductor/%.400s/", pt2_package_model_name(pkg, m));
-        h = model_library(hosts, dir);
-        pt2_sbuf_init(&b, r->reason, sizeof(r->reason));
-        pt2_sbuf_init(&a, r->advice, sizeof(r->advice));
-        if (h == NULL && pt2_package_model_has_sources(pkg, m)) {
-            pt2_sbuf_add(&b,
-                         "model '%.100s' ships C++ sources and no compiled library "
-                         "(aot_inductor.package_cpp_only): it must be compiled before it can "
-                         "load",
-                         pt2_package_model_name(pkg, m));
-            pt2_sbuf_add(&a,
-                         "Compile it on the target with torch's headers: cmake -S %.200s "
-                         "-B build -DCMAKE_PREFIX_PATH=$(python -c 'import torch; "
-                         "print(torch.utils.cmake_prefix_path)') && cmake --build build; or "
-                         "re-export without package_cpp_only.",
-                         dir);
-        } else if (h == NULL) {
-            snprintf(r->code, sizeof(r->code), "not-loadable");
-            pt2_sbuf_add(&b, "model '%.100s' has no library torch can load (no .so in %.200s)",
-                         pt2_package_model_name(pkg, m), dir);
-            pt2_sbuf_add(&a, "Re-export the model with torch._inductor.aoti_compile_and_package, "
-                             "which packages the compiled library.");
-        } else if (h->format != PT2_HOST_ELF) {
-            snprintf(r->code, sizeof(r->code), "host-platform");
-            pt2_sbuf_add(&b,
-                         "the model library %.200s is a %s %.31s %s; a node with %.80s runs "
-                         "Linux",
-                         h->source, h->format == PT2_HOST_PE ? "Windows" : "macOS", h->machine,
-                         h->format == PT2_HOST_PE ? "DLL" : "dylib", devname);
-            pt2_sbuf_add(&a, "Re-export the package on Linux (amd64 or arm64) with the torch you "
-                             "serve with: AOTInductor compiles for the platform it runs on.");
-        } else if (strcmp(h->machine, "x86_64") != 0 && strcmp(h->machine, "aarch64") != 0) {
-            snprintf(r->code, sizeof(r->code), "host-platform");
-            pt2_sbuf_add(&b,
-                         "the model library %.200s is a Linux %.31s library; a node with "
-                         "%.80s runs Linux on amd64 or arm64",
-                         h->source, h->machine, devname);
-            pt2_sbuf_add(&a, "Re-export the package on an amd64 or arm64 Linux machine with the "
-                             "torch you serve with.");
-        } else {
-            continue;
+        h = model_library(pt2_package_hosts(pkg), dir);
+        if (!req_library(pkg, m, dir, h, r) || !req_platform(h, dev, devname, r)) {
+            r->verdict = PT2_INCOMPATIBLE;
+            return;
         }
-        r->verdict = PT2_INCOMPATIBLE;
-        return;
     }
-    r->reason[0] = r->advice[0] = '\0';
 }
 
 int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char *label,
@@ -479,7 +502,7 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
 
         snprintf(devname, sizeof(devname), "%.*s", (int)sizeof(dev->name),
                  dev->name[0] != '\0' ? dev->name : label);
-        target_host(pkg, devname, &host);
+        target_host(pkg, dev, devname, &host);
         if (host.verdict > r.verdict)
             r = host; /* the code is right for the GPU, and cannot load there */
     }

@@ -220,7 +220,7 @@ START_TEST(test_inspect_compatibility)
     ck_assert_int_eq(r.status, 200);
     doc = th_json(&r);
     compat = cJSON_GetObjectItem(doc, "compatibility");
-    ck_assert_int_eq(cJSON_GetArraySize(compat), 3); /* two targets, then this node's CPU */
+    ck_assert_int_eq(cJSON_GetArraySize(compat), 2); /* two targets; this node is not asked */
     e = cJSON_GetArrayItem(compat, 0);
     ck_assert_str_eq(th_str(e, "target"), "H100");
     ck_assert_str_eq(th_str(e, "kind"), "target");
@@ -233,8 +233,28 @@ START_TEST(test_inspect_compatibility)
     ck_assert_str_eq(th_str(e, "target"), "8.0");
     ck_assert_str_eq(th_str(e, "verdict"), "incompatible");
     ck_assert_str_eq(th_str(e, "reason"), lib_reason("cuda_sm90a_v8.pt2", "8.0"));
-    ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 2), "target"), "cpu");
     cJSON_Delete(doc);
+    th_resp_free(&r);
+
+    /* platform=: an x86_64 library on an arm64 node does not load, whatever the kernels say. */
+    th_get(T.base, "/v1/inspect?path=cuda_sm90a_v8.pt2&target=H100&platform=linux/arm64", &r);
+    ck_assert_int_eq(r.status, 200);
+    doc = th_json(&r);
+    e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "compatibility"), 0);
+    ck_assert_str_eq(th_str(e, "verdict"), "incompatible");
+    ck_assert_str_eq(th_str(e, "code"), "host-platform");
+    ck_assert_str_eq(th_str(e, "reason"),
+                     "the model library "
+                     "data/aotinductor/model/czqbiwbc5ruvbr4zkawxjx7advwcp5f3dw36ortm6fg3dzsvbmy3"
+                     ".wrapper.so is a Linux x86_64 library; a node with NVIDIA H100 runs Linux on "
+                     "arm64");
+    ck_assert_str_eq(th_str(cJSON_GetObjectItem(e, "device"), "platform"), "linux/arm64");
+    cJSON_Delete(doc);
+    th_resp_free(&r);
+    th_get(T.base, "/v1/inspect?path=cuda_sm90a_v8.pt2&target=H100&platform=linux/riscv64", &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert(strstr(r.body, "unknown platform 'linux/riscv64': use linux/amd64, linux/arm64 or "
+                             "windows/amd64") != NULL);
     th_resp_free(&r);
 }
 END_TEST
@@ -344,7 +364,8 @@ END_TEST
 
 START_TEST(test_inspect_post_json_path)
 {
-    const char *body = "{\"path\": \"cuda_sm90a_v8.pt2\", \"target\": [\"H100\"]}";
+    const char *body =
+        "{\"path\": \"cuda_sm90a_v8.pt2\", \"target\": [\"H100\"], \"platform\": \"linux/amd64\"}";
     struct th_req rq = {.path = "/v1/inspect",
                         .body = body,
                         .body_len = strlen(body),
@@ -356,9 +377,12 @@ START_TEST(test_inspect_post_json_path)
     ck_assert_int_eq(r.status, 200);
     doc = th_json(&r);
     compat = cJSON_GetObjectItem(doc, "compatibility");
-    ck_assert_int_eq(cJSON_GetArraySize(compat), 2);
+    ck_assert_int_eq(cJSON_GetArraySize(compat), 1);
     ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 0), "target"), "H100");
-    ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 1), "target"), "cpu");
+    ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 0), "verdict"), "compatible");
+    ck_assert_str_eq(
+        th_str(cJSON_GetObjectItem(cJSON_GetArrayItem(compat, 0), "device"), "platform"),
+        "linux/amd64");
     ck_assert_str_eq(th_str(cJSON_GetObjectItem(doc, "package"), "name"), "cuda_sm90a_v8.pt2");
     cJSON_Delete(doc);
     th_resp_free(&r);

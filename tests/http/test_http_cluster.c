@@ -697,7 +697,7 @@ START_TEST(test_cluster_three_peers_and_a_dead_one)
     cJSON_Delete(doc);
 
     /* Arguments are forwarded: one GPU each, so cuda:1 is a bad device everywhere. */
-    doc = cluster_get("path=cuda_sm90a_v8.pt2&device=cuda:1&target=H100&driver=13.0");
+    doc = cluster_get("path=cuda_sm90a_v8.pt2&device=cuda:1&driver=13.0");
     p = peer_at(doc, 0);
     ck_assert_str_eq(th_str(p, "status"), "error");
     ck_assert(th_num(p, "http_status") == 400);
@@ -709,14 +709,22 @@ START_TEST(test_cluster_three_peers_and_a_dead_one)
     ck_assert(th_num(sum, "error") == 3);
     cJSON_Delete(doc);
 
-    doc = cluster_get("path=cuda_sm90a_v8.pt2&device=cuda:0&target=H100&driver=13.0");
+    doc = cluster_get("path=cuda_sm90a_v8.pt2&device=cuda:0");
     p = peer_at(doc, 0);
     compat = cJSON_GetObjectItem(p, "compatibility");
-    ck_assert_int_eq(cJSON_GetArraySize(compat), 3);
+    ck_assert_int_eq(cJSON_GetArraySize(compat), 2); /* the one GPU, then the CPU */
+    ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 0), "target"), "cuda:0");
+    cJSON_Delete(doc);
+    doc = cluster_get("path=cuda_sm90a_v8.pt2&target=H100&driver=13.0&platform=linux/arm64");
+    p = peer_at(doc, 0);
+    compat = cJSON_GetObjectItem(p, "compatibility");
+    ck_assert_int_eq(cJSON_GetArraySize(compat), 1);
     ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 0), "kind"), "target");
     ck_assert(th_num(cJSON_GetObjectItem(cJSON_GetArrayItem(compat, 0), "device"),
                      "driver_cuda_version") == 13000);
-    ck_assert_str_eq(th_str(cJSON_GetArrayItem(compat, 1), "target"), "cuda:0");
+    ck_assert_str_eq(
+        th_str(cJSON_GetObjectItem(cJSON_GetArrayItem(compat, 0), "device"), "platform"),
+        "linux/arm64");
     cJSON_Delete(doc);
 
     /* A package the peers do not have. */

@@ -301,7 +301,8 @@ START_TEST(test_compat_targets_in_document)
 }
 END_TEST
 
-/* The node's CPU entry follows the targets; with no driver there is no GPU entry. */
+/* Without a target the node answers: its CPU entry (no driver: no GPU entry); a target
+ * names where the package goes, so the node is not asked then. */
 START_TEST(test_node_entries_and_etag)
 {
     char e1[PT2D_ETAG_MAX];
@@ -314,17 +315,13 @@ START_TEST(test_node_entries_and_etag)
     ck_assert_int_eq(pt2d_node_create(&node, &no, NULL), PT2_OK);
     env.node = node;
     pt2d_options_add_query(&opts, "path", "cpu_x86_64.pt2", NULL);
-    pt2d_options_add_query(&opts, "target", "9.0", NULL);
     run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
     ck_assert_uint_eq(reply.status, 200);
     snprintf(e1, sizeof(e1), "%s", reply.etag);
     doc = cJSON_Parse(body());
     c = cJSON_GetObjectItem(doc, "compatibility");
-    ck_assert_int_eq(cJSON_GetArraySize(c), 2);
-    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 0), "kind")->valuestring, "target");
-    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 1), "kind")->valuestring, "cpu");
-    /* Targets given: the overall is theirs (a CPU-only package runs on 9.0). */
-    ck_assert_str_eq(pt2_json_str(cJSON_GetObjectItem(doc, "overall"), "verdict"), "compatible");
+    ck_assert_int_eq(cJSON_GetArraySize(c), 1);
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 0), "kind")->valuestring, "cpu");
     cJSON_Delete(doc);
 
     /* Same probe, same ETag: 304; a new probe that finds the same node too. */
@@ -342,6 +339,12 @@ START_TEST(test_node_entries_and_etag)
     ck_assert_str_eq(reply.etag, "");
     ck_assert(strstr(body(), "\"detail\":\"device cuda:0 not found: no NVIDIA driver installed "
                              "(/nonexistent/pt2scope/libcuda.so.1 not found)\"") != NULL);
+    /* ... and with a target as well, the two are a contradiction. */
+    pt2d_options_add_query(&opts, "target", "9.0", NULL);
+    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    ck_assert_uint_eq(reply.status, 400);
+    ck_assert(strstr(body(), "\"detail\":\"device= picks one of this node's GPUs and target= "
+                             "names other GPUs: give one or the other\"") != NULL);
     env.node = NULL;
     pt2d_node_free(node);
 }

@@ -310,7 +310,7 @@ got=$("$CLI" check "$T/cpp_only.pt2" --target H100 2>&1 | head -1)
 want="H100: incompatible: model 'model' ships C++ sources and no compiled library (aot_inductor.package_cpp_only): it must be compiled before it can load"
 [ "$got" = "$want" ] && ok || bad "cpp-only: '$got'"
 got=$("$CLI" check "$T/win.pt2" --target H100 2>&1 | head -1)
-want="H100: incompatible: the model library data/aotinductor/model/model.wrapper.pyd is a Windows x86_64 DLL; a node with NVIDIA H100 runs Linux"
+want="H100: incompatible: the model library data/aotinductor/model/model.wrapper.pyd is a Windows x86_64 DLL; a node with NVIDIA H100 runs Linux on amd64 or arm64"
 [ "$got" = "$want" ] && ok || bad "windows: '$got'"
 got=$("$CLI" inspect "$T/win.pt2" --json | python3 -c 'import json,sys; h=json.load(sys.stdin)["arch"]["hosts"][0]; print(h["format"], h["machine"], h["description"])')
 [ "$got" = "pe x86_64 PE32+ DLL, x86_64" ] && ok || bad "pe host: '$got'"

@@ -115,21 +115,21 @@ END_TEST
 
 START_TEST(test_device_json)
 {
-    struct pt2_device d = {9, 0, 12040, "NVIDIA H100", ""};
-    struct pt2_device amd = {0, 0, 0, "MI250", "gfx90a"};
+    struct pt2_device d = {9, 0, 12040, "NVIDIA H100", "", "linux/arm64"};
+    struct pt2_device amd = {0, 0, 0, "MI250", "gfx90a", ""};
     char *s;
     cJSON *j;
 
     j = pt2_target_device_json(&d);
     s = cJSON_PrintUnformatted(j);
     ck_assert_str_eq(s, "{\"name\":\"NVIDIA H100\",\"compute_capability\":\"9.0\",\"gfx\":null,"
-                        "\"driver_cuda_version\":12040}");
+                        "\"driver_cuda_version\":12040,\"platform\":\"linux/arm64\"}");
     free(s);
     cJSON_Delete(j);
     j = pt2_target_device_json(&amd);
     s = cJSON_PrintUnformatted(j);
     ck_assert_str_eq(s, "{\"name\":\"MI250\",\"compute_capability\":null,\"gfx\":\"gfx90a\","
-                        "\"driver_cuda_version\":null}");
+                        "\"driver_cuda_version\":null,\"platform\":null}");
     free(s);
     cJSON_Delete(j);
 }
@@ -401,11 +401,59 @@ START_TEST(test_target_macos_library)
     ck_assert_str_eq(r.reason,
                      "H100: the model library "
                      "data/aotinductor/model/cw6i5kuukokhhl6upvnmncq5t6nnmtdfhtfxo46vzc7t46zchepo."
-                     "wrapper.so is a macOS arm64 dylib; a node with NVIDIA H100 runs Linux");
+                     "wrapper.so is a macOS arm64 dylib; a node with NVIDIA H100 runs Linux on "
+                     "amd64 or arm64");
     ck_assert_str_eq(r.advice, "Re-export the package on Linux (amd64 or arm64) with the torch you "
                                "serve with: AOTInductor compiles for the platform it runs on.");
     pt2_verdicts_free(v);
     pt2_package_free(pkg);
+}
+END_TEST
+
+/* --platform: the node's OS and architecture decide which host library loads. */
+static void platform_verdict(const char *platform, const char *code, const char *reason)
+{
+    struct pt2_error err = {0};
+    pt2_package *pkg = open_fixture("cuda_sm90a_v8.pt2");
+    struct pt2_device dev;
+    pt2_verdicts *v = NULL;
+    struct pt2_verdict_result r;
+
+    ck_assert_int_eq(pt2_target_parse("H100", &dev, &err), PT2_OK);
+    dev.driver_cuda_version = 13000;
+    ck_assert_int_eq(pt2_platform_parse(platform, &dev, &err), PT2_OK);
+    ck_assert_str_eq(dev.platform, platform);
+    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_target(v, pkg, "H100", &dev, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_overall(v, &r, &err), PT2_OK);
+    ck_assert_str_eq(r.code, code);
+    ck_assert_str_eq(r.reason, reason);
+    pt2_verdicts_free(v);
+    pt2_package_free(pkg);
+}
+
+#define SM90A_LIB                                                                                  \
+    "the model library "                                                                           \
+    "data/aotinductor/model/czqbiwbc5ruvbr4zkawxjx7advwcp5f3dw36ortm6fg3dzsvbmy3.wrapper.so"
+
+START_TEST(test_target_platform)
+{
+    struct pt2_device dev;
+    struct pt2_error err = {0};
+
+    platform_verdict("linux/amd64", "compatible", "H100: sm_90a cubin runs on NVIDIA H100");
+    platform_verdict("linux/arm64", "host-platform",
+                     "H100: " SM90A_LIB " is a Linux x86_64 library; a node with NVIDIA H100 "
+                     "runs Linux on arm64");
+    platform_verdict("windows/amd64", "host-platform",
+                     "H100: " SM90A_LIB " is a Linux x86_64 library; a node with NVIDIA H100 "
+                     "runs Windows on amd64");
+    memset(&dev, 0, sizeof(dev));
+    ck_assert_int_eq(pt2_platform_parse("darwin/arm64", &dev, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "unknown platform 'darwin/arm64': use linux/amd64, "
+                                  "linux/arm64 or windows/amd64");
+    ck_assert_str_eq(dev.platform, "");
+    ck_assert_int_eq(pt2_platform_parse("Linux/AMD64", &dev, &err), PT2_ERR_INVALID);
 }
 END_TEST
 
@@ -485,6 +533,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_targets_overall);
     tcase_add_test(tc, test_target_needs_a_loadable_library);
     tcase_add_test(tc, test_target_macos_library);
+    tcase_add_test(tc, test_target_platform);
     tcase_add_test(tc, test_codes_requires_strict);
     suite_add_tcase(s, tc);
     return s;
