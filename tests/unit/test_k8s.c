@@ -701,6 +701,14 @@ START_TEST(test_nfd_verdicts)
     ck_assert_str_eq(v.cpu.reason, "package needs AVX-512 (avx512f, avx512dq, avx512vl, avx512bw, "
                                    "fma missing); this CPU has avx2");
 
+    /* Labelled, with no flag "true": known, and nothing is there. */
+    check_node("cpu_x86_64.pt2",
+               NFD_NODE("none", "amd64", ", \"feature.node.kubernetes.io/cpu-cpuid.AVX\": \"0\""),
+               0, &v);
+    ck_assert_int_eq(v.verdict, PT2_INCOMPATIBLE);
+    ck_assert_str_eq(v.cpu.reason, "package needs AVX-512 (avx512f, avx512dq, avx512vl, avx512bw, "
+                                   "fma missing); this CPU has no vector extensions");
+
     /* AVX2 code (-march=haswell-like flags): what NFD labels is checked, the rest named. */
     check_node("cpu_avx2_cmd.pt2", list, 0, &v);
     ck_assert_int_eq(v.verdict, PT2_COMPATIBLE);
