@@ -39,8 +39,10 @@ void cli_render_inspect(FILE *f, const cJSON *doc);
 void cli_render_node(FILE *f, const cJSON *doc);
 
 /* Print a nodeAffinity (pt2_package_node_affinity) as the YAML snippet
- * "affinity:\n  nodeAffinity:\n    ..." to paste under a pod spec (cli_yaml.c). */
-void cli_yaml_affinity(FILE *f, const cJSON *node_affinity, const char *file);
+ * "affinity:\n  nodeAffinity:\n    ..." to paste under a pod spec (cli_yaml.c),
+ * after a comment naming `file` and one with `note` (pt2_package_node_affinity_note;
+ * NULL or "" for none). */
+void cli_yaml_affinity(FILE *f, const cJSON *node_affinity, const char *file, const char *note);
 
 /* One line "pt2scope: <what>: <why>" on stderr (with --json also the problem document for
  * `code` on stdout, pt2_problem_json); returns CLI_ERROR. */

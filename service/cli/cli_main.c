@@ -769,6 +769,7 @@ static int cmd_affinity(const struct cli_args *a)
     pt2_package *pkg = NULL;
     struct pt2_error err = {0};
     cJSON *aff = NULL;
+    char note[1024];
     int rc, selectable = 0;
 
     if (a->json && a->yaml)
@@ -780,8 +781,12 @@ static int cmd_affinity(const struct cli_args *a)
         rc = fail_err(a->file, &err);
         goto cleanup;
     }
+    if (a->yaml && pt2_package_node_affinity_note(pkg, note, sizeof(note), &err) != PT2_OK) {
+        rc = fail_err(a->file, &err);
+        goto cleanup;
+    }
     if (a->yaml)
-        cli_yaml_affinity(stdout, aff, a->file);
+        cli_yaml_affinity(stdout, aff, a->file, note);
     else
         print_json(aff);
     /* No node can run it: the selector matches nothing, say so in the status too. */

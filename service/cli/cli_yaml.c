@@ -96,9 +96,9 @@ static void emit_map(FILE *f, const cJSON *obj, int indent, int dash, int depth)
     }
 }
 
-void cli_yaml_affinity(FILE *f, const cJSON *node_affinity, const char *file)
+void cli_yaml_affinity(FILE *f, const cJSON *node_affinity, const char *file, const char *note)
 {
-    char name[512];
+    char name[512], line[1024];
 
     snprintf(name, sizeof(name), "%s", file != NULL ? file : "");
     cli_defang(name);
@@ -106,6 +106,11 @@ void cli_yaml_affinity(FILE *f, const cJSON *node_affinity, const char *file)
             "# pt2scope affinity %s: the nodes it runs on, by their GPU Feature Discovery "
             "labels\n",
             name);
+    if (note != NULL && note[0] != '\0') {
+        snprintf(line, sizeof(line), "%s", note);
+        cli_defang(line);
+        fprintf(f, "# %s\n", line);
+    }
     fputs("affinity:\n  nodeAffinity:\n", f);
     emit_map(f, node_affinity, 4, 0, 0);
 }

@@ -706,7 +706,10 @@ int pt2_k8s_compat_json(const pt2_package *pkg, const pt2_k8s_nodes *nodes, cJSO
  * compatible-ptx-jit, written over the labels GPU Feature Discovery and the
  * kubelet put on nodes (nvidia.com/gpu.count, nvidia.com/gpu.compute.major
  * and .minor, nvidia.com/cuda.runtime-version.major and .minor when the
- * package needs a minimum driver, kubernetes.io/arch, kubernetes.io/os):
+ * package needs a minimum driver, kubernetes.io/arch, kubernetes.io/os, and
+ * Node Feature Discovery's feature.node.kubernetes.io/cpu-cpuid.<FLAG> for
+ * the CPU features its host code needs: a node NFD labels must have them,
+ * a node without NFD CPU labels is selected, its CPU features unknown):
  *   {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
  *      {"matchExpressions": [{"key", "operator": "In" | "NotIn" | "Exists" |
  *                             "DoesNotExist" | "Gt" | "Lt", "values": [...]}]}]}}
@@ -721,6 +724,18 @@ int pt2_k8s_compat_json(const pt2_package *pkg, const pt2_k8s_nodes *nodes, cJSO
  */
 int pt2_package_node_affinity(const pt2_package *pkg, cJSON **out, int *selectable,
                               struct pt2_error *err);
+
+/*
+ * What that selector cannot check about the node's CPU, one line for a
+ * comment beside it (`pt2scope affinity --yaml` prints it), into buf (`len`
+ * bytes, cut to fit): which Node Feature Discovery labels it requires, that
+ * nodes without NFD CPU labels are selected with their CPU features unknown,
+ * and the needed features NFD does not label by default. "" when the host
+ * code needs no CPU feature NFD labels. PT2_ERR_INVALID for NULL arguments,
+ * otherwise the errors of pt2_package_node_affinity.
+ */
+int pt2_package_node_affinity_note(const pt2_package *pkg, char *buf, size_t len,
+                                   struct pt2_error *err);
 
 /* ---- Bindings: the stable entry points of libpt2scope.so ------------------ */
 

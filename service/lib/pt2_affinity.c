@@ -18,7 +18,10 @@
 #include "pt2_affinity.h"
 #include "pt2_compat.h"
 #include "pt2_inspect.h"
+#include "pt2_isa.h"
 #include "pt2_k8s.h"
+#include "pt2_nfd.h"
+#include "pt2_sbuf.h"
 #include "pt2_verdicts.h"
 
 #define MAJOR_MAX 99      /* what nvidia.com/gpu.compute.major can say (pt2_k8s) */
@@ -508,12 +511,44 @@ struct host {
     const char *archs[ARCHS_MAX];
     size_t n;
     int any; /* every architecture: no kubernetes.io/arch expression */
+    /* Node Feature Discovery: per architecture, the CPU labels the package needs (those
+     * pt2_nfd decides). With any, a term is written per architecture, twice: a node
+     * labelled with all of them, or with none of its architecture's labels (unknown). */
+    int cpu;
+    const char *machine[ARCHS_MAX];
+    const struct pt2_nfd_flag *need[ARCHS_MAX][PT2_NFD_FLAGS_MAX];
+    size_t nneed[ARCHS_MAX];
 };
 
+enum cpu_kind {
+    CPU_ANY,      /* no CPU label expression */
+    CPU_LABELLED, /* every needed label "true" */
+    CPU_UNKNOWN,  /* none of the architecture's labels NFD writes by default */
+};
+
+static void expr_cpu(struct writer *w, cJSON *exprs, const struct host *h, size_t a,
+                     enum cpu_kind kind)
+{
+    static const char *const yes[] = {"true"};
+    const struct pt2_nfd_flag *f;
+    char key[PT2_NFD_LABEL_MAX];
+    size_t i;
+
+    if (kind == CPU_LABELLED)
+        for (i = 0; i < h->nneed[a]; i++)
+            expr(w, exprs, pt2_nfd_label(h->need[a][i], key, sizeof(key)), "In", yes, 1);
+    if (kind == CPU_UNKNOWN)
+        for (i = 0; (f = pt2_nfd_at(i)) != NULL; i++)
+            if (f->by_default && strcmp(f->machine, h->machine[a]) == 0)
+                expr(w, exprs, pt2_nfd_label(f, key, sizeof(key)), "DoesNotExist", NULL, 0);
+}
+
 /* One term: GPU compute capabilities (g or the run r; neither for a package that needs
- * no GPU), a driver alternative, then the host's architecture and OS. */
-static void term(struct writer *w, const struct group *g, const struct cls *r, enum driver_alt alt,
-                 int arg, const struct host *h)
+ * no GPU), a driver alternative, then the host's architectures (`archs`, or none), its
+ * CPU labels and the OS. */
+static void term_one(struct writer *w, const struct group *g, const struct cls *r,
+                     enum driver_alt alt, int arg, const struct host *h, const char *const *archs,
+                     size_t narchs, size_t a, enum cpu_kind kind)
 {
     static const char *const zero[] = {"0"}, *const linux_os[] = {"linux"};
     cJSON *t, *exprs;
@@ -539,10 +574,30 @@ static void term(struct writer *w, const struct group *g, const struct cls *r, e
         expr_minors(w, exprs, r != NULL ? r->minors : g->minors);
         expr_driver(w, exprs, alt, arg);
     }
-    if (!h->any)
-        expr(w, exprs, PT2_AFFINITY_L_ARCH, "In", h->archs, h->n);
+    if (archs != NULL)
+        expr(w, exprs, PT2_AFFINITY_L_ARCH, "In", archs, narchs);
+    expr_cpu(w, exprs, h, a, kind);
     /* pt2_k8s checks host code for Linux nodes only. */
     expr(w, exprs, PT2_AFFINITY_L_OS, "In", linux_os, 1);
+}
+
+/* The terms of one GPU (or no-GPU) alternative: one, or per architecture the NFD-labelled
+ * node and the node whose CPU features are unknown. */
+static void term(struct writer *w, const struct group *g, const struct cls *r, enum driver_alt alt,
+                 int arg, const struct host *h)
+{
+    size_t a;
+
+    if (!h->cpu) {
+        term_one(w, g, r, alt, arg, h, h->any ? NULL : h->archs, h->n, 0, CPU_ANY);
+        return;
+    }
+    for (a = 0; a < h->n; a++) {
+        term_one(w, g, r, alt, arg, h, &h->archs[a], 1, a,
+                 h->nneed[a] > 0 ? CPU_LABELLED : CPU_ANY);
+        if (h->nneed[a] > 0)
+            term_one(w, g, r, alt, arg, h, &h->archs[a], 1, a, CPU_UNKNOWN);
+    }
 }
 
 /* The terms of one driver alternative: the minors of each major it admits, majors with the
@@ -612,6 +667,29 @@ static void gpu_terms(struct writer *w, struct plan *p, const struct host *h)
         alt_terms(w, p, DRV_UNKNOWN, 0, h);
 }
 
+/* The NFD labels the package needs on each architecture of h (pt2_k8s_cpu_required, the
+ * features pt2_nfd decides). */
+static int host_labels(const pt2_package *pkg, struct host *h, struct pt2_error *err)
+{
+    const char *req[4 * PT2_ISA_FEATURES_MAX];
+    const struct pt2_nfd_flag *f;
+    size_t nreq, a, i;
+    int rc;
+
+    if (h->any || h->n == 0)
+        return PT2_OK;
+    if ((rc = pt2_k8s_cpu_required(pkg, req, sizeof(req) / sizeof(req[0]), &nreq, err)) != PT2_OK)
+        return rc;
+    for (a = 0; a < h->n; a++) {
+        h->machine[a] = pt2_k8s_arch_machine(h->archs[a]);
+        for (i = 0; i < nreq && h->nneed[a] < PT2_NFD_FLAGS_MAX; i++)
+            if ((f = pt2_nfd_by_feature(h->machine[a], req[i])) != NULL && f->by_default)
+                h->need[a][h->nneed[a]++] = f;
+        h->cpu |= h->nneed[a] > 0;
+    }
+    return PT2_OK;
+}
+
 /* Where the host code runs: every architecture pt2_k8s knows, on Linux. */
 static int host_archs(const pt2_package *pkg, struct host *h, struct pt2_error *err)
 {
@@ -636,7 +714,7 @@ static int host_archs(const pt2_package *pkg, struct host *h, struct pt2_error *
             all = 0;
     }
     h->any = all;
-    return PT2_OK;
+    return host_labels(pkg, h, err);
 }
 
 /* The term that selects no node: it requires and forbids the same label. */
@@ -655,6 +733,48 @@ static void term_none(struct writer *w)
     }
     expr(w, exprs, PT2_AFFINITY_NONE_KEY, "Exists", NULL, 0);
     expr(w, exprs, PT2_AFFINITY_NONE_KEY, "DoesNotExist", NULL, 0);
+}
+
+int pt2_package_node_affinity_note(const pt2_package *pkg, char *buf, size_t len,
+                                   struct pt2_error *err)
+{
+    const char *req[4 * PT2_ISA_FEATURES_MAX];
+    cJSON *aff = NULL;
+    struct host h;
+    struct pt2_sbuf b;
+    size_t a, i, nreq, nout = 0;
+    int rc, selectable = 0;
+
+    if (pkg == NULL || buf == NULL || len == 0)
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "pt2_package_node_affinity_note: missing argument");
+    buf[0] = '\0';
+    /* A selector that selects nothing takes nothing on trust. */
+    if ((rc = pt2_package_node_affinity(pkg, &aff, &selectable, err)) != PT2_OK)
+        return rc;
+    cJSON_Delete(aff);
+    if (!selectable || (rc = host_archs(pkg, &h, err)) != PT2_OK || !h.cpu)
+        return rc;
+    if ((rc = pt2_k8s_cpu_required(pkg, req, sizeof(req) / sizeof(req[0]), &nreq, err)) != PT2_OK)
+        return rc;
+    pt2_sbuf_init(&b, buf, len);
+    pt2_sbuf_add(&b, "CPU: a node with Node Feature Discovery labels must have");
+    for (a = 0; a < h.n; a++) {
+        for (i = 0; i < h.nneed[a]; i++)
+            pt2_sbuf_add(&b, "%s%s%s", a && !i ? "; " : "", i ? ", " : " " PT2_NFD_CPUID_PREFIX,
+                         h.need[a][i]->flag);
+        pt2_sbuf_add(&b, "=true (%s)", h.archs[a]);
+    }
+    pt2_sbuf_add(&b, "; a node without NFD CPU labels is selected too, its CPU features unknown");
+    for (a = 0; a < h.n && h.n == 1; a++)
+        for (i = 0; i < nreq; i++)
+            if (!pt2_nfd_decides(h.machine[a], req[i]))
+                pt2_sbuf_add(&b, "%s%s",
+                             nout++ ? ", "
+                                    : "; not checked (NFD does not label "
+                                      "them by default): ",
+                             req[i]);
+    return PT2_OK;
 }
 
 int pt2_package_node_affinity(const pt2_package *pkg, cJSON **out, int *selectable,

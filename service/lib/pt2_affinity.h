@@ -11,7 +11,13 @@
  *     GPU runs where the GPU check and the host check both pass; one that
  *     needs another kind of GPU runs on no node GFD describes;
  *   - the host check (pt2_k8s_check_cpu) for every kubernetes.io/arch value
- *     pt2_k8s knows, with kubernetes.io/os=linux;
+ *     pt2_k8s knows, with kubernetes.io/os=linux, and the CPU features the
+ *     host code needs (pt2_k8s_cpu_required) as Node Feature Discovery labels
+ *     them (pt2_nfd): where some are needed that NFD labels by default, each
+ *     term is written twice, once requiring every such
+ *     feature.node.kubernetes.io/cpu-cpuid.<FLAG> to be "true", once
+ *     requiring the node to carry none of its architecture's default NFD
+ *     labels (its CPU features are unknown, so pt2_k8s does not refuse it);
  *   - the GPU check (pt2_compat_gpu per model, the worst model deciding, as
  *     pt2_package_check_device does, on each model's distinct kernels) for
  *     compute capabilities 1.0-99.9 (what the labels can say) and, where
@@ -31,10 +37,10 @@
  * "0"), the CUDA version the driver supports from
  * nvidia.com/cuda.runtime-version.major/.minor when a minimum is needed,
  * or no CUDA label at all (unknown driver: pt2_k8s assumes new enough),
- * kubernetes.io/arch and kubernetes.io/os. On nodes labelled as GFD and the
- * kubelet label them the selection equals pt2_k8s_compat_json's verdicts;
- * on hand-written label sets (only deprecated or only .full CUDA labels, no
- * os label) it may select fewer nodes, never one the verdict refuses.
+ * kubernetes.io/arch, kubernetes.io/os and NFD's cpu-cpuid labels. On nodes
+ * labelled as GFD, NFD and the kubelet label them the selection equals pt2_k8s_compat_json's
+ * verdicts; on hand-written label sets (only deprecated or only .full CUDA labels, no os label) it
+ * may select fewer nodes, never one the verdict refuses.
  *
  * Ownership: everything is borrowed; the JSON returned belongs to the caller.
  */

@@ -13,6 +13,8 @@
 
 #include "pt2_compat.h"
 #include "pt2_desc.h"
+#include "pt2_inspect.h"
+#include "pt2_isa.h"
 #include "pt2_k8s.h"
 #include "pt2_verdicts.h"
 #include "pt2_sbuf.h"
@@ -283,6 +285,29 @@ static void node_info(const cJSON *item, const char *key, char *buf, size_t len,
         (void)label_token(info, key, buf, len, note);
 }
 
+/* Node Feature Discovery's CPU labels of the node's architecture (pt2_nfd): a label NFD writes
+ * by default makes the features known; "true" is the only value NFD writes. */
+static void parse_cpuid(const cJSON *labels, struct pt2_k8s_node *n, struct pt2_sbuf *note)
+{
+    const struct pt2_nfd_flag *f;
+    char key[PT2_NFD_LABEL_MAX], shown[LABEL_ECHO_MAX + 8];
+    const char *v;
+    size_t i;
+
+    for (i = 0; (f = pt2_nfd_at(i)) != NULL; i++) {
+        if (strcmp(f->machine, n->machine) != 0 ||
+            (v = label(labels, pt2_nfd_label(f, key, sizeof(key)), note)) == NULL)
+            continue;
+        n->cpu_known |= f->by_default;
+        if (strcmp(v, "true") == 0) {
+            n->cpu_flags[i / 64] |= (uint64_t)1 << (i % 64);
+            continue;
+        }
+        echo(shown, sizeof(shown), v);
+        pt2_sbuf_add(note, "%s%s '%s' is not \"true\", ignored", note->len ? "; " : "", key, shown);
+    }
+}
+
 static int parse_node(const cJSON *item, size_t idx, struct pt2_k8s_node *n, struct pt2_error *err)
 {
     const cJSON *meta, *name, *labels;
@@ -323,6 +348,7 @@ static int parse_node(const cJSON *item, size_t idx, struct pt2_k8s_node *n, str
         node_info(item, "operatingSystem", n->os, sizeof(n->os), &note);
     m = pt2_k8s_arch_machine(n->arch);
     snprintf(n->machine, sizeof(n->machine), "%s", m != NULL ? m : n->arch);
+    parse_cpuid(labels, n, &note);
     return PT2_OK;
 }
 
@@ -468,6 +494,90 @@ void pt2_k8s_nodes_clear(struct pt2_k8s_nodes *l)
 
 /* ---- verdicts --------------------------------------------------------------------- */
 
+int pt2_k8s_cpu_required(const pt2_package *pkg, const char **out, size_t max, size_t *n,
+                         struct pt2_error *err)
+{
+    const char *one[PT2_ISA_FEATURES_MAX];
+    size_t nm, m, k, i, j;
+
+    if (n != NULL)
+        *n = 0;
+    if (pkg == NULL || (out == NULL && max > 0) || n == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_k8s_cpu_required: missing argument");
+    nm = pt2_package_model_count(pkg);
+    /* As pt2_package_check_cpu: no model or no host binary, no feature checked. */
+    if (nm == 0 || pt2_package_hosts(pkg)->n == 0)
+        return PT2_OK;
+    for (m = 0; m < nm; m++) {
+        if (pt2_isa_required_features(pt2_package_model_isa(pkg, m), one, NELEM(one), &k) != PT2_OK)
+            return pt2_error_set(err, PT2_ERR_TOO_LARGE,
+                                 "CPU check: the package needs more than %zu CPU features",
+                                 NELEM(one));
+        for (i = 0; i < k; i++) {
+            for (j = 0; j < *n && strcmp(out[j], one[i]) != 0; j++)
+                ;
+            if (j < *n)
+                continue;
+            if (*n == max)
+                return pt2_error_set(err, PT2_ERR_TOO_LARGE,
+                                     "CPU check: the package needs more than %zu CPU features",
+                                     max);
+            out[(*n)++] = one[i];
+        }
+    }
+    return PT2_OK;
+}
+
+static int has_flag(const struct pt2_k8s_node *node, size_t i)
+{
+    return (node->cpu_flags[i / 64] >> (i % 64)) & 1u;
+}
+
+#define REQUIRED_MAX (4 * PT2_ISA_FEATURES_MAX)
+
+/*
+ * The host check on a node NFD describes: its labelled features, and those the package
+ * needs that NFD's default labels cannot show (counted as present, named in the reason).
+ */
+static int check_cpu_nfd(const pt2_package *pkg, const struct pt2_k8s_node *node,
+                         struct pt2_verdict_result *out, struct pt2_error *err)
+{
+    const char *req[REQUIRED_MAX], *feats[PT2_NFD_FLAGS_MAX + REQUIRED_MAX];
+    const struct pt2_nfd_flag *f;
+    struct pt2_sbuf b;
+    char note[384];
+    size_t nreq, nf = 0, na = 0, i, j;
+    int rc;
+
+    if ((rc = pt2_k8s_cpu_required(pkg, req, NELEM(req), &nreq, err)) != PT2_OK)
+        return rc;
+    for (i = 0; (f = pt2_nfd_at(i)) != NULL; i++)
+        if (has_flag(node, i))
+            feats[nf++] = f->feature;
+    for (i = 0; i < nreq; i++) {
+        for (j = 0; j < nf && strcmp(feats[j], req[i]) != 0; j++)
+            ;
+        if (j == nf && !pt2_nfd_decides(node->machine, req[i])) {
+            feats[nf++] = req[i];
+            req[na++] = req[i]; /* na <= i: the assumed ones, in order */
+        }
+    }
+    /* Known features, none of them present: a list that matches nothing, not "unknown". */
+    if (nf == 0)
+        feats[nf++] = "";
+    rc = pt2_package_check_cpu(pkg, node->machine, feats, nf, out, err);
+    if (rc != PT2_OK || na == 0 || out->verdict == PT2_INCOMPATIBLE)
+        return rc;
+    pt2_sbuf_init(&b, note, sizeof(note));
+    for (i = 0; i < na; i++)
+        pt2_sbuf_add(&b, "%s%s", i ? ", " : "; ", req[i]);
+    pt2_sbuf_add(&b, " not checked: Node Feature Discovery does not label %s by default",
+                 na > 1 ? "them" : "it");
+    j = strlen(out->reason);
+    snprintf(out->reason + j, sizeof(out->reason) - j, "%s", note);
+    return PT2_OK;
+}
+
 int pt2_k8s_check_cpu(const pt2_package *pkg, const struct pt2_k8s_node *node,
                       struct pt2_verdict_result *out, struct pt2_error *err)
 {
@@ -483,6 +593,8 @@ int pt2_k8s_check_cpu(const pt2_package *pkg, const struct pt2_k8s_node *node,
                  "Schedule it on Linux nodes (kubernetes.io/os=linux).");
         return PT2_OK;
     }
+    if (node->cpu_known)
+        return check_cpu_nfd(pkg, node, out, err);
     return pt2_package_check_cpu(pkg, node->machine[0] != '\0' ? node->machine : NULL, NULL, 0, out,
                                  err);
 }
@@ -549,7 +661,26 @@ static int same_kind(const struct pt2_k8s_node *a, const struct pt2_k8s_node *b)
            a->dev.cc_minor == b->dev.cc_minor &&
            a->dev.driver_cuda_version == b->dev.driver_cuda_version &&
            strcmp(a->dev.name, b->dev.name) == 0 && strcmp(a->product, b->product) == 0 &&
-           strcmp(a->machine, b->machine) == 0 && strcmp(a->os, b->os) == 0;
+           strcmp(a->machine, b->machine) == 0 && strcmp(a->os, b->os) == 0 &&
+           a->cpu_known == b->cpu_known &&
+           memcmp(a->cpu_flags, b->cpu_flags, sizeof(a->cpu_flags)) == 0;
+}
+
+/* ["avx2", "fma", ...]: the NFD-labelled features; null when unknown. */
+static int add_cpu_features(cJSON *o, const struct pt2_k8s_node *n)
+{
+    const struct pt2_nfd_flag *f;
+    cJSON *arr;
+    size_t i;
+
+    if (!n->cpu_known)
+        return cJSON_AddNullToObject(o, "cpu_features") != NULL;
+    if ((arr = cJSON_AddArrayToObject(o, "cpu_features")) == NULL)
+        return 0;
+    for (i = 0; (f = pt2_nfd_at(i)) != NULL; i++)
+        if (has_flag(n, i) && !cJSON_AddItemToArray(arr, cJSON_CreateString(f->feature)))
+            return 0;
+    return 1;
 }
 
 static cJSON *check_json(const struct pt2_verdict_result *r)
@@ -598,7 +729,7 @@ static cJSON *node_json(const struct pt2_k8s_node *n, const struct pt2_k8s_verdi
     }
     if (!pt2_json_add_str_or_null(o, "arch", n->arch) ||
         !pt2_json_add_str_or_null(o, "machine", n->machine) ||
-        !pt2_json_add_str_or_null(o, "os", n->os) ||
+        !pt2_json_add_str_or_null(o, "os", n->os) || !add_cpu_features(o, n) ||
         cJSON_AddStringToObject(o, "verdict", pt2_verdict_name(v->verdict)) == NULL ||
         cJSON_AddStringToObject(o, "reason", v->reason) == NULL)
         goto nomem;

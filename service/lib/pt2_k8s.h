@@ -27,6 +27,11 @@
  *                                           the CUDA version it first shipped
  *                                           with (570 -> 12.8, a lower bound)
  *   kubernetes.io/arch (or status.nodeInfo.architecture), kubernetes.io/os
+ *   feature.node.kubernetes.io/cpu-cpuid.<FLAG>
+ *                                           Node Feature Discovery's CPU labels
+ *                                           ("true"), named as pt2_nfd's table
+ *                                           names them for the node's
+ *                                           architecture
  *
  * A node is a GPU node when it has compute labels or a product label and
  * its gpu.count is not "0"; otherwise it is CPU-only (GPUs of other vendors
@@ -36,8 +41,16 @@
  *
  * Verdicts combine the GPU check (pt2_package_check_device with the node's
  * compute capability and driver) and the CPU check (pt2_package_check_cpu
- * with the node's architecture; CPU features of remote nodes are unknown,
- * so the ISA is reported, not checked). The worse of the two decides.
+ * with the node's architecture and CPU features). The worse of the two
+ * decides. A node's CPU features are known when it carries at least one
+ * cpu-cpuid label that NFD writes by default for its architecture
+ * (pt2_nfd_decides); then every feature the package needs that NFD labels
+ * by default must be labelled "true", and the ones NFD's default
+ * configuration leaves out (f16c, sse4_2, popcnt...) cannot be told from the
+ * labels: they count as present unless labelled, and the reason names them
+ * as not checked. A node
+ * without such labels has unknown CPU features: the ISA is reported, not
+ * checked.
  *
  * Ownership: struct pt2_k8s_nodes owns its array (pt2_k8s_nodes_free
  * accepts NULL and zeroed lists); the input cJSON stays the caller's.
@@ -47,26 +60,30 @@
 #define PT2_K8S_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cJSON.h>
 
 #include "pt2_error.h"
+#include "pt2_nfd.h"
 
 /* PT2_K8S_NODES_MAX and PT2_K8S_TEXT_MAX are public (pt2scope.h). */
 #define PT2_K8S_NAME_MAX 254 /* DNS subdomain: 253 characters */
 
 struct pt2_k8s_node {
-    char name[PT2_K8S_NAME_MAX]; /* metadata.name */
-    int has_gpu;                 /* 1 for an NVIDIA GPU node (see above) */
-    struct pt2_device dev;       /* CC (0.0 when unknown), driver CUDA version
-                                    (0 unknown), name "<product> (<cc>)" */
-    int count;                   /* nvidia.com/gpu.count; -1 when absent */
-    char product[128];           /* nvidia.com/gpu.product; "" when absent */
-    char driver_version[32];     /* "570.124.06"; "" when unknown */
-    char arch[32];               /* "amd64" as labelled; "" when unknown */
-    char machine[32];            /* uname spelling ("x86_64"), else arch as is */
-    char os[32];                 /* "linux"; "" when unknown */
-    char note[256];              /* labels that were ignored and why; "" if none */
+    char name[PT2_K8S_NAME_MAX];                /* metadata.name */
+    int has_gpu;                                /* 1 for an NVIDIA GPU node (see above) */
+    struct pt2_device dev;                      /* CC (0.0 when unknown), driver CUDA version
+                                                   (0 unknown), name "<product> (<cc>)" */
+    int count;                                  /* nvidia.com/gpu.count; -1 when absent */
+    char product[128];                          /* nvidia.com/gpu.product; "" when absent */
+    char driver_version[32];                    /* "570.124.06"; "" when unknown */
+    char arch[32];                              /* "amd64" as labelled; "" when unknown */
+    char machine[32];                           /* uname spelling ("x86_64"), else arch as is */
+    char os[32];                                /* "linux"; "" when unknown */
+    char note[256];                             /* labels that were ignored and why; "" if none */
+    int cpu_known;                              /* 1 when NFD labels describe the CPU (see above) */
+    uint64_t cpu_flags[PT2_NFD_FLAGS_MAX / 64]; /* pt2_nfd_at(i) labelled "true": bit i */
 };
 
 struct pt2_k8s_nodes {
@@ -116,10 +133,20 @@ struct pt2_k8s_verdict {
 int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
                   struct pt2_k8s_verdict *out, struct pt2_error *err);
 
-/* Its host-code half alone (the node's OS and architecture; CPU features of a
- * remote node are unknown), as pt2_k8s_check uses it. */
+/* Its host-code half alone (the node's OS, architecture and NFD CPU features),
+ * as pt2_k8s_check uses it. */
 int pt2_k8s_check_cpu(const pt2_package *pkg, const struct pt2_k8s_node *node,
                       struct pt2_verdict_result *out, struct pt2_error *err);
+
+/*
+ * The CPU features (/proc/cpuinfo spelling, static strings) the package's
+ * host code needs on a node whose architecture it loads on: every model's
+ * pt2_isa_required_features(), once each; none when the package has no
+ * compiled model or no host binary (it runs wherever its host code loads).
+ * At most `max` into out[], the count in *n; PT2_ERR_TOO_LARGE past `max`.
+ */
+int pt2_k8s_cpu_required(const pt2_package *pkg, const char **out, size_t max, size_t *n,
+                         struct pt2_error *err);
 
 /*
  * pt2_k8s_compat_json() is public (pt2scope.h). Per node entry:
@@ -128,10 +155,12 @@ int pt2_k8s_check_cpu(const pt2_package *pkg, const struct pt2_k8s_node *node,
  *          "compute_capability": "9.0" | null, "driver_cuda_version": 12080 | null,
  *          "driver_version": "570.124.06" | null} | null,
  *  "arch": "amd64" | null, "machine": "x86_64" | null, "os": "linux" | null,
+ *  "cpu_features": ["avx2", "fma", ...] | null   (NFD-labelled, cpuinfo spelling;
+ *                                                  null when unknown),
  *  "verdict": "compatible", "reason": "...", "advice": null | "...",
  *  "checks": {"gpu": {"verdict", "reason", "advice"}, "cpu": {"verdict", "reason", "advice"}},
  *  "note": null | "..."}
- * Nodes that look alike (same GPU, driver, architecture and OS) are checked
+ * Nodes that look alike (same GPU, driver, architecture, OS and CPU labels) are checked
  * once, so a large uniform cluster costs a few checks.
  */
 

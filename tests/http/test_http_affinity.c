@@ -2,7 +2,8 @@
  * test_http_affinity.c - the scheduling answer over HTTP: the nodeAffinity in
  * /v1/inspect's `scheduling.node_affinity` selects, node by node, exactly the
  * nodes POST /v1/compatibility finds the package compatible with, on the
- * synthetic GPU Feature Discovery cluster of tests/support/k8ssel.c (the
+ * synthetic GPU Feature Discovery and Node Feature Discovery cluster of
+ * tests/support/k8ssel.c (the
  * unit suite test_affinity checks every fixture in process; this checks the
  * daemon's answers agree the same way). Advice travels with every verdict.
  */
@@ -82,13 +83,18 @@ START_TEST(test_affinity_agrees_with_compatibility)
         const char *fixture;
         size_t selected; /* nodes of the synthetic cluster the package runs on */
     } cases[] = {
-        {"cuda_sm90a_v8.pt2", 5},
+        /* 9.0 with CUDA 13 or an unknown driver (5), and the two H100 nodes whose NFD labels
+         * show AVX-512 or no flag pt2scope reads: its host code is AVX-512. */
+        {"cuda_sm90a_v8.pt2", 5 + 2},
         {"cuda_sm80_v7_legacy.pt2", 5 * 23},
         /* sm_75, sm_90 cubins: 7.5 and 9.0 with any driver (23 nodes each); compute_90 PTX
          * (CUDA 12.4) JIT: 13.0 from 12.4 (17), 10.0, 10.1, 12.0 from 12.8 (9 each), 10.3,
          * 12.1 from 12.9 (7 each), 11.0 from 13.0 (5); amd64 only. */
-        {"cuda_fatbin_v7_lz4.pt2", 23 + 23 + 17 + 3 * 9 + 2 * 7 + 5},
-        {"cpu_aarch64.pt2", 23 * 23 + 2},
+        {"cuda_fatbin_v7_lz4.pt2", 23 + 23 + 17 + 3 * 9 + 2 * 7 + 5 + 2},
+        /* Every arm64 Linux node; both NFD-labelled arm64 CPUs have NEON (ASIMD). */
+        {"cpu_aarch64.pt2", 23 * 23 + 2 + 2 * 2},
+        /* AVX-512 -march=native host code: not on the AVX2-only or AVX512F-only NFD nodes. */
+        {"cpu_x86_64.pt2", 23 * 23 + 2 + 2 * 2},
         {"rocm_gfx90a.pt2", 0},
     };
     size_t n = 0, i;

@@ -135,6 +135,15 @@ same "$(echo "$OUT" | grep -v '^  advice: ' | cut -d: -f1-2)" "$(printf 'gpu-h10
 same "$(echo "$OUT" | sed -n 2p)" "gpu-a100-b: incompatible: kernels are sm_90a only; A100-SXM4-40GB is 8.0"
 expect 1 "$B" check $F/cpu_x86_64.pt2 --nodes $F/k8s/nodes.json --json
 same "$(echo "$OUT" | python3 -c 'import json,sys; print(" ".join(n["verdict"] for n in json.load(sys.stdin)["nodes"]))')" "compatible compatible incompatible"
+# Node Feature Discovery's CPU labels: the AVX-512 -march=native package dies with SIGILL on the
+# AVX2-only node, runs on the AVX-512 one; a node without NFD labels keeps unknown CPU features.
+expect 1 "$B" check $F/cpu_x86_64.pt2 --nodes $F/k8s/nodes_nfd.json
+same "$(echo "$OUT" | grep -v '^  advice: ' | cut -d: -f1-2)" "$(printf 'cpu-epyc-avx2: incompatible\ngpu-h100-avx512: compatible\ncpu-no-nfd: compatible\ncpu-arm-sve2: incompatible')"
+same "$(echo "$OUT" | head -1)" "cpu-epyc-avx2: incompatible: cpu: package needs AVX-512 (avx512f, avx512dq, avx512vl, avx512bw missing); this CPU has avx2"
+same "$(echo "$OUT" | grep '^cpu-no-nfd' | grep -c "CPU features are unknown")" "1"
+expect 1 "$B" check $F/cpu_avx2_cmd.pt2 --nodes $F/k8s/nodes_nfd.json --json
+same "$(echo "$OUT" | python3 -c 'import json,sys; print(" ".join(n["verdict"] + ":" + ",".join(n["cpu_features"] or ["-"]) for n in json.load(sys.stdin)["nodes"]))')" \
+    "compatible:avx,avx2,fma,aes,sha_ni,movbe,adx,sse4a compatible:avx,avx2,fma,avx512f,avx512cd,avx512dq,avx512bw,avx512vl,avx512_vnni,amx_tile,movbe compatible:- incompatible:fp,asimd,asimddp,sve,sve2,i8mm,bf16"
 expect 2 "$B" check $F/cpu_x86_64.pt2 --nodes $F/no_such_nodes.json
 expect 2 "$B" check $F/cpu_x86_64.pt2 --nodes $F/cuda_sm90a_v8.pt2
 
@@ -260,16 +269,20 @@ same "$(echo "$OUT" | tail -1)" "$A80"
 # manifest); 1 when no node can run it (the selector then matches nothing), 2 for errors.
 expect 0 "$B" affinity $F/cuda_sm90a_v8.pt2
 same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin)["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]; print(len(d), [e["key"] + " " + e["operator"] for e in d[0]["matchExpressions"]])')" \
-    "2 ['nvidia.com/gpu.count NotIn', 'nvidia.com/gpu.compute.major In', 'nvidia.com/gpu.compute.minor In', 'nvidia.com/cuda.runtime-version.major Gt', 'kubernetes.io/arch In', 'kubernetes.io/os In']"
+    "4 ['nvidia.com/gpu.count NotIn', 'nvidia.com/gpu.compute.major In', 'nvidia.com/gpu.compute.minor In', 'nvidia.com/cuda.runtime-version.major Gt', 'kubernetes.io/arch In', 'feature.node.kubernetes.io/cpu-cpuid.AVX512F In', 'feature.node.kubernetes.io/cpu-cpuid.AVX512DQ In', 'feature.node.kubernetes.io/cpu-cpuid.AVX512VL In', 'feature.node.kubernetes.io/cpu-cpuid.AVX512BW In', 'feature.node.kubernetes.io/cpu-cpuid.FMA3 In', 'kubernetes.io/os In']"
 same "$(echo "$OUT" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))')" \
     "$("$B" inspect $F/cuda_sm90a_v8.pt2 --json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)["scheduling"]["node_affinity"], sort_keys=True))')"
 expect 0 "$B" affinity $F/cpu_aarch64.pt2 --yaml
-same "$OUT" "$(printf '%s\n' "# pt2scope affinity $F/cpu_aarch64.pt2: the nodes it runs on, by their GPU Feature Discovery labels" \
+# NEON code: an arm64 node NFD labels with ASIMD, or one without NFD CPU labels (a comment says so).
+same "$(echo "$OUT" | head -16)" "$(printf '%s\n' "# pt2scope affinity $F/cpu_aarch64.pt2: the nodes it runs on, by their GPU Feature Discovery labels" \
+    '# CPU: a node with Node Feature Discovery labels must have feature.node.kubernetes.io/cpu-cpuid.ASIMD=true (arm64); a node without NFD CPU labels is selected too, its CPU features unknown' \
     'affinity:' '  nodeAffinity:' '    requiredDuringSchedulingIgnoredDuringExecution:' '      nodeSelectorTerms:' \
     '      - matchExpressions:' '        - key: "kubernetes.io/arch"' '          operator: "In"' '          values: ["arm64"]' \
+    '        - key: "feature.node.kubernetes.io/cpu-cpuid.ASIMD"' '          operator: "In"' '          values: ["true"]' \
     '        - key: "kubernetes.io/os"' '          operator: "In"' '          values: ["linux"]')"
+same "$(echo "$OUT" | grep -c '^      - matchExpressions:$') $(echo "$OUT" | grep -c 'operator: "DoesNotExist"')" "2 19"
 expect 0 "$B" affinity $F/cuda_sm90a_v8.pt2 --yaml
-same "$(echo "$OUT" | grep -c '^      - matchExpressions:$')" "2"
+same "$(echo "$OUT" | grep -c '^      - matchExpressions:$')" "4"
 same "$(echo "$OUT" | grep -A2 'runtime-version.major"$' | head -3 | tr -d ' ')" "$(printf '%s\n' '-key:"nvidia.com/cuda.runtime-version.major"' 'operator:"Gt"' 'values:["12"]')"
 # The YAML is the JSON: a YAML 1.2 reader (here: the JSON-compatible subset, by hand) gets the same tree.
 same "$(echo "$OUT" | python3 -c '

@@ -232,6 +232,67 @@ static void gfd_driver_full(struct text *t, size_t d)
         drivers[d].cuda_major, drivers[d].cuda_minor);
 }
 
+/* Node Feature Discovery's CPU labels as nfd-worker writes them (default configuration:
+ * no F16C, SSE4.2, POPCNT... labels) for a few real CPUs. */
+static const struct {
+    const char *name, *arch, *flags;
+} nfd_cpus[] = {
+    /* AMD EPYC 7002 (Zen 2): AVX2, no AVX-512. */
+    {"avx2", "amd64", "ADX AESNI AVX AVX2 FMA3 MOVBE SHA SSE4A XSAVE HYPERVISOR"},
+    /* Intel Xeon (Sapphire Rapids): AVX-512 and AMX. */
+    {"avx512", "amd64",
+     "ADX AESNI AMXBF16 AMXINT8 AMXTILE AVX AVX2 AVX512BF16 AVX512BITALG AVX512BW AVX512CD "
+     "AVX512DQ AVX512F AVX512FP16 AVX512IFMA AVX512VBMI AVX512VBMI2 AVX512VL AVX512VNNI "
+     "AVX512VPOPCNTDQ AVXVNNI FMA3 GFNI MOVBE SHA VAES VPCLMULQDQ XSAVE"},
+    /* AVX-512 foundation without the byte/word instructions (Xeon Phi). */
+    {"avx512f-only", "amd64", "AVX AVX2 AVX512CD AVX512ER AVX512F AVX512PF FMA3 MOVBE XSAVE"},
+    /* No label pt2scope reads: CPU features unknown, as without NFD. */
+    {"hypervisor-only", "amd64", "HYPERVISOR"},
+    /* Neoverse N1 (NEON, no SVE) and Neoverse V2 (SVE2). */
+    {"asimd", "arm64",
+     "FP ASIMD EVTSTRM AES PMULL SHA1 SHA2 CRC32 ATOMICS FPHP ASIMDHP CPUID ASIMDRDM LRCPC "
+     "DCPOP ASIMDDP SSBS"},
+    {"sve2", "arm64",
+     "FP ASIMD EVTSTRM AES PMULL SHA1 SHA2 CRC32 ATOMICS FPHP ASIMDHP CPUID ASIMDRDM JSCVT FCMA "
+     "LRCPC DCPOP SHA3 SM3 SM4 ASIMDDP SHA512 SVE ASIMDFHM SVE2 SVEI8MM SVEBF16 I8MM BF16"},
+};
+
+static void nfd_labels(struct text *t, const char *flags)
+{
+    const char *p = flags, *e;
+
+    add(t, ", \"feature.node.kubernetes.io/cpu-hardware_multithreading\": \"true\"");
+    while (*p != '\0') {
+        e = strchr(p, ' ');
+        if (e == NULL)
+            e = p + strlen(p);
+        add(t, ", \"feature.node.kubernetes.io/cpu-cpuid.%.*s\": \"true\"", (int)(e - p), p);
+        p = *e == ' ' ? e + 1 : e;
+    }
+}
+
+static void nfd_cluster(struct text *t, size_t *n)
+{
+    char name[96];
+    size_t c;
+
+    for (c = 0; c < sizeof(nfd_cpus) / sizeof(nfd_cpus[0]); c++) {
+        snprintf(name, sizeof(name), "cpu-%s-nfd-%s", nfd_cpus[c].arch, nfd_cpus[c].name);
+        node_open(t, n, name);
+        add(t, "\"kubernetes.io/os\": \"linux\", \"kubernetes.io/arch\": \"%s\"", nfd_cpus[c].arch);
+        nfd_labels(t, nfd_cpus[c].flags);
+        node_close(t);
+        /* An H100 node with the same CPU, GFD and NFD labels both. */
+        snprintf(name, sizeof(name), "gpu-%s-cc90-r580-nfd-%s", nfd_cpus[c].arch, nfd_cpus[c].name);
+        node_open(t, n, name);
+        add(t, "\"kubernetes.io/os\": \"linux\", \"kubernetes.io/arch\": \"%s\"", nfd_cpus[c].arch);
+        gfd_gpu(t, 9, 0, "8");
+        gfd_driver_full(t, 9);
+        nfd_labels(t, nfd_cpus[c].flags);
+        node_close(t);
+    }
+}
+
 static void gfd_cluster(struct text *t, size_t *n)
 {
     static const char *const archs[] = {"amd64", "arm64"};
@@ -290,6 +351,7 @@ static void gfd_cluster(struct text *t, size_t *n)
     gfd_gpu(t, 9, 0, "1");
     gfd_driver_full(t, 9);
     node_close(t);
+    nfd_cluster(t, n);
 }
 
 static void odd_cluster(struct text *t, size_t *n)
@@ -355,6 +417,16 @@ static void odd_cluster(struct text *t, size_t *n)
     add(t, "\"kubernetes.io/os\": \"linux\", \"kubernetes.io/arch\": \"amd64\", "
            "\"nvidia.com/gpu.compute.major\": \"9\"");
     gfd_driver_full(t, 10);
+    node_close(t);
+    /* NFD labels NFD does not write: a value other than "true", and an x86 flag on arm64. */
+    node_open(t, n, "nfd-avx512f-false");
+    add(t, "\"kubernetes.io/os\": \"linux\", \"kubernetes.io/arch\": \"amd64\", "
+           "\"feature.node.kubernetes.io/cpu-cpuid.AVX2\": \"true\", "
+           "\"feature.node.kubernetes.io/cpu-cpuid.AVX512F\": \"false\"");
+    node_close(t);
+    node_open(t, n, "nfd-arm64-with-avx2");
+    add(t, "\"kubernetes.io/os\": \"linux\", \"kubernetes.io/arch\": \"arm64\", "
+           "\"feature.node.kubernetes.io/cpu-cpuid.AVX2\": \"true\"");
     node_close(t);
 }
 

@@ -35,10 +35,16 @@ int ks_selects(const cJSON *affinity, const cJSON *labels, char *why, size_t len
  *     10.1 and 13.0) x every driver (branches 470 ... 590 with all GFD CUDA
  *     labels, the runtime-version labels alone, no CUDA label) x amd64/arm64;
  *   - nodes whose GFD labels say gpu.count "0", CPU-only nodes of every
- *     architecture, a Windows GPU node.
+ *     architecture, a Windows GPU node;
+ *   - nodes with Node Feature Discovery's CPU labels as nfd-worker writes them
+ *     (feature.node.kubernetes.io/cpu-cpuid.<FLAG>: "true") for an AVX2-only,
+ *     an AVX-512, an AVX-512F-without-BW and a NEON and an SVE2 arm64 CPU, plus
+ *     one with no flag pt2scope reads, each CPU-only and as an H100 node
+ *     (cpu-<arch>-nfd-<cpu>, gpu-<arch>-cc90-r580-nfd-<cpu>).
  * With `odd`, instead, label sets GFD does not write (gpu.product only, a
  * malformed compute label, no os or arch label, only .full or only
- * deprecated CUDA labels): the selector must not select any of those the
+ * deprecated CUDA labels, an NFD label that is not "true", an x86 NFD
+ * label on an arm64 node): the selector must not select any of those the
  * verdicts refuse, but may skip some they accept.
  */
 char *ks_gfd_nodes(int odd, size_t *count);

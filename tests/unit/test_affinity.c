@@ -21,6 +21,7 @@
 #include "pt2_affinity.h"
 #include "pt2_inspect.h"
 #include "pt2_k8s.h"
+#include "pt2_nfd.h"
 #include "pt2_verdicts.h"
 #include "testutil.h"
 
@@ -152,20 +153,79 @@ static char *unformatted(const cJSON *j)
     "{\"key\":\"nvidia.com/cuda.driver-version.major\",\"operator\":\"DoesNotExist\"},"            \
     "{\"key\":\"nvidia.com/cuda.driver.major\",\"operator\":\"DoesNotExist\"},"
 #define REQUIRED "{\"requiredDuringSchedulingIgnoredDuringExecution\":{\"nodeSelectorTerms\":["
+#define AMD64 "{\"key\":\"kubernetes.io/arch\",\"operator\":\"In\",\"values\":[\"amd64\"]},"
+#define LINUX "{\"key\":\"kubernetes.io/os\",\"operator\":\"In\",\"values\":[\"linux\"]}]}"
+#define NFD_TRUE(flag)                                                                             \
+    "{\"key\":\"feature.node.kubernetes.io/cpu-cpuid." flag                                        \
+    "\",\"operator\":\"In\",\"values\":[\"true\"]},"
+/* What an AVX-512 build of torch's CPU code needs (pt2_isa: avx512f, avx512dq, avx512vl,
+ * avx512bw, fma), as NFD labels it. */
+#define NFD_AVX512                                                                                 \
+    NFD_TRUE("AVX512F")                                                                            \
+    NFD_TRUE("AVX512DQ") NFD_TRUE("AVX512VL") NFD_TRUE("AVX512BW") NFD_TRUE("FMA3")
+
+/*
+ * The expressions of a node NFD does not describe: none of the labels NFD writes by default
+ * for `machine`. Built from the table, so its size and a few names are asserted here too.
+ */
+static const char *nfd_unknown(const char *machine, size_t expect)
+{
+    static char buf[8192];
+    const struct pt2_nfd_flag *f;
+    size_t i, n = 0, len = 0;
+
+    buf[0] = '\0';
+    for (i = 0; (f = pt2_nfd_at(i)) != NULL; i++) {
+        if (!f->by_default || strcmp(f->machine, machine) != 0)
+            continue;
+        len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+                                "{\"key\":\"feature.node.kubernetes.io/cpu-cpuid.%s\","
+                                "\"operator\":\"DoesNotExist\"},",
+                                f->flag);
+        n++;
+    }
+    ck_assert_uint_lt(len, sizeof(buf));
+    ck_assert_uint_eq(n, expect);
+    return buf;
+}
+
+static void assert_selector(const char *got, const char *const *parts, size_t nparts)
+{
+    static char want[65536];
+    size_t i, len = 0;
+
+    for (i = 0; i < nparts; i++)
+        len += (size_t)snprintf(want + len, sizeof(want) - len, "%s", parts[i]);
+    ck_assert_uint_lt(len, sizeof(want));
+    for (i = 0; got[i] != '\0' && got[i] == want[i]; i++)
+        ;
+    /* Check's messages are short: show where they part, not both whole. */
+    ck_assert_msg(got[i] == want[i], "selector differs at byte %zu: got '%.120s', want '%.120s'", i,
+                  got + i, want + i);
+}
 
 START_TEST(test_selector_sm90a_cuda13)
 {
-    /* sm_90a cubins from CUDA 13: exactly 9.0, with a CUDA 13 driver or an unknown one. */
+    /* sm_90a cubins from CUDA 13: exactly 9.0, with a CUDA 13 driver or an unknown one; its
+     * AVX-512 host code on an amd64 node NFD labels with AVX-512, or one NFD does not label. */
     pt2_package *pkg = open_fixture("cuda_sm90a_v8.pt2");
     int selectable = -1;
     cJSON *aff = affinity_of(pkg, &selectable);
     char *s = unformatted(aff);
+    const char *unknown = nfd_unknown("x86_64", 32);
+    const char *const parts[] = {
+        REQUIRED TERM_OPEN GPU_COUNT CC90
+        "{\"key\":\"nvidia.com/cuda.runtime-version.major\",\"operator\":\"Gt\","
+        "\"values\":[\"12\"]}," AMD64 NFD_AVX512 LINUX "," TERM_OPEN GPU_COUNT CC90
+        "{\"key\":\"nvidia.com/cuda.runtime-version.major\",\"operator\":\"Gt\","
+        "\"values\":[\"12\"]}," AMD64,
+        unknown,
+        LINUX "," TERM_OPEN GPU_COUNT CC90 NO_CUDA_LABEL AMD64 NFD_AVX512 LINUX
+              "," TERM_OPEN GPU_COUNT CC90 NO_CUDA_LABEL AMD64,
+        unknown, LINUX "]}}"};
 
     ck_assert_int_eq(selectable, 1);
-    ck_assert_str_eq(s, REQUIRED TERM_OPEN GPU_COUNT CC90
-                     "{\"key\":\"nvidia.com/cuda.runtime-version.major\",\"operator\":\"Gt\","
-                     "\"values\":[\"12\"]}," AMD64_LINUX
-                     "," TERM_OPEN GPU_COUNT CC90 NO_CUDA_LABEL AMD64_LINUX "]}}");
+    assert_selector(s, parts, sizeof(parts) / sizeof(parts[0]));
     cJSON_free(s);
     cJSON_Delete(aff);
     pt2_package_free(pkg);
@@ -180,12 +240,20 @@ START_TEST(test_selector_cpu_and_nowhere)
     cJSON *aff = affinity_of(cpu, &selectable);
     char *s = unformatted(aff);
 
-    /* Host code for arm64: any arm64 Linux node, GPU or not. */
-    ck_assert_int_eq(selectable, 1);
-    ck_assert_str_eq(s, REQUIRED TERM_OPEN
-                     "{\"key\":\"kubernetes.io/arch\",\"operator\":\"In\",\"values\":[\"arm64\"]},"
-                     "{\"key\":\"kubernetes.io/os\",\"operator\":\"In\",\"values\":[\"linux\"]}]}"
-                     "]}}");
+    /* NEON host code for arm64: any arm64 Linux node, GPU or not, that NFD labels with
+     * ASIMD or that NFD does not label. */
+    {
+        const char *const parts[] = {
+            REQUIRED TERM_OPEN
+            "{\"key\":\"kubernetes.io/arch\",\"operator\":\"In\",\"values\":[\"arm64\"]}," NFD_TRUE(
+                "ASIMD") LINUX
+            "," TERM_OPEN
+            "{\"key\":\"kubernetes.io/arch\",\"operator\":\"In\",\"values\":[\"arm64\"]},",
+            nfd_unknown("aarch64", 19), LINUX "]}}"};
+
+        ck_assert_int_eq(selectable, 1);
+        assert_selector(s, parts, sizeof(parts) / sizeof(parts[0]));
+    }
     cJSON_free(s);
     cJSON_Delete(aff);
 
@@ -249,6 +317,54 @@ START_TEST(test_selector_ptx_minimum_driver)
     ck_assert_int_eq(selects(aff, NODE_LABELS("100", "0", "")), 0);
     cJSON_Delete(aff);
     pt2_package_free(pkg);
+}
+END_TEST
+
+START_TEST(test_note_for_the_comment)
+{
+    static const struct {
+        const char *fixture, *note;
+    } cases[] = {
+        {"cpu_aarch64.pt2",
+         "CPU: a node with Node Feature Discovery labels must have "
+         "feature.node.kubernetes.io/cpu-cpuid.ASIMD=true (arm64); a node without NFD CPU labels "
+         "is selected too, its CPU features unknown"},
+        {"cpu_avx2_cmd.pt2",
+         "CPU: a node with Node Feature Discovery labels must have "
+         "feature.node.kubernetes.io/cpu-cpuid.AVX2, FMA3, AVX, MOVBE=true (amd64); a node "
+         "without NFD CPU labels is selected too, its CPU features unknown; not checked (NFD "
+         "does not label them by default): f16c, pni, ssse3, sse4_1, sse4_2, popcnt, cx16, bmi1, "
+         "bmi2, abm"},
+        /* No compiled code, or no node at all: nothing to say. */
+        {"export_program.pt2", ""},
+        {"rocm_gfx90a.pt2", ""},
+        {"cuda_sm90a_v8.pt2",
+         "CPU: a node with Node Feature Discovery labels must have "
+         "feature.node.kubernetes.io/cpu-cpuid.AVX512F, AVX512DQ, AVX512VL, AVX512BW, "
+         "FMA3=true (amd64); a node without NFD CPU labels is selected too, its CPU features "
+         "unknown"},
+    };
+    struct pt2_error err = {0};
+    char note[1024], small[24];
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pt2_package *pkg = open_fixture(cases[i].fixture);
+
+        ck_assert_int_eq(pt2_package_node_affinity_note(pkg, note, sizeof(note), &err), PT2_OK);
+        ck_assert_str_eq(note, cases[i].note);
+        if (i == 0) {
+            /* Cut to fit, never past the buffer. */
+            ck_assert_int_eq(pt2_package_node_affinity_note(pkg, small, sizeof(small), &err),
+                             PT2_OK);
+            ck_assert_str_eq(small, "CPU: a node with Node F");
+            ck_assert_int_eq(pt2_package_node_affinity_note(pkg, NULL, 8, &err), PT2_ERR_INVALID);
+            ck_assert_int_eq(pt2_package_node_affinity_note(pkg, note, 0, &err), PT2_ERR_INVALID);
+        }
+        pt2_package_free(pkg);
+    }
+    ck_assert_int_eq(pt2_package_node_affinity_note(NULL, note, sizeof(note), &err),
+                     PT2_ERR_INVALID);
 }
 END_TEST
 
@@ -400,14 +516,23 @@ START_TEST(test_agreement_counts)
 
     cluster_load(&c, 0);
     /* 9.0 on amd64 with CUDA 13.0 or 13.1 (all GFD labels, or the runtime labels alone), or
-     * no CUDA label: 5 nodes. */
-    ck_assert_uint_eq(agree("cuda_sm90a_v8.pt2", &c, 1, first, sizeof(first)), 5);
+     * no CUDA label: 5 nodes; with NFD labels, the AVX-512 one and the one with no flag
+     * pt2scope reads, not the AVX2 one nor the one without AVX512BW: 7. */
+    ck_assert_uint_eq(agree("cuda_sm90a_v8.pt2", &c, 1, first, sizeof(first)), 7);
     ck_assert_str_eq(first, "gpu-amd64-cc90-r580");
     /* sm_80 v7 cubins: 8.0, 8.6, 8.7, 8.8, 8.9 on amd64, every driver (23 nodes each). */
     ck_assert_uint_eq(agree("cuda_sm80_v7_legacy.pt2", &c, 1, first, sizeof(first)), 5 * 23);
     ck_assert_str_eq(first, "gpu-amd64-cc80-r470");
-    /* x86-64 host code: every Linux amd64 node, GPUs or not (not the Windows one). */
-    ck_assert_uint_eq(agree("cpu_x86_64.pt2", &c, 1, first, sizeof(first)), 23 * 23 + 1 + 1);
+    /* x86-64 AVX-512 host code: every Linux amd64 node, GPUs or not (not the Windows one),
+     * NFD-labelled ones only with AVX-512 (2 of 4 kinds, CPU-only and H100 each). */
+    ck_assert_uint_eq(agree("cpu_x86_64.pt2", &c, 1, first, sizeof(first)),
+                      23 * 23 + 1 + 1 + 2 * 2);
+    /* AVX2 code: the AVX2 and AVX-512 CPUs too (f16c, sse4_2... are not labelled by NFD). */
+    ck_assert_uint_eq(agree("cpu_avx2_cmd.pt2", &c, 1, first, sizeof(first)),
+                      23 * 23 + 1 + 1 + 4 * 2);
+    /* NEON arm64 code: every arm64 Linux node, both NFD-labelled CPUs have ASIMD. */
+    ck_assert_uint_eq(agree("cpu_aarch64.pt2", &c, 1, first, sizeof(first)),
+                      23 * 23 + 1 + 1 + 2 * 2);
     ck_assert_uint_eq(agree("rocm_gfx90a.pt2", &c, 1, NULL, 0), 0);
     ck_assert_uint_eq(agree("xpu_spv.pt2", &c, 1, NULL, 0), 0);
     cluster_free(&c);
@@ -444,6 +569,7 @@ static Suite *suite(void)
     tcase_add_test(shape, test_selector_sm90a_cuda13);
     tcase_add_test(shape, test_selector_cpu_and_nowhere);
     tcase_add_test(shape, test_selector_ptx_minimum_driver);
+    tcase_add_test(shape, test_note_for_the_comment);
     tcase_add_test(shape, test_null_arguments_and_invalid_metadata);
     suite_add_tcase(s, shape);
     tcase_add_test(agreement, test_agreement_every_fixture);

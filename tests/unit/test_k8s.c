@@ -608,6 +608,163 @@ START_TEST(test_windows_and_unknown_arch)
 }
 END_TEST
 
+/* Node Feature Discovery's labels as nfd-worker writes them on an AMD EPYC 7002 (AVX2, no
+ * AVX-512; F16C, SSE4.2, POPCNT... are in NFD's default blacklist, so not labelled). */
+#define NFD(flag) ", \"feature.node.kubernetes.io/cpu-cpuid." flag "\": \"true\""
+#define NFD_AVX2 NFD("ADX") NFD("AESNI") NFD("AVX") NFD("AVX2") NFD("FMA3") NFD("MOVBE") NFD("SHA")
+#define NFD_AVX512                                                                                 \
+    NFD_AVX2 NFD("AVX512F") NFD("AVX512BW") NFD("AVX512CD") NFD("AVX512DQ") NFD("AVX512VL")
+#define NFD_NODE(name, arch, labels)                                                               \
+    "{\"metadata\": {\"name\": \"" name "\", \"labels\": {\"kubernetes.io/arch\": \"" arch         \
+    "\", \"kubernetes.io/os\": \"linux\"" labels "}}}"
+
+START_TEST(test_nfd_labels)
+{
+    struct pt2_k8s_node n;
+    const struct pt2_nfd_flag *f;
+    size_t i, set = 0;
+
+    parse_labels("{\"kubernetes.io/arch\": \"amd64\"" NFD_AVX2
+                 ", \"feature.node.kubernetes.io/cpu-cpuid.HYPERVISOR\": \"true\"}",
+                 &n);
+    ck_assert_int_eq(n.cpu_known, 1);
+    for (i = 0; (f = pt2_nfd_at(i)) != NULL; i++) {
+        int has = (n.cpu_flags[i / 64] >> (i % 64)) & 1u;
+        char needle[64];
+
+        snprintf(needle, sizeof(needle), "cpu-cpuid.%s\"", f->flag);
+        set += (size_t)has;
+        ck_assert_msg(has ==
+                          (strcmp(f->machine, "x86_64") == 0 && strstr(NFD_AVX2, needle) != NULL),
+                      "%s", f->flag);
+    }
+    ck_assert_uint_eq(set, 7); /* HYPERVISOR is no ISA feature: not in the table */
+    ck_assert_str_eq(n.note, "");
+
+    /* Only labels NFD's defaults leave out, or only another architecture's: unknown. */
+    parse_labels("{\"kubernetes.io/arch\": \"amd64\"" NFD("SSE42") NFD("POPCNT") "}", &n);
+    ck_assert_int_eq(n.cpu_known, 0);
+    ck_assert_uint_ne(n.cpu_flags[0] | n.cpu_flags[1], 0);
+    parse_labels("{\"kubernetes.io/arch\": \"arm64\"" NFD("AVX2") "}", &n);
+    ck_assert_int_eq(n.cpu_known, 0);
+    ck_assert_uint_eq(n.cpu_flags[0] | n.cpu_flags[1], 0);
+    parse_labels("{\"kubernetes.io/arch\": \"arm64\"" NFD("ASIMD") NFD("SVE") "}", &n);
+    ck_assert_int_eq(n.cpu_known, 1);
+
+    /* NFD writes "true" only: another value is no feature, and noted; the label is there. */
+    parse_labels("{\"kubernetes.io/arch\": \"amd64\", "
+                 "\"feature.node.kubernetes.io/cpu-cpuid.AVX512F\": \"yes\"}",
+                 &n);
+    ck_assert_int_eq(n.cpu_known, 1);
+    ck_assert_uint_eq(n.cpu_flags[0] | n.cpu_flags[1], 0);
+    ck_assert_str_eq(n.note,
+                     "feature.node.kubernetes.io/cpu-cpuid.AVX512F 'yes' is not \"true\", ignored");
+}
+END_TEST
+
+START_TEST(test_nfd_verdicts)
+{
+    static const char list[] = "[" NFD_NODE("avx2", "amd64", NFD_AVX2) ", " NFD_NODE(
+        "avx512", "amd64",
+        NFD_AVX512) ", " NFD_NODE("nothing", "amd64",
+                                  NFD("HYPERVISOR")) ", " NFD_NODE("false", "amd64",
+                                                                   NFD("AVX2") ", "
+                                                                               "\"feature.node."
+                                                                               "kubernetes.io/"
+                                                                               "cpu-cpuid."
+                                                                               "AVX512F\": "
+                                                                               "\"false\"") "]";
+    struct pt2_k8s_verdict v;
+
+    /* The AVX-512 -march=native package: SIGILL on the AVX2 node, so incompatible. */
+    check_node("cpu_x86_64.pt2", list, 0, &v);
+    ck_assert_int_eq(v.verdict, PT2_INCOMPATIBLE);
+    ck_assert_str_eq(v.cpu.reason, "package needs AVX-512 (avx512f, avx512dq, avx512vl, avx512bw "
+                                   "missing); this CPU has avx2");
+    ck_assert_str_eq(v.cpu.advice, "Rebuild without -march=native, or with CPU_CAPABILITY=AVX2 so "
+                                   "the code uses only what this CPU has, or run it on a CPU with "
+                                   "avx512f, avx512dq, avx512vl, avx512bw.");
+    check_node("cpu_x86_64.pt2", list, 1, &v);
+    ck_assert_int_eq(v.verdict, PT2_COMPATIBLE);
+    ck_assert_str_eq(v.cpu.reason,
+                     "package is a Linux x86_64 shared object; this node is Linux x86_64; it needs "
+                     "AVX-512 (avx512f, avx512dq, avx512vl, avx512bw, fma), all present; built "
+                     "with -march=native, so it may also use other instructions of the build "
+                     "host's CPU");
+    /* No flag pt2scope reads: unknown, as without NFD. */
+    check_node("cpu_x86_64.pt2", list, 2, &v);
+    ck_assert_int_eq(v.verdict, PT2_COMPATIBLE);
+    ck_assert_str_eq(v.cpu.reason, CPU_AVX512_UNKNOWN);
+    /* Labelled, but AVX512F "false" and FMA3 absent. */
+    check_node("cpu_x86_64.pt2", list, 3, &v);
+    ck_assert_int_eq(v.verdict, PT2_INCOMPATIBLE);
+    ck_assert_str_eq(v.cpu.reason, "package needs AVX-512 (avx512f, avx512dq, avx512vl, avx512bw, "
+                                   "fma missing); this CPU has avx2");
+
+    /* Labelled, with no flag "true": known, and nothing is there. */
+    check_node("cpu_x86_64.pt2",
+               NFD_NODE("none", "amd64", ", \"feature.node.kubernetes.io/cpu-cpuid.AVX\": \"0\""),
+               0, &v);
+    ck_assert_int_eq(v.verdict, PT2_INCOMPATIBLE);
+    ck_assert_str_eq(v.cpu.reason, "package needs AVX-512 (avx512f, avx512dq, avx512vl, avx512bw, "
+                                   "fma missing); this CPU has no vector extensions");
+
+    /* AVX2 code (-march=haswell-like flags): what NFD labels is checked, the rest named. */
+    check_node("cpu_avx2_cmd.pt2", list, 0, &v);
+    ck_assert_int_eq(v.verdict, PT2_COMPATIBLE);
+    ck_assert_str_eq(v.cpu.reason,
+                     "package is a Linux x86_64 shared object; this node is Linux x86_64; it needs "
+                     "AVX2 (avx2, fma, f16c, pni, ssse3, sse4_1, sse4_2, popcnt, cx16, avx, bmi1, "
+                     "bmi2, movbe, abm), all present; f16c, pni, ssse3, sse4_1, sse4_2, popcnt, "
+                     "cx16, bmi1, bmi2, abm not checked: Node Feature Discovery does not label "
+                     "them by default");
+    /* The H100 package with AVX-512 host code: the worse of GPU and CPU decides. */
+    check_node("cuda_sm90a_v8.pt2",
+               "{\"metadata\": {\"name\": \"g\", \"labels\": {\"kubernetes.io/arch\": "
+               "\"amd64\", \"kubernetes.io/os\": \"linux\", \"nvidia.com/gpu.compute.major\": "
+               "\"9\", \"nvidia.com/gpu.compute.minor\": \"0\"" NFD_AVX2 "}}}",
+               0, &v);
+    ck_assert_int_eq(v.gpu.verdict, PT2_COMPATIBLE);
+    ck_assert_int_eq(v.verdict, PT2_INCOMPATIBLE);
+    ck_assert_str_eq(v.reason, "cpu: package needs AVX-512 (avx512f, avx512dq, avx512vl, "
+                               "avx512bw missing); this CPU has avx2");
+}
+END_TEST
+
+START_TEST(test_nfd_compat_json)
+{
+    static const char list[] = "[" NFD_NODE("a", "amd64", NFD_AVX2) ", " NFD_NODE(
+        "b", "amd64", "") ", " NFD_NODE("c", "amd64", NFD_AVX2) "]";
+    struct pt2_error err = {0};
+    pt2_package *pkg = open_fixture("cpu_x86_64.pt2");
+    pt2_k8s_nodes *nodes = NULL;
+    cJSON *doc = NULL, *a;
+    char *feats;
+
+    ck_assert_int_eq(pt2_k8s_nodes_parse_text(&nodes, list, strlen(list), &err), PT2_OK);
+    ck_assert_int_eq(pt2_k8s_compat_json(pkg, nodes, &doc, &err), PT2_OK);
+    a = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "nodes"), 0);
+    feats = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(a, "cpu_features"));
+    ck_assert_str_eq(feats, "[\"avx\",\"avx2\",\"fma\",\"aes\",\"sha_ni\",\"movbe\",\"adx\"]");
+    cJSON_free(feats);
+    ck_assert_str_eq(pt2_json_str(a, "verdict"), "incompatible");
+    a = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "nodes"), 1);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(a, "cpu_features")));
+    ck_assert_str_eq(pt2_json_str(a, "verdict"), "compatible");
+    /* Nodes alike but for their CPU labels are judged apart. */
+    ck_assert_str_eq(
+        pt2_json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "nodes"), 2),
+                     "verdict"),
+        "incompatible");
+    ck_assert_int_eq((int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+                         cJSON_GetObjectItemCaseSensitive(doc, "summary"), "incompatible")),
+                     2);
+    cJSON_Delete(doc);
+    pt2_k8s_nodes_free(nodes);
+    pt2_package_free(pkg);
+}
+END_TEST
+
 START_TEST(test_check_null_arguments)
 {
     struct pt2_k8s_verdict v;
@@ -830,6 +987,7 @@ int main(void)
     tcase_add_test(parse, test_driver_labels);
     tcase_add_test(parse, test_driver_branch_table);
     tcase_add_test(parse, test_arch_sources_and_map);
+    tcase_add_test(parse, test_nfd_labels);
     suite_add_tcase(s, parse);
 
     tcase_add_test(bad, test_bad_documents);
@@ -844,6 +1002,8 @@ int main(void)
     tcase_add_test(verdict, test_cpu_package_on_three_nodes);
     tcase_add_test(verdict, test_unknown_gpu_verdicts);
     tcase_add_test(verdict, test_windows_and_unknown_arch);
+    tcase_add_test(verdict, test_nfd_verdicts);
+    tcase_add_test(verdict, test_nfd_compat_json);
     tcase_add_test(verdict, test_check_null_arguments);
     tcase_add_test(verdict, test_compat_json_document);
     tcase_add_test(verdict, test_compat_json_nulls_and_ptx_summary);
