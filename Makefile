@@ -162,7 +162,14 @@ $(BUILD)/pt2scoped-test: $(DMN_HOBJ) $(REMA) $(LIBA)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUP_OBJ) $(REMA) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDSAN) $(LDWRAP) -o $@ $< $(SUP_OBJ) $(REMA) $(LIBA) $(CHK_LIBS) $(LIBS)
+	$(CC) $(LDSAN) $(LDWRAP) -o $@ $< $(UNIT_EXTRA) $(SUP_OBJ) $(REMA) $(LIBA) $(CHK_LIBS) $(LIBS)
+
+# The CLI's report writer is a suite of its own (tests/unit/test_cli_format.c):
+# linked with that one CLI object, its header seen from the test alone.
+UNIT_EXTRA =
+$(BUILD)/tests/test_cli_format: UNIT_EXTRA = $(BUILD)/obj/service/cli/cli_format.o
+$(BUILD)/tests/test_cli_format: $(BUILD)/obj/service/cli/cli_format.o
+$(BUILD)/obj/tests/unit/test_cli_format.o: LAYER_INC += -Iservice/cli
 
 # Allocation-failure injection: the library's allocations go through the test's
 # failing allocator (tests/unit/test_oom.c), so every out-of-memory path runs.
