@@ -258,7 +258,7 @@ START_TEST(test_sarif_rules)
     ck_assert_str_eq(AT(doc, "version")->valuestring, "2.1.0");
     ck_assert_int_eq(cJSON_GetArraySize(AT(doc, "runs", "0", "results")), 3);
     for (int i = 0; i < 3; i++) {
-        char n[8];
+        char n[16];
 
         snprintf(n, sizeof(n), "%d", i);
         ck_assert_str_eq(AT(doc, "runs", "0", "results", n, "ruleId")->valuestring, rules[i]);
