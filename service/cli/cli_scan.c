@@ -23,7 +23,8 @@
  * "N readable, N unreadable" without targets). --json prints a JSON array,
  * one item per line; --format junit/sarif a report (cli_format.h) whose
  * verdicts carry their advice, from the package's verdicts document (an
- * item keeps the reason only). With those three the summary goes to stderr.
+ * item keeps the reason only). Those three print the document alone (its
+ * counts are in it), and stderr stays for errors.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -379,8 +380,8 @@ int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size
         printf("%s]\n", files.n > 0 ? "\n" : "");
     if (files.n == 0)
         fprintf(stderr, "pt2scope: scan: no packages (*.pt2) found\n");
-    else if (rc == CLI_OK)
-        scan_summary(format == CLI_FORMAT_TEXT ? stdout : stderr, &tally, nt);
+    else if (rc == CLI_OK && format == CLI_FORMAT_TEXT)
+        scan_summary(stdout, &tally, nt);
     if (rc == CLI_OK)
         rc = files.n == 0             ? CLI_ERROR
              : tally.unreadable > 0   ? CLI_UNREADABLE
