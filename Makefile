@@ -162,7 +162,14 @@ $(BUILD)/pt2scoped-test: $(DMN_HOBJ) $(REMA) $(LIBA)
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(SUP_OBJ) $(REMA) $(LIBA)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDSAN) $(LDWRAP) -o $@ $< $(SUP_OBJ) $(REMA) $(LIBA) $(CHK_LIBS) $(LIBS)
+	$(CC) $(LDSAN) $(LDWRAP) -o $@ $< $(UNIT_EXTRA) $(SUP_OBJ) $(REMA) $(LIBA) $(CHK_LIBS) $(LIBS)
+
+# The CLI's report writer is a suite of its own (tests/unit/test_cli_format.c):
+# linked with that one CLI object, its header seen from the test alone.
+UNIT_EXTRA =
+$(BUILD)/tests/test_cli_format: UNIT_EXTRA = $(BUILD)/obj/service/cli/cli_format.o
+$(BUILD)/tests/test_cli_format: $(BUILD)/obj/service/cli/cli_format.o
+$(BUILD)/obj/tests/unit/test_cli_format.o: LAYER_INC += -Iservice/cli
 
 # Allocation-failure injection: the library's allocations go through the test's
 # failing allocator (tests/unit/test_oom.c), so every out-of-memory path runs.
@@ -239,7 +246,7 @@ test-contract: all $(TEST_DAEMON) $(HTTP_BIN) $(FAKECUDA)
 test: deps
 	-@bash service/tools/oracle.sh fetch
 	@MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/run.sh format-check lint test-unit test-shell \
-	  test-san test-contract test-python test-browser test-fuzz test-k8s
+	  test-san test-contract test-python test-browser test-fuzz test-k8s test-sarif
 
 fixtures:
 	python3 tests/fixtures/build.py --bins ../shared/corpus/bins --out tests/fixtures
@@ -403,6 +410,21 @@ $(K8S_STAMP): tests/k8s/package.json tests/k8s/package-lock.json
 
 test-k8s: $(K8S_STAMP)
 	@bash tests/k8s/run.sh
+
+# --- SARIF -------------------------------------------------------------------
+# `check`, `validate` and `scan --format sarif` against the SARIF 2.1.0 JSON
+# schema the npm package @microsoft/jest-sarif ships, read by Ajv 6 (the
+# schema is draft-04), both pinned in tests/sarif/package-lock.json and
+# installed with `npm ci`; offline once installed (tests/sarif/run.sh).
+.PHONY: test-sarif
+SARIF_STAMP := tests/sarif/node_modules/.pt2scope-npm-ci
+
+$(SARIF_STAMP): tests/sarif/package.json tests/sarif/package-lock.json
+	cd tests/sarif && npm ci --no-audit --no-fund
+	@touch $@
+
+test-sarif: all $(SARIF_STAMP)
+	@BUILD=$(BUILD) bash tests/sarif/run.sh
 
 # --- remote test servers ---------------------------------------------------
 # tests/remote/servers.sh starts the loopback servers the URL tests read

@@ -11,11 +11,12 @@
 
 #include "pt2scope.h"
 
-/* Exit codes are an interface for pipelines. */
+/* Exit codes are an interface for pipelines (README, `pt2scope --help`). */
 enum cli_exit {
-    CLI_OK = 0,       /* inspected / compatible / valid */
-    CLI_NEGATIVE = 1, /* incompatible / invalid */
-    CLI_ERROR = 2     /* unreadable package or usage error */
+    CLI_OK = 0,        /* inspected / compatible / valid */
+    CLI_NEGATIVE = 1,  /* incompatible / invalid */
+    CLI_ERROR = 2,     /* usage error, no package found, or our own failure */
+    CLI_UNREADABLE = 3 /* a package could not be read or judged (wins over 1) */
 };
 
 /* Replace control bytes in `s` with '?' (in place; NULL is fine). */
@@ -48,11 +49,12 @@ void cli_yaml_affinity(FILE *f, const cJSON *node_affinity, const char *file, co
  * `code` on stdout, pt2_problem_json); returns CLI_ERROR. */
 int cli_fail(int code, const char *what, const char *why);
 
-/* `pt2scope scan PATH... [--target T]... [--driver X.Y] [--json]` (cli_scan.c): every
- * package under the paths as a listing item (pt2_listing_item). CLI_NEGATIVE when any is
- * a problem or incompatible with a target. */
+/* `pt2scope scan PATH... [--target T]... [--driver X.Y] [--format F]` (cli_scan.c): every
+ * package under the paths as a listing item (pt2_listing_item), printed in `format` (enum
+ * cli_format), then a summary line. CLI_UNREADABLE when any is a problem, else
+ * CLI_NEGATIVE when any is incompatible with a target; CLI_ERROR when none is found. */
 int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size_t ntargets,
-             const char *driver, int json, const char *const *runtimes, size_t nruntimes,
+             const char *driver, int format, const char *const *runtimes, size_t nruntimes,
              const char *sysroot, const char *libtorch);
 
 /*

@@ -3,8 +3,11 @@
  *
  * Design: argument parsing and exit codes only; every answer, every verdict
  * and every rule comes from libpt2scope's public header. Errors are one
- * line on stderr ("pt2scope: <what>: <why>") and exit 2, so pipelines can
- * tell "incompatible" (1) from "could not tell" (2). Options are parsed by
+ * line on stderr ("pt2scope: <what>: <why>"). Exit codes (enum cli_exit):
+ * 0 compatible / valid, 1 incompatible / invalid, 2 usage error or no
+ * package found, 3 a package could not be read or judged (3 wins over 1),
+ * so pipelines tell "will not run" from "could not tell". `--format junit`
+ * and `--format sarif` write reports instead of text (cli_format.h). Options are parsed by
  * getopt_long, so `--target=H100` and `--target H100` both work and may
  * come before or after the file.
  */
@@ -13,10 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <curl/curl.h>
 
 #include "cli.h"
+#include "cli_format.h"
 #include "pt2_remote.h"
 #include "pt2scope.h"
 
@@ -35,7 +40,8 @@ enum {
     OPT_RUNTIME,
     OPT_SYSROOT,
     OPT_LIBTORCH,
-    OPT_STRICT
+    OPT_STRICT,
+    OPT_FORMAT
 };
 
 /* Which options each command takes (bits of 1 << (opt - OPT_JSON)); 't' and 'i' below. */
@@ -49,6 +55,7 @@ struct cli_args {
     const char *cmd;
     const char *file;
     int json, oip, yaml;
+    int format; /* enum cli_format; --json is CLI_FORMAT_JSON */
     const char *targets[MAX_TARGETS];
     size_t ntargets;
     const char *inputs[MAX_INPUTS];
@@ -89,6 +96,11 @@ struct cli_args {
     "  --libcuda PATH   the CUDA driver library to probe (PT2SCOPE_LIBCUDA; default "              \
     "libcuda.so.1)\n"                                                                              \
     "  --sysfs-root DIR where the AMD KFD topology is read (PT2SCOPE_SYSFS_ROOT; default /sys)\n"
+#define H_FORMAT                                                                                   \
+    "  --format F       text, json (--json), junit (a test case per package and target) or\n"      \
+    "                   sarif (SARIF 2.1.0: a result per incompatible verdict)\n"
+#define H_EXIT                                                                                     \
+    "2 usage error or no package found, 3 the package could not be read (3 wins over 1)\n"
 #define H_URL                                                                                      \
     "FILE may be an http://, https:// or s3://bucket/key URL, read with Range requests (S3\n"      \
     "credentials from the AWS_* variables).\n"
@@ -106,10 +118,10 @@ static const struct command {
      "its metadata and warnings.\n\n"
      "  --json           the document GET /v1/inspect returns\n"
      "  --oip            with --json: the metadata as the Open Inference Protocol's model "
-     "metadata\n\n" H_URL "\nexit status: 0 inspected, 2 unreadable package or usage error\n"},
+     "metadata\n\n" H_URL "\nexit status: 0 inspected, " H_EXIT},
     {"check",
      O(OPT_JSON) | O(OPT_DRIVER) | O(OPT_DEVICE) | O(OPT_LIBCUDA) | O(OPT_SYSFS) | O(OPT_NODES) |
-         O_TARGET | O_RUNTIME,
+         O_TARGET | O_RUNTIME | O(OPT_FORMAT),
      1,
      "usage: pt2scope check FILE --target T [--target T ...] [--driver X.Y] [--json]\n"
      "       pt2scope check FILE [--device cuda:N] [--json]\n"
@@ -122,22 +134,22 @@ static const struct command {
      "  --device D       keep one GPU of this node: cuda:N (rocm:N for AMD)\n"
      "  --nodes FILE     Kubernetes nodes with GPU Feature Discovery labels (kubectl get nodes\n"
      "                   -o json); no --target or --device with it\n"
-     "  --json           the {\"compatibility\", \"overall\"} object /v1/inspect carries\n" H_PROBE
-     "\n" H_URL
-     "\nexit status: 0 compatible (PTX JIT included), 1 incompatible (any node), 2 error\n"},
+     "  --json           the {\"compatibility\", \"overall\"} object /v1/inspect carries\n" H_FORMAT
+         H_PROBE "\n" H_URL
+     "\nexit status: 0 compatible (PTX JIT included), 1 incompatible (any node),\n" H_EXIT},
     {"check-kernel", O(OPT_DRIVER) | O(OPT_DEVICE) | O(OPT_LIBCUDA) | O(OPT_SYSFS) | O_TARGET, 1,
      "usage: pt2scope check-kernel FILE (--target T | --device cuda:N) [--driver X.Y]\n\n"
      "Will a raw kernel file (.cubin, .fatbin, .ptx, .hsaco) run on T, or on one GPU of this\n"
      "node? FILE is a local file.\n\n" H_TARGET H_DRIVER
      "  --device D       one GPU of this node: cuda:N (rocm:N for AMD)\n" H_PROBE
-     "\nexit status: 0 compatible, 1 incompatible, 2 error\n"},
-    {"validate", O(OPT_JSON) | O_INPUT, 1,
+     "\nexit status: 0 compatible, 1 incompatible, " H_EXIT},
+    {"validate", O(OPT_JSON) | O_INPUT | O(OPT_FORMAT), 1,
      "usage: pt2scope validate FILE --input NAME=D1,D2,... [--input ...] [--json]\n\n"
      "Are these input shapes acceptable to FILE's models (fixed dimensions, dynamic bounds,\n"
      "shared size symbols)? Every violation is printed.\n\n"
      "  --input N=D,...  one input's proposed shape; repeatable\n"
-     "  --json           the document POST /v1/validate returns\n\n" H_URL
-     "\nexit status: 0 valid, 1 invalid, 2 error\n"},
+     "  --json           the document POST /v1/validate returns\n" H_FORMAT "\n" H_URL
+     "\nexit status: 0 valid, 1 invalid, " H_EXIT},
     {"gpus", O(OPT_JSON) | O(OPT_LIBCUDA) | O(OPT_SYSFS), 0,
      "usage: pt2scope gpus [--json]\n\n"
      "This node's GPUs (NVIDIA through the CUDA Driver API, AMD from the KFD topology) and CPU.\n\n"
@@ -149,17 +161,18 @@ static const struct command {
      "Discovery labels (JSON by default).\n\n"
      "  --json           the same JSON (the default)\n"
      "  --yaml           a snippet to paste under a pod template's spec:\n\n" H_URL
-     "\nexit status: 0, 1 no node can run it, 2 error\n"},
-    {"scan", O(OPT_JSON) | O(OPT_DRIVER) | O_TARGET | O_RUNTIME, 2, /* 2: one or more paths */
+     "\nexit status: 0, 1 no node can run it, " H_EXIT},
+    {"scan", O(OPT_JSON) | O(OPT_DRIVER) | O_TARGET | O_RUNTIME | O(OPT_FORMAT),
+     2, /* 2: one or more paths */
      "usage: pt2scope scan PATH... [--target T]... [--runtime SPEC]... [--sysroot DIR]\n"
-     "                     [--libtorch PATH] [--driver X.Y] [--json]\n\n"
+     "                     [--libtorch PATH] [--driver X.Y] [--json | --format F]\n\n"
      "Every package under the files and folders given (a folder recursively: its *.pt2 files),\n"
      "and URLs, one line each: name, kind, targets, and with --target / --runtime the verdict\n"
-     "per target and runtime.\n\n" H_TARGET H_RUNTIME H_DRIVER
-     "  --json           one JSON array of the items GET /v1/packages lists\n"
-     "\nexit status: 0 all compatible, 1 any incompatible or uninspectable, 2 a path that does "
-     "not\n"
-     "exist or a usage error\n"},
+     "per target and runtime; then \"N packages: N compatible, N incompatible, N "
+     "unreadable\".\n\n" H_TARGET H_RUNTIME H_DRIVER
+     "  --json           one JSON array of the items GET /v1/packages lists\n" H_FORMAT
+     "\nexit status: 0 all compatible, 1 any incompatible, 2 a path that does not exist, no\n"
+     "package found or a usage error, 3 any package could not be read (3 wins over 1)\n"},
     {"version", 0, 0, "usage: pt2scope version\n\nThe version and the JSON schema version.\n"},
 };
 
@@ -178,6 +191,7 @@ static const struct option long_opts[] = {
     {"sysroot", required_argument, NULL, OPT_SYSROOT},
     {"libtorch", required_argument, NULL, OPT_LIBTORCH},
     {"strict", no_argument, NULL, OPT_STRICT},
+    {"format", required_argument, NULL, OPT_FORMAT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -212,10 +226,18 @@ static void usage(FILE *f)
         "  version\n"
         "\n"
         "  --libcuda PATH, --sysfs-root DIR        where to probe this node's GPUs\n"
+        "  --format text|json|junit|sarif          check, validate, scan: the output (json is "
+        "--json;\n"
+        "                                          junit: a test case per package and target; "
+        "sarif:\n"
+        "                                          SARIF 2.1.0, a result per incompatible "
+        "verdict)\n"
         "\n"
         "'pt2scope COMMAND --help' describes one command and every option it takes.\n"
         "\n"
-        "exit status: 0 ok/compatible/valid, 1 incompatible/invalid, 2 error\n");
+        "exit status: 0 ok/compatible/valid, 1 incompatible/invalid, 2 usage error or no "
+        "package\n"
+        "             found, 3 a package could not be read (3 wins over 1)\n");
 }
 
 /* Set once the arguments are read: failures then also print a problem document. */
@@ -372,8 +394,16 @@ static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
         case OPT_STRICT:
             a->strict = 1;
             break;
+        case OPT_FORMAT:
+            if (cli_format_parse(optarg, &a->format) != 0)
+                return fail("usage", "--format takes text, json, junit or sarif");
+            if (a->format == CLI_FORMAT_JSON)
+                a->json = json_errors = 1;
+            break;
         }
     }
+    if (a->json && a->format > CLI_FORMAT_JSON)
+        return fail("usage", "--json and --format junit/sarif exclude each other");
     for (int i = optind + 1; i < argc; i++) {
         if (cmd->needs_file == 2) {
             a->paths = argv + i;
@@ -428,17 +458,77 @@ int cli_open_url(const char *url, pt2_package **pkg, struct pt2_error *err)
     return rc;
 }
 
-static int open_pkg(const char *file, pt2_package **pkg)
+enum { REPORT_VERDICTS, REPORT_PROBLEM, REPORT_VALIDATION };
+
+/* --format junit|sarif: the report on this one package (`doc`, as cli_format.h's `kind`
+ * takes it) on stdout, with the exit status `rc`; rc, or 2 when it cannot be written. */
+static int report_one(const struct cli_args *a, int kind, const cJSON *doc, const char *key, int rc)
+{
+    char shown[PT2_REMOTE_URL_MAX + 1];
+    const char *name = a->file;
+    cli_report *r = NULL;
+
+    /* Never the credentials or query a URL may carry. */
+    if (pt2_remote_is_url(a->file))
+        name = pt2_remote_shown_url(a->file, shown, sizeof(shown)) == PT2_OK ? shown : "URL";
+    if (cli_report_start(&r, a->format, a->cmd, stdout) != PT2_OK)
+        return fail_code(PT2_ERR_NOMEM, "report", "out of memory");
+    if (kind == REPORT_VERDICTS)
+        cli_report_verdicts(r, name, doc, key);
+    else if (kind == REPORT_PROBLEM)
+        cli_report_problem(r, name, doc);
+    else
+        cli_report_validation(r, name, doc);
+    if (cli_report_finish(r, rc) != PT2_OK)
+        return fail("stdout", "cannot write the report");
+    return rc;
+}
+
+/*
+ * The exit status for a package that could not be opened or judged: 2 when
+ * there is none (a missing file, a URL that answers 404), for a wrong
+ * request and for our own failures; else 3, "unreadable".
+ */
+static int unreadable_exit(const char *file, int code)
+{
+    struct stat st;
+
+    if (code == PT2_ERR_NOT_FOUND || code == PT2_ERR_INVALID || code == PT2_ERR_NOMEM ||
+        code == PT2_ERR_INTERNAL)
+        return CLI_ERROR;
+    if (code == PT2_ERR_IO && file != NULL && !pt2_remote_is_url(file) && stat(file, &st) != 0 &&
+        (errno == ENOENT || errno == ENOTDIR))
+        return CLI_ERROR;
+    return CLI_UNREADABLE;
+}
+
+/* The package's failure: said as fail_err says it, reported when unreadable, and its status. */
+static int pkg_fail(const struct cli_args *a, const char *what, const struct pt2_error *err)
+{
+    int rc = unreadable_exit(a->file, err->code);
+    cJSON *problem;
+
+    fail_err(what, err);
+    if (rc != CLI_UNREADABLE || a->format < CLI_FORMAT_JUNIT)
+        return rc;
+    problem = pt2_problem_json(err->code, err->message, NULL);
+    rc = problem != NULL ? report_one(a, REPORT_PROBLEM, problem, NULL, rc)
+                         : fail_code(PT2_ERR_NOMEM, "report", "out of memory");
+    cJSON_Delete(problem);
+    return rc;
+}
+
+static int open_pkg(const struct cli_args *a, pt2_package **pkg)
 {
     struct pt2_error err = {0};
 
-    if (file == NULL)
+    if (a->file == NULL)
         return fail("usage", "no package file given");
     /* The remote layer's messages start with the URL, without credentials or query. */
-    if (pt2_remote_is_url(file))
-        return cli_open_url(file, pkg, &err) == PT2_OK ? CLI_OK : fail_err("remote", &err);
-    if (pt2_package_open_path(pkg, file, NULL, &err) != PT2_OK)
-        return fail_err(file, &err);
+    if (pt2_remote_is_url(a->file))
+        return cli_open_url(a->file, pkg, &err) == PT2_OK ? CLI_OK : pkg_fail(a, "remote", &err);
+    if (pt2_package_open_path(pkg, a->file, NULL, &err) != PT2_OK)
+        return pkg_fail(a, a->file, &err);
     return CLI_OK;
 }
 
@@ -457,12 +547,12 @@ static int cmd_inspect(const struct cli_args *a)
     pt2_package *pkg = NULL;
     struct pt2_error err = {0};
     cJSON *doc = NULL;
-    int rc = open_pkg(a->file, &pkg);
+    int rc = open_pkg(a, &pkg);
 
     if (rc != CLI_OK)
         return rc;
     if (pt2_package_to_json(pkg, a->oip ? PT2_JSON_OIP : PT2_JSON_DEFAULT, &doc, &err) != PT2_OK) {
-        rc = fail_err(a->file, &err);
+        rc = pkg_fail(a, a->file, &err);
         goto cleanup;
     }
     if (a->json) {
@@ -528,9 +618,12 @@ static int check_nodes(const struct cli_args *a, pt2_package *pkg)
                        : fail_code(PT2_ERR_TOO_LARGE, a->nodes, "larger than 16 MiB");
         goto cleanup;
     }
-    if (pt2_k8s_nodes_parse_text(&nodes, text, len, &err) != PT2_OK ||
-        pt2_k8s_compat_json(pkg, nodes, &doc, &err) != PT2_OK) {
+    if (pt2_k8s_nodes_parse_text(&nodes, text, len, &err) != PT2_OK) {
         rc = fail_err(a->nodes, &err);
+        goto cleanup;
+    }
+    if (pt2_k8s_compat_json(pkg, nodes, &doc, &err) != PT2_OK) {
+        rc = pkg_fail(a, a->file, &err);
         goto cleanup;
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))
@@ -539,13 +632,16 @@ static int check_nodes(const struct cli_args *a, pt2_package *pkg)
 
         if (v != NULL && strcmp(v, "incompatible") == 0)
             worst = 1;
-        if (!a->json)
+        if (!a->json && a->format < CLI_FORMAT_JUNIT)
             print_verdict(pt2_json_str(it, "name"), v, pt2_json_str(it, "reason"),
                           pt2_json_str(it, "advice"));
     }
+    rc = worst ? CLI_NEGATIVE : CLI_OK;
     if (a->json)
         print_json(doc);
-    rc = worst ? CLI_NEGATIVE : CLI_OK;
+    else if (a->format >= CLI_FORMAT_JUNIT)
+        rc = report_one(a, REPORT_VERDICTS, cJSON_GetObjectItemCaseSensitive(doc, "nodes"), "name",
+                        rc);
 cleanup:
     cJSON_Delete(doc);
     pt2_k8s_nodes_free(nodes);
@@ -576,7 +672,7 @@ static int cmd_check(const struct cli_args *a)
                       &nrts);
     if (rc != CLI_OK)
         return rc;
-    rc = open_pkg(a->file, &pkg);
+    rc = open_pkg(a, &pkg);
     if (rc != CLI_OK)
         return rc;
     if (a->nodes != NULL) {
@@ -597,7 +693,7 @@ static int cmd_check(const struct cli_args *a)
         }
         dev.driver_cuda_version = driver;
         if (pt2_verdicts_add_target(v, pkg, a->targets[i], &dev, &err) != PT2_OK) {
-            rc = fail_err("check", &err);
+            rc = pkg_fail(a, "check", &err);
             goto cleanup;
         }
     }
@@ -606,13 +702,13 @@ static int cmd_check(const struct cli_args *a)
         if (rc != CLI_OK)
             goto cleanup;
         if (pt2_verdicts_add_node(v, pkg, node, a->device, driver, &err) != PT2_OK) {
-            rc = fail_err(a->device != NULL ? a->device : "check", &err);
+            rc = pkg_fail(a, a->device != NULL ? a->device : "check", &err);
             goto cleanup;
         }
     }
     for (size_t i = 0; i < nrts; i++)
         if (pt2_verdicts_add_runtime(v, pkg, rts[i], &err) != PT2_OK) {
-            rc = fail_err(a->file, &err);
+            rc = pkg_fail(a, a->file, &err);
             goto cleanup;
         }
     if (pt2_verdicts_to_json(v, &doc, &err) != PT2_OK ||
@@ -620,10 +716,13 @@ static int cmd_check(const struct cli_args *a)
         rc = fail_err("check", &err);
         goto cleanup;
     }
+    rc = overall.verdict == PT2_INCOMPATIBLE ? CLI_NEGATIVE : CLI_OK;
+    arr = cJSON_GetObjectItemCaseSensitive(doc, "compatibility");
     if (a->json) {
         print_json(doc);
+    } else if (a->format >= CLI_FORMAT_JUNIT) {
+        rc = report_one(a, REPORT_VERDICTS, arr, "target", rc);
     } else {
-        arr = cJSON_GetObjectItemCaseSensitive(doc, "compatibility");
         cJSON_ArrayForEach(e, arr)
             print_verdict(pt2_json_str(e, "target"), pt2_json_str(e, "verdict"),
                           pt2_json_str(e, "reason"), pt2_json_str(e, "advice"));
@@ -632,7 +731,6 @@ static int cmd_check(const struct cli_args *a)
             print_verdict("overall", pt2_verdict_name(overall.verdict), overall.reason,
                           overall.verdict != PT2_COMPATIBLE ? overall.advice : NULL);
     }
-    rc = overall.verdict == PT2_INCOMPATIBLE ? CLI_NEGATIVE : CLI_OK;
 cleanup:
     cJSON_Delete(doc);
     pt2_verdicts_free(v);
@@ -674,7 +772,7 @@ static int cmd_check_kernel(const struct cli_args *a)
     if (driver)
         dev.driver_cuda_version = driver;
     if (pt2_kernel_file_check(a->file, &dev, &r, &err) != PT2_OK) {
-        rc = fail_err(a->file, &err);
+        rc = pkg_fail(a, a->file, &err);
         goto cleanup;
     }
     print_verdict(a->file, pt2_verdict_name(r.verdict), r.reason,
@@ -737,25 +835,27 @@ static int cmd_validate(const struct cli_args *a)
         rc = parse_input(a->inputs[i], inputs);
     if (rc != CLI_OK)
         goto cleanup;
-    rc = open_pkg(a->file, &pkg);
+    rc = open_pkg(a, &pkg);
     if (rc != CLI_OK)
         goto cleanup;
     if (pt2_package_validate(pkg, inputs, &doc, &err) != PT2_OK) {
-        rc = fail_err(a->file, &err);
+        rc = pkg_fail(a, a->file, &err);
         goto cleanup;
     }
+    rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "valid")) ? CLI_OK : CLI_NEGATIVE;
     if (a->json) {
         print_json(doc);
+    } else if (a->format >= CLI_FORMAT_JUNIT) {
+        rc = report_one(a, REPORT_VALIDATION, doc, NULL, rc);
     } else {
         /* Every violation on its own line; "valid" when there is none. */
         cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "errors"))
-            print_line("", it->valuestring);
+            print_line("", cJSON_IsString(it) ? it->valuestring : pt2_json_str(it, "message"));
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "valid")))
             printf("valid\n");
         cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(doc, "warnings"))
             print_line("note: ", it->valuestring);
     }
-    rc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "valid")) ? CLI_OK : CLI_NEGATIVE;
 cleanup:
     cJSON_Delete(doc);
     cJSON_Delete(inputs);
@@ -774,11 +874,11 @@ static int cmd_affinity(const struct cli_args *a)
 
     if (a->json && a->yaml)
         return fail("usage", "--json and --yaml exclude each other");
-    rc = open_pkg(a->file, &pkg);
+    rc = open_pkg(a, &pkg);
     if (rc != CLI_OK)
         return rc;
     if (pt2_package_node_affinity(pkg, &aff, &selectable, &err) != PT2_OK) {
-        rc = fail_err(a->file, &err);
+        rc = pkg_fail(a, a->file, &err);
         goto cleanup;
     }
     if (a->yaml && pt2_package_node_affinity_note(pkg, note, sizeof(note), &err) != PT2_OK) {
@@ -851,8 +951,9 @@ int main(int argc, char **argv)
     if (strcmp(a.cmd, "affinity") == 0)
         return cmd_affinity(&a);
     if (strcmp(a.cmd, "scan") == 0)
-        return cli_scan(a.paths, a.npaths, a.targets, a.ntargets, a.driver, a.json, a.runtimes,
-                        a.nruntimes, a.sysroot, a.libtorch);
+        return cli_scan(a.paths, a.npaths, a.targets, a.ntargets, a.driver,
+                        a.json ? CLI_FORMAT_JSON : a.format, a.runtimes, a.nruntimes, a.sysroot,
+                        a.libtorch);
     printf("pt2scope %s (schema %d)\n", PT2SCOPE_VERSION, PT2SCOPE_SCHEMA_VERSION);
     return CLI_OK;
 }

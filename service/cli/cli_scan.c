@@ -9,15 +9,22 @@
  * Range requests, as `inspect URL` does); in a folder, every `*.pt2`
  * below it is (hidden names skipped, symlinked folders not entered, 32
  * levels at most), sorted by path. The paths are checked before anything
- * is printed, so a typo is a usage error (2), not a half report. Exit 1
- * when any item is a problem or incompatible with a --target
- * (pt2_listing_item_ok), else 0: "which of our packages will not run on
+ * is printed, so a typo is a usage error (2), not a half report. Exit 3
+ * when any item is a problem (the package could not be read), else 1 when
+ * any is incompatible with a --target (pt2_listing_item_ok), else 0; 2
+ * when no package was found: "which of our packages will not run on
  * B200?" is `pt2scope scan models/ --target B200`.
  *
  * Text output, two spaces between columns, package text defanged:
  *   NAME  KIND  TARGETS[  T: VERDICT[ (REASON)]...]
  *   NAME  error  SLUG: DETAIL
- * --json prints a JSON array, one item per line.
+ * then the summary line "N packages: N compatible, N incompatible, N
+ * unreadable" (", N unverified" before "incompatible" when there are any;
+ * "N readable, N unreadable" without targets). --json prints a JSON array,
+ * one item per line; --format junit/sarif a report (cli_format.h) whose
+ * verdicts carry their advice, from the package's verdicts document (an
+ * item keeps the reason only). Those three print the document alone (its
+ * counts are in it), and stderr stays for errors.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +36,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_format.h"
 #include "pt2_remote.h"
 #include "pt2scope.h"
 
@@ -204,8 +212,29 @@ static void scan_print_json(const cJSON *item, int first)
     cJSON_free(s);
 }
 
-/* The item of one file; never fails for the package's own trouble. */
-static int scan_item(const char *path, const struct pt2_listing_target *t, size_t nt, cJSON **item)
+/* The verdicts document (pt2_verdicts_to_json) of an opened package on the targets. */
+static int scan_verdicts(const pt2_package *pkg, const struct pt2_listing_target *t, size_t nt,
+                         cJSON **out, struct pt2_error *err)
+{
+    pt2_verdicts *v = NULL;
+    int rc = pt2_verdicts_new(&v, err);
+
+    for (size_t i = 0; rc == PT2_OK && i < nt; i++)
+        rc = t[i].runtime != NULL ? pt2_verdicts_add_runtime(v, pkg, t[i].runtime, err)
+                                  : pt2_verdicts_add_target(v, pkg, t[i].label, &t[i].dev, err);
+    if (rc == PT2_OK)
+        rc = pt2_verdicts_to_json(v, out, err);
+    pt2_verdicts_free(v);
+    return rc;
+}
+
+/*
+ * The item of one file; never fails for the package's own trouble. With
+ * `verdicts` (for a report), also the package's verdicts document when the
+ * item is not a problem and there are targets (else NULL).
+ */
+static int scan_item(const char *path, const struct pt2_listing_target *t, size_t nt, cJSON **item,
+                     cJSON **verdicts)
 {
     struct pt2_listing_file file = {path, 0, 0, 0};
     struct pt2_error perr = {0}, err = {0};
@@ -228,21 +257,78 @@ static int scan_item(const char *path, const struct pt2_listing_target *t, size_
         pt2_package_open_path(&pkg, path, NULL, &perr);
     }
     rc = pt2_listing_item(&file, pkg, &perr, t, nt, item, &err);
+    if (rc == PT2_OK && verdicts != NULL && nt > 0 && pt2_json_str(*item, "type") == NULL)
+        rc = scan_verdicts(pkg, t, nt, verdicts, &err);
     pt2_package_free(pkg);
     if (rc != PT2_OK)
         return cli_fail(err.code, path, err.message);
     return CLI_OK;
 }
 
+/* What the items were, for the summary line and the exit status. */
+struct scan_tally {
+    size_t total, compatible, unverified, incompatible, unreadable;
+};
+
+static void scan_count(struct scan_tally *c, const cJSON *item)
+{
+    const cJSON *overall = cJSON_GetObjectItemCaseSensitive(item, "overall");
+
+    c->total++;
+    if (pt2_json_str(item, "type") != NULL)
+        c->unreadable++;
+    else if (!pt2_listing_item_ok(item))
+        c->incompatible++;
+    else if (pt2_verdict_from_name(pt2_json_str(overall, "verdict")) == PT2_UNVERIFIED)
+        c->unverified++;
+    else
+        c->compatible++;
+}
+
+/* "12 packages: 10 compatible, 1 incompatible, 1 unreadable" (see the design note). */
+static void scan_summary(FILE *f, const struct scan_tally *c, size_t nt)
+{
+    fprintf(f, "%zu package%s: ", c->total, c->total == 1 ? "" : "s");
+    if (nt == 0) {
+        fprintf(f, "%zu readable, %zu unreadable\n", c->compatible, c->unreadable);
+        return;
+    }
+    fprintf(f, "%zu compatible, ", c->compatible);
+    if (c->unverified > 0)
+        fprintf(f, "%zu unverified, ", c->unverified);
+    fprintf(f, "%zu incompatible, %zu unreadable\n", c->incompatible, c->unreadable);
+}
+
+/* One item as `format` prints it, or into the report r. */
+static void scan_print(int format, cli_report *r, const cJSON *item, const cJSON *verdicts,
+                       size_t i)
+{
+    const char *name = pt2_json_str(item, "name");
+
+    if (format == CLI_FORMAT_JSON)
+        scan_print_json(item, i == 0);
+    else if (r == NULL)
+        scan_print_line(item);
+    else if (pt2_json_str(item, "type") != NULL)
+        cli_report_problem(r, name, item);
+    else if (verdicts == NULL)
+        cli_report_readable(r, name);
+    else
+        cli_report_verdicts(r, name, cJSON_GetObjectItemCaseSensitive(verdicts, "compatibility"),
+                            "target");
+}
+
 int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size_t ntargets,
-             const char *driver, int json, const char *const *runtimes, size_t nruntimes,
+             const char *driver, int format, const char *const *runtimes, size_t nruntimes,
              const char *sysroot, const char *libtorch)
 {
     struct pt2_listing_target t[SCAN_TARGETS_MAX + SCAN_RUNTIMES_MAX + 2];
     pt2_runtime *rts[SCAN_RUNTIMES_MAX + 2];
     struct scan_list files = {0};
+    struct scan_tally tally = {0};
     struct pt2_error err = {0};
-    int rc = CLI_OK, worst = CLI_OK, dv = 0;
+    cli_report *report = NULL;
+    int rc = CLI_OK, dv = 0;
     size_t i, nrts = 0, nt;
 
     if (npaths == 0)
@@ -273,28 +359,36 @@ int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size
         rc = scan_path(&files, paths[i]);
     if (rc != CLI_OK)
         goto cleanup;
-    if (json)
+    if (format >= CLI_FORMAT_JUNIT && cli_report_start(&report, format, "scan", stdout) != PT2_OK) {
+        rc = cli_fail(PT2_ERR_NOMEM, "scan", "out of memory");
+        goto cleanup;
+    }
+    if (format == CLI_FORMAT_JSON)
         printf("[");
     for (i = 0; i < files.n && rc == CLI_OK; i++) {
-        cJSON *item = NULL;
+        cJSON *item = NULL, *verdicts = NULL;
 
-        rc = scan_item(files.v[i], t, nt, &item);
-        if (rc != CLI_OK)
-            break;
-        if (!pt2_listing_item_ok(item))
-            worst = CLI_NEGATIVE;
-        if (json)
-            scan_print_json(item, i == 0);
-        else
-            scan_print_line(item);
+        rc = scan_item(files.v[i], t, nt, &item, report != NULL ? &verdicts : NULL);
+        if (rc == CLI_OK) {
+            scan_count(&tally, item);
+            scan_print(format, report, item, verdicts, i);
+        }
         cJSON_Delete(item);
+        cJSON_Delete(verdicts);
     }
-    if (json)
+    if (format == CLI_FORMAT_JSON)
         printf("%s]\n", files.n > 0 ? "\n" : "");
     if (files.n == 0)
         fprintf(stderr, "pt2scope: scan: no packages (*.pt2) found\n");
+    else if (rc == CLI_OK && format == CLI_FORMAT_TEXT)
+        scan_summary(stdout, &tally, nt);
     if (rc == CLI_OK)
-        rc = worst;
+        rc = files.n == 0             ? CLI_ERROR
+             : tally.unreadable > 0   ? CLI_UNREADABLE
+             : tally.incompatible > 0 ? CLI_NEGATIVE
+                                      : CLI_OK;
+    if (report != NULL && cli_report_finish(report, rc) != PT2_OK && rc != CLI_ERROR)
+        rc = cli_fail(PT2_ERR_IO, "stdout", "cannot write the report");
 cleanup:
     scan_list_free(&files);
     for (i = 0; i < nrts; i++)

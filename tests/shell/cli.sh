@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# CLI contract: exit codes (0 ok, 1 negative, 2 error), one-line errors on
-# stderr, and the exact verdict lines pipelines grep for.
+# CLI contract: exit codes (0 ok, 1 negative, 2 usage error or no package, 3 a package
+# that cannot be read), one-line errors on stderr, and the exact verdict lines pipelines
+# grep for. tests/shell/formats.sh has --format junit/sarif and one test per exit code.
 set -u
 B=${PT2SCOPE_BUILD:-build}/pt2scope
 F=tests/fixtures
@@ -76,9 +77,9 @@ same "$OUT" "valid"
 expect 1 "$B" validate $F/cuda_sm90a_v8.pt2 --input image=8,4,512,512 --input scale=8
 same "$OUT" "input 'image' axis 1: expected 3, got 4"
 expect 2 "$B" validate $F/cuda_sm90a_v8.pt2 --input image=8,x
-expect 2 "$B" inspect $F/broken_not_zip.pt2
+expect 3 "$B" inspect $F/broken_not_zip.pt2
 same "$ERR" "pt2scope: $F/broken_not_zip.pt2: not a zip archive (no end-of-central-directory record)"
-expect 2 "$B" inspect $F/broken_truncated.pt2
+expect 3 "$B" inspect $F/broken_truncated.pt2
 expect 2 "$B" inspect $F/no_such_file.pt2
 expect 2 "$B" inspect
 expect 2 "$B" frobnicate
@@ -190,28 +191,33 @@ same "$OUT" "$(printf '%s\n' "valid" "note: the package records input names but 
 expect 1 "$B" validate $F/cpu_names_only_v7.pt2 --input arg3_1=8,32
 same "$OUT" "$(printf '%s\n' "missing input 'arg4_1'" "note: the package records input names but not their shapes: only the names were checked")"
 # A torch.save checkpoint named .pt2 is said to be one, with its own problem type.
-expect 2 "$B" inspect $F/torch_save_checkpoint.pt2
+expect 3 "$B" inspect $F/torch_save_checkpoint.pt2
 same "$ERR" "pt2scope: $F/torch_save_checkpoint.pt2: a torch.save checkpoint (archive/data.pkl), not a .pt2 package; load it with torch.load"
-expect 2 "$B" inspect $F/torch_save_checkpoint.pt2 --json
+expect 3 "$B" inspect $F/torch_save_checkpoint.pt2 --json
 same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["type"], d["status"])')" "https://pt2scope.dev/problems/torch-save-checkpoint 422"
 same "$(echo "$ERR" | wc -l)" "1"
 
-# scan: every package under files and folders, one line each; 1 when any is a problem or
-# incompatible with a --target, 2 for a path that is not there (nothing printed then).
+# scan: every package under files and folders, one line each, then a summary line; 1 when
+# any is incompatible with a --target, 3 when any is a problem (3 wins), 2 for a path that
+# is not there (nothing printed then) and when no package is found.
 expect 0 "$B" scan $F/cuda_sm100f_v8.pt2 $F/cuda_fatbin_multi.pt2 $F/rocm_gfx90a.pt2 $F/cpu_x86_64.pt2
 same "$OUT" "$(printf '%s\n' "$F/cuda_sm100f_v8.pt2  aoti  sm_100f" \
     "$F/cuda_fatbin_multi.pt2  aoti  sm_75, sm_80, sm_90a, sm_100f, sm_120+PTX, compute_90" \
-    "$F/rocm_gfx90a.pt2  aoti  gfx90a:xnack-" "$F/cpu_x86_64.pt2  aoti  cpu x86_64 AVX-512")"
+    "$F/rocm_gfx90a.pt2  aoti  gfx90a:xnack-" "$F/cpu_x86_64.pt2  aoti  cpu x86_64 AVX-512" \
+    "4 packages: 4 readable, 0 unreadable")"
 expect 1 "$B" scan $F/cuda_sm90a_v8.pt2 $F/cuda_sm100f_v8.pt2 --target B200 --target H100
 same "$OUT" "$(printf '%s\n' \
     "$F/cuda_sm90a_v8.pt2  aoti  sm_90a  B200: incompatible (kernels are sm_90a only; NVIDIA B200 is 10.0)  H100: compatible" \
-    "$F/cuda_sm100f_v8.pt2  aoti  sm_100f  B200: compatible  H100: incompatible (kernels are sm_100f only; NVIDIA H100 is 9.0)")"
+    "$F/cuda_sm100f_v8.pt2  aoti  sm_100f  B200: compatible  H100: incompatible (kernels are sm_100f only; NVIDIA H100 is 9.0)" \
+    "2 packages: 0 compatible, 2 incompatible, 0 unreadable")"
 # PTX JIT is a way to run: not a failure.
 expect 0 "$B" scan $F/cuda_fatbin_v7_lz4.pt2 --target=B200
-same "$OUT" "$F/cuda_fatbin_v7_lz4.pt2  aoti  sm_75, sm_90+PTX, sm_90a+PTX  B200: compatible-ptx-jit"
-# A package that does not open is a line with its problem, and exit 1.
-expect 1 "$B" scan $F/cpu_x86_64.pt2 $F/broken_not_zip.pt2
-same "$(echo "$OUT" | tail -1)" "$F/broken_not_zip.pt2  error  not-a-zip: not a zip archive (no end-of-central-directory record)"
+same "$OUT" "$(printf '%s\n' "$F/cuda_fatbin_v7_lz4.pt2  aoti  sm_75, sm_90+PTX, sm_90a+PTX  B200: compatible-ptx-jit" \
+    "1 package: 1 compatible, 0 incompatible, 0 unreadable")"
+# A package that does not open is a line with its problem, and exit 3.
+expect 3 "$B" scan $F/cpu_x86_64.pt2 $F/broken_not_zip.pt2
+same "$(echo "$OUT" | tail -2)" "$(printf '%s\n' "$F/broken_not_zip.pt2  error  not-a-zip: not a zip archive (no end-of-central-directory record)" \
+    "2 packages: 1 readable, 1 unreadable")"
 # A folder: its *.pt2, recursively, sorted; hidden names and other files skipped.
 T=$(mktemp -d)
 mkdir -p "$T/models/team" "$T/models/.cache"
@@ -221,14 +227,17 @@ cp $F/cpu_x86_64.pt2 "$T/models/.cache/c.pt2"
 cp $F/cpu_x86_64.pt2 "$T/models/team/notes.txt"
 ln -s "$T/models/team" "$T/models/link"
 expect 0 "$B" scan "$T/models/"
-same "$OUT" "$(printf '%s\n' "$T/models/a.pt2  aoti  cpu x86_64 AVX-512" "$T/models/team/b.pt2  aoti  sm_90a")"
+same "$OUT" "$(printf '%s\n' "$T/models/a.pt2  aoti  cpu x86_64 AVX-512" "$T/models/team/b.pt2  aoti  sm_90a" \
+    "2 packages: 2 readable, 0 unreadable")"
 # --json: an array of the listing's items (pt2_listing_item), one per line.
 expect 1 "$B" scan "$T/models" --json --target B200
 same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d), [(i["name"][-10:], i["kind"], i["device"], i["targets"], i["models"], i["overall"]["verdict"]) for i in d])')" \
     "2 [('dels/a.pt2', 'aoti', 'cpu', 'cpu x86_64 AVX-512', 1, 'compatible'), ('team/b.pt2', 'aoti', 'cuda', 'sm_90a', 1, 'incompatible')]"
 same "$(echo "$OUT" | wc -l)" "4"
+same "$ERR" ""
 rm -rf "$T"
-expect 0 "$B" scan $F/k8s --json
+# No package at all: 2, whatever the format.
+expect 2 "$B" scan $F/k8s --json
 same "$OUT" "[]"
 same "$ERR" "pt2scope: scan: no packages (*.pt2) found"
 expect 2 "$B" scan $F/cuda_sm90a_v8.pt2 $F/missing.pt2
@@ -315,7 +324,7 @@ expect 2 "$B" affinity $F/cuda_sm90a_v8.pt2 --target H100
 same "$ERR" "pt2scope: usage: affinity does not take --target"
 expect 2 "$B" affinity
 same "$ERR" "pt2scope: usage: no package file given"
-expect 2 "$B" affinity $F/broken_bad_aoti_json.pt2 --json
+expect 3 "$B" affinity $F/broken_bad_aoti_json.pt2 --json
 same "$(echo "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["type"])')" "https://pt2scope.dev/problems/metadata-invalid"
 
 # inspect --oip: the metadata is the Open Inference Protocol's model metadata response.

@@ -5,7 +5,7 @@
 # that pt2scoped's /v1/inspect answers on the same node (the daemon with --runtime local:
 # the CLI judges this machine's runtime too), and the CLI's exit
 # status follows that overall (1 for incompatible, else 0). A package that
-# cannot be read is an error for both (exit 2, HTTP 422).
+# cannot be read is an error for both (exit 3, HTTP 422).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${PT2SCOPE_BUILD:-build}
@@ -59,8 +59,8 @@ for f in tests/fixtures/*.pt2; do
         rc=$?
         status=$(curl -s -o "$TMP/http.json" -w '%{http_code}' \
             "http://127.0.0.1:$port/v1/inspect?path=$base")
-        if [ "$rc" = 2 ] || [ "$status" != 200 ]; then
-            if [ "$rc" = 2 ] && [ "$status" = 422 ]; then pass=$((pass + 1)); else
+        if [ "$rc" = 3 ] || [ "$status" != 200 ]; then
+            if [ "$rc" = 3 ] && [ "$status" = 422 ]; then pass=$((pass + 1)); else
                 fail=$((fail + 1)); echo "FAIL $base on $name: CLI exit $rc, HTTP $status"; fi
             continue
         fi

@@ -112,11 +112,19 @@ same "cli: a redirect is followed" "$(j "$TMP/r.json" 'd["package"]["source"]["u
 "$CLI" inspect --json "$N/chain/5/cpu_x86_64.pt2" >/dev/null 2>&1
 same "cli: 5 redirects" "$?" 0
 "$CLI" inspect "$N/chain/6/cpu_x86_64.pt2" >/dev/null 2>"$TMP/e"
-same "cli: 6 redirects fail (exit)" "$?" 2
+same "cli: 6 redirects fail (exit: unreadable)" "$?" 3
 same "cli: 6 redirects fail (message)" "$(grep -c 'redirect' "$TMP/e")" 1
 # a missing object, a server without Range (downloaded whole), credentials never shown
 "$CLI" inspect --json "$N/nope.pt2" >"$TMP/e.json" 2>/dev/null
 same "cli: missing object" "$(j "$TMP/e.json" 'd["type"]')" "https://pt2scope.dev/problems/not-found"
+"$CLI" check "$N/nope.pt2" --target H100 >/dev/null 2>&1
+same "cli: a missing object is no package (exit)" "$?" 2
+# a report names the package by the URL shown: no query, no credentials
+"$CLI" check "$N/cuda_sm90a_v8.pt2?sig=secret" --target A100 --format sarif >"$TMP/s.sarif" 2>/dev/null
+same "cli: sarif of a URL (exit)" "$?" 1
+same "cli: sarif names the URL shown" \
+    "$(j "$TMP/s.sarif" 'd["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]')" \
+    "$N/cuda_sm90a_v8.pt2"
 "$CLI" inspect --json "$N/norange/cpu_x86_64.pt2" >"$TMP/nr.json" 2>/dev/null
 same "cli: no Range: downloaded whole" "$(j "$TMP/nr.json" 'd["package"]["source"]["range_requests"]')" False
 same "cli: no Range: same answer" "$(strip "$TMP/nr.json")" \
