@@ -41,10 +41,11 @@ struct abi_request {
     const char *runtimes[ABI_RUNTIMES_MAX]; /* runtime specs (pt2_runtime_parse) */
     size_t n_runtimes;
     const char *sysroot, *libtorch;
-    int driver;          /* cuDriverGetVersion() form; 0 = as probed */
-    const char *device;  /* NULL = every GPU; "current" = see abi_current_device */
-    int node;            /* 1: add this node's entries */
-    unsigned json_flags; /* PT2_JSON_OIP for "view": "oip" */
+    int driver;           /* cuDriverGetVersion() form; 0 = as probed */
+    const char *platform; /* the targets' "linux/arm64"...; NULL = the default */
+    const char *device;   /* NULL = every GPU; "current" = see abi_current_device */
+    int node;             /* 1: add this node's entries */
+    unsigned json_flags;  /* PT2_JSON_OIP for "view": "oip" */
 };
 
 /* *out = the problem document of `err` (NULL when out of memory); returns err->code. */
@@ -246,6 +247,7 @@ static int abi_request_targets(struct abi_request *r, struct pt2_error *err)
 }
 
 /* {"targets": [...], "runtimes": [...], "sysroot": DIR, "libtorch": PATH, "driver": "12.4",
+ * "platform": "linux/arm64",
  * "device": "cuda:1" | "current", "node": bool, "view": "oip"}; NULL or "" is {}. */
 static int abi_request_parse(const char *text, int node_default, struct abi_request *r,
                              struct pt2_error *err)
@@ -267,6 +269,8 @@ static int abi_request_parse(const char *text, int node_default, struct abi_requ
         rc = abi_request_string(r->doc, "driver", &driver, err);
     if (rc == PT2_OK && driver != NULL)
         rc = pt2_driver_version_parse(driver, &r->driver, err);
+    if (rc == PT2_OK)
+        rc = abi_request_string(r->doc, "platform", &r->platform, err);
     if (rc == PT2_OK)
         rc = abi_request_string(r->doc, "device", &r->device, err);
     if (rc == PT2_OK)
@@ -342,6 +346,8 @@ static int abi_verdicts(const pt2_package *pkg, const struct abi_request *r, int
 
         rc = pt2_target_parse(r->targets[i], &dev, err);
         dev.driver_cuda_version = r->driver;
+        if (rc == PT2_OK && r->platform != NULL)
+            rc = pt2_platform_parse(r->platform, &dev, err);
         if (rc == PT2_OK)
             rc = pt2_verdicts_add_target(v, pkg, r->targets[i], &dev, err);
     }

@@ -54,8 +54,12 @@ int cli_fail(int code, const char *what, const char *why);
  * cli_format), then a summary line. CLI_UNREADABLE when any is a problem, else
  * CLI_NEGATIVE when any is incompatible with a target; CLI_ERROR when none is found. */
 int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size_t ntargets,
-             const char *driver, int format, const char *const *runtimes, size_t nruntimes,
-             const char *sysroot, const char *libtorch);
+             const char *driver, const char *platform, int format, const char *const *runtimes,
+             size_t nruntimes, const char *sysroot, const char *libtorch);
+
+/* --target TEXT into *dev, with the --driver version (0: none) and --platform (NULL: none);
+ * CLI_OK, else the one-line error is printed and CLI_ERROR returned. */
+int cli_target(const char *text, int driver, const char *platform, struct pt2_device *dev);
 
 /*
  * The runtimes a check judges (cli_runtime.c): one per --runtime SPEC, the --sysroot DIR,

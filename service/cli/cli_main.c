@@ -41,7 +41,8 @@ enum {
     OPT_SYSROOT,
     OPT_LIBTORCH,
     OPT_STRICT,
-    OPT_FORMAT
+    OPT_FORMAT,
+    OPT_PLATFORM
 };
 
 /* Which options each command takes (bits of 1 << (opt - OPT_JSON)); 't' and 'i' below. */
@@ -61,6 +62,7 @@ struct cli_args {
     const char *inputs[MAX_INPUTS];
     size_t ninputs;
     const char *driver;
+    const char *platform; /* --platform OS/ARCH of every --target */
     const char *device;
     const char *libcuda;
     const char *sysfs_root;
@@ -89,6 +91,9 @@ struct cli_args {
 #define H_STRICT                                                                                   \
     "  --strict         a requirement the target does not settle (the driver of a --target\n"      \
     "                   without --driver, a runtime's undescribed torch) is incompatible\n"
+#define H_PLATFORM                                                                                 \
+    "  --platform P     the --target nodes' OS/arch: linux/amd64, linux/arm64 or windows/amd64\n"  \
+    "                   (default: Linux on amd64 or arm64, where GPUs ship)\n"
 #define H_DRIVER                                                                                   \
     "  --driver X.Y     the CUDA version the driver supports (12.4, or cuDriverGetVersion()'s\n"   \
     "                   12040); applies to every --target\n"
@@ -121,7 +126,7 @@ static const struct command {
      "metadata\n\n" H_URL "\nexit status: 0 inspected, " H_EXIT},
     {"check",
      O(OPT_JSON) | O(OPT_DRIVER) | O(OPT_DEVICE) | O(OPT_LIBCUDA) | O(OPT_SYSFS) | O(OPT_NODES) |
-         O_TARGET | O_RUNTIME | O(OPT_FORMAT),
+         O_TARGET | O_RUNTIME | O(OPT_FORMAT) | O(OPT_PLATFORM),
      1,
      "usage: pt2scope check FILE --target T [--target T ...] [--driver X.Y] [--json]\n"
      "       pt2scope check FILE [--device cuda:N] [--json]\n"
@@ -130,7 +135,7 @@ static const struct command {
      "Will FILE run on these GPUs; without --target, on this node's GPUs and CPU and this\n"
      "machine's runtime (then an \"overall:\" line: the one answer); with --nodes, on each\n"
      "Kubernetes node. Runtimes: does its library load there (README, \"Runtime "
-     "needs\").\n\n" H_TARGET H_RUNTIME H_STRICT H_DRIVER
+     "needs\").\n\n" H_TARGET H_PLATFORM H_RUNTIME H_STRICT H_DRIVER
      "  --device D       keep one GPU of this node: cuda:N (rocm:N for AMD)\n"
      "  --nodes FILE     Kubernetes nodes with GPU Feature Discovery labels (kubectl get nodes\n"
      "                   -o json); no --target or --device with it\n"
@@ -162,14 +167,14 @@ static const struct command {
      "  --json           the same JSON (the default)\n"
      "  --yaml           a snippet to paste under a pod template's spec:\n\n" H_URL
      "\nexit status: 0, 1 no node can run it, " H_EXIT},
-    {"scan", O(OPT_JSON) | O(OPT_DRIVER) | O_TARGET | O_RUNTIME | O(OPT_FORMAT),
+    {"scan", O(OPT_JSON) | O(OPT_DRIVER) | O_TARGET | O_RUNTIME | O(OPT_FORMAT) | O(OPT_PLATFORM),
      2, /* 2: one or more paths */
      "usage: pt2scope scan PATH... [--target T]... [--runtime SPEC]... [--sysroot DIR]\n"
      "                     [--libtorch PATH] [--driver X.Y] [--json | --format F]\n\n"
      "Every package under the files and folders given (a folder recursively: its *.pt2 files),\n"
      "and URLs, one line each: name, kind, targets, and with --target / --runtime the verdict\n"
      "per target and runtime; then \"N packages: N compatible, N incompatible, N "
-     "unreadable\".\n\n" H_TARGET H_RUNTIME H_DRIVER
+     "unreadable\".\n\n" H_TARGET H_PLATFORM H_RUNTIME H_DRIVER
      "  --json           one JSON array of the items GET /v1/packages lists\n" H_FORMAT
      "\nexit status: 0 all compatible, 1 any incompatible, 2 a path that does not exist, no\n"
      "package found or a usage error, 3 any package could not be read (3 wins over 1)\n"},
@@ -191,10 +196,23 @@ static const struct option long_opts[] = {
     {"sysroot", required_argument, NULL, OPT_SYSROOT},
     {"libtorch", required_argument, NULL, OPT_LIBTORCH},
     {"strict", no_argument, NULL, OPT_STRICT},
+    {"platform", required_argument, NULL, OPT_PLATFORM},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+int cli_target(const char *text, int driver, const char *platform, struct pt2_device *dev)
+{
+    struct pt2_error err = {0};
+
+    if (pt2_target_parse(text, dev, &err) != PT2_OK)
+        return cli_fail(err.code, "--target", err.message);
+    dev->driver_cuda_version = driver;
+    if (platform != NULL && pt2_platform_parse(platform, dev, &err) != PT2_OK)
+        return cli_fail(err.code, "--platform", err.message);
+    return CLI_OK;
+}
 
 static void usage(FILE *f)
 {
@@ -393,6 +411,9 @@ static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
             break;
         case OPT_STRICT:
             a->strict = 1;
+            break;
+        case OPT_PLATFORM:
+            a->platform = optarg;
             break;
         case OPT_FORMAT:
             if (cli_format_parse(optarg, &a->format) != 0)
@@ -667,6 +688,10 @@ static int cmd_check(const struct cli_args *a)
         return fail_err("--driver", &err);
     if (a->nodes != NULL && (a->ntargets > 0 || a->device != NULL))
         return fail("usage", "--nodes checks Kubernetes nodes; it takes no --target or --device");
+    if (a->device != NULL && a->ntargets > 0)
+        return fail("usage", "--device picks one of this node's GPUs; it takes no --target");
+    if (a->platform != NULL && a->ntargets == 0)
+        return fail("usage", "--platform is the platform of the --target nodes; give a --target");
     /* Without targets the question is "here": this machine's runtime too. */
     rc = cli_runtimes(a->runtimes, a->nruntimes, a->sysroot, a->libtorch, a->ntargets == 0, rts,
                       &nrts);
@@ -687,11 +712,8 @@ static int cmd_check(const struct cli_args *a)
     for (size_t i = 0; i < a->ntargets; i++) {
         struct pt2_device dev;
 
-        if (pt2_target_parse(a->targets[i], &dev, &err) != PT2_OK) {
-            rc = fail_err("--target", &err);
+        if ((rc = cli_target(a->targets[i], driver, a->platform, &dev)) != CLI_OK)
             goto cleanup;
-        }
-        dev.driver_cuda_version = driver;
         if (pt2_verdicts_add_target(v, pkg, a->targets[i], &dev, &err) != PT2_OK) {
             rc = pkg_fail(a, "check", &err);
             goto cleanup;
@@ -951,7 +973,7 @@ int main(int argc, char **argv)
     if (strcmp(a.cmd, "affinity") == 0)
         return cmd_affinity(&a);
     if (strcmp(a.cmd, "scan") == 0)
-        return cli_scan(a.paths, a.npaths, a.targets, a.ntargets, a.driver,
+        return cli_scan(a.paths, a.npaths, a.targets, a.ntargets, a.driver, a.platform,
                         a.json ? CLI_FORMAT_JSON : a.format, a.runtimes, a.nruntimes, a.sysroot,
                         a.libtorch);
     printf("pt2scope %s (schema %d)\n", PT2SCOPE_VERSION, PT2SCOPE_SCHEMA_VERSION);

@@ -319,8 +319,8 @@ static void scan_print(int format, cli_report *r, const cJSON *item, const cJSON
 }
 
 int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size_t ntargets,
-             const char *driver, int format, const char *const *runtimes, size_t nruntimes,
-             const char *sysroot, const char *libtorch)
+             const char *driver, const char *platform, int format, const char *const *runtimes,
+             size_t nruntimes, const char *sysroot, const char *libtorch)
 {
     struct pt2_listing_target t[SCAN_TARGETS_MAX + SCAN_RUNTIMES_MAX + 2];
     pt2_runtime *rts[SCAN_RUNTIMES_MAX + 2];
@@ -340,9 +340,8 @@ int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size
     for (i = 0; i < ntargets; i++) {
         memset(&t[i], 0, sizeof(t[i]));
         t[i].label = targets[i];
-        if (pt2_target_parse(targets[i], &t[i].dev, &err) != PT2_OK)
-            return cli_fail(err.code, "--target", err.message);
-        t[i].dev.driver_cuda_version = dv;
+        if (cli_target(targets[i], dv, platform, &t[i].dev) != CLI_OK)
+            return CLI_ERROR;
     }
     if (nruntimes > SCAN_RUNTIMES_MAX)
         return cli_fail(PT2_ERR_INVALID, "usage", "too many --runtime options");

@@ -71,9 +71,9 @@ static int job_validate_doc(const pt2_package *pkg, const cJSON *inputs, cJSON *
 /*
  * The library's full document plus `compatibility` and `overall`: one
  * verdict per target or, with no target named and a node snapshot, one per
- * GPU of this node and one for its CPU (a target names where the package
- * goes, so this node is not asked about then: the CLI's `check` does the
- * same); then one per runtime. All of it decided by the library (pt2_verdicts).
+ * GPU of this node and one for its CPU (pt2_verdicts_add_node: the node is
+ * not asked once targets are); then one per runtime. All of it decided by the
+ * library (pt2_verdicts).
  */
 int pt2d_job_runtimes(const struct pt2d_job_env *env, const struct pt2d_options *o,
                       pt2_runtime **owned, const pt2_runtime **use, size_t cap, size_t *n,
@@ -113,12 +113,6 @@ static int job_inspect_doc(const pt2_package *pkg, const struct pt2d_options *o,
     size_t i, nrts = 0;
     int rc;
 
-    if (o->n_targets > 0 && o->has_device)
-        return pt2_error_set(err, PT2_ERR_INVALID,
-                             "device= picks one of this node's GPUs and target= names other "
-                             "GPUs: give one or the other");
-    if (o->n_targets > 0)
-        snap = NULL;
     rc = pt2_package_to_json(pkg, o->json_flags, &doc, err);
     if (rc == PT2_OK)
         rc = pt2d_job_runtimes(env, o, owned, rts, sizeof(rts) / sizeof(rts[0]), &nrts, err);

@@ -525,6 +525,8 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
  * `device` selects (see pt2_node_device; NULL = every GPU), then the CPU.
  * `driver_cuda_version` > 0 replaces the probed driver version (what-if).
  * PT2_ERR_INVALID / PT2_ERR_NOT_FOUND for a bad `device`, as pt2_node_device.
+ * Once a target is added this adds nothing (a target names where the package
+ * goes, so the node is not asked), and a `device` then is PT2_ERR_INVALID.
  */
 int pt2_verdicts_add_node(pt2_verdicts *v, const pt2_package *pkg, const pt2_node *node,
                           const char *device, int driver_cuda_version, struct pt2_error *err);

@@ -255,8 +255,7 @@ cJSON *pt2_target_device_json(const struct pt2_device *dev)
         !pt2_json_add_str_or_null(d, "compute_capability", cc) ||
         !pt2_json_add_str_or_null(d, "gfx", dev->gfx) ||
         !pt2_json_add_num_or_null(d, "driver_cuda_version", dev->driver_cuda_version,
-                                  dev->driver_cuda_version > 0) ||
-        !pt2_json_add_str_or_null(d, "platform", dev->platform)) {
+                                  dev->driver_cuda_version > 0)) {
         cJSON_Delete(d);
         return NULL;
     }
@@ -278,6 +277,17 @@ static const struct platform {
     {"windows/amd64", PT2_HOST_PE, "x86_64", "Windows", "amd64"},
 };
 #define NPLATFORMS (sizeof(PLATFORMS) / sizeof(PLATFORMS[0]))
+
+cJSON *pt2_target_json(const struct pt2_device *dev)
+{
+    cJSON *d = pt2_target_device_json(dev);
+
+    if (d != NULL && !pt2_json_add_str_or_null(d, "platform", dev->platform)) {
+        cJSON_Delete(d);
+        return NULL;
+    }
+    return d;
+}
 
 int pt2_platform_parse(const char *text, struct pt2_device *dev, struct pt2_error *err)
 {

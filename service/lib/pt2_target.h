@@ -34,9 +34,10 @@ int pt2_target_platform_runs(const struct pt2_device *dev, int format, const cha
 /*
  * The JSON form of a device in a compatibility entry:
  * {"name", "compute_capability": "9.0" | null, "gfx": "gfx90a" | null,
- *  "driver_cuda_version": 12040 | null, "platform": "linux/arm64" | null};
- * NULL when out of memory.
+ *  "driver_cuda_version": 12040 | null}; NULL when out of memory.
  */
 cJSON *pt2_target_device_json(const struct pt2_device *dev);
+/* A target's device: pt2_target_device_json plus "platform": "linux/arm64" | null. */
+cJSON *pt2_target_json(const struct pt2_device *dev);
 
 #endif

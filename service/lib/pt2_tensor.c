@@ -493,24 +493,54 @@ struct vstate {
     struct smap names;    /* expected input name -> index */
     struct smap proposed; /* proposed input name -> shape array */
     struct smap symbols;  /* dynamic symbol -> first size seen */
-    cJSON *errors;        /* the caller's array: one line per violation */
+    cJSON *errors;        /* the caller's array: one object per violation */
     size_t nerrors;       /* violations found, including those past the cap */
     int nomem;
 };
 
+/* What one violation is about, as data (pt2_tensor.h lists the codes). */
+struct viol {
+    const char *code;
+    const char *input;    /* NULL: none */
+    int axis;             /* -1: none */
+    const char *expected; /* NULL: none */
+    long long got;
+    int has_got;
+};
+
+static cJSON *viol_json(const struct viol *w, const char *msg)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (o == NULL || !pt2_json_add_str_or_null(o, "input", w->input ? w->input : "") ||
+        !pt2_json_add_num_or_null(o, "axis", w->axis, w->axis >= 0) ||
+        !pt2_json_add_str_or_null(o, "expected", w->expected ? w->expected : "") ||
+        !pt2_json_add_num_or_null(o, "got", (double)w->got, w->has_got) ||
+        cJSON_AddStringToObject(o, "code", w->code) == NULL ||
+        cJSON_AddStringToObject(o, "message", msg) == NULL) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 /* One violation; past PT2_VALIDATE_ERRORS_MAX they are only counted. */
-static void PT2_PRINTF(2, 3) verdict(struct vstate *st, const char *fmt, ...)
+static void PT2_PRINTF(3, 4) verdict(struct vstate *st, const struct viol *w, const char *fmt, ...)
 {
     char msg[MSG_MAX];
     va_list ap;
+    cJSON *o;
 
     if (st->nerrors++ >= PT2_VALIDATE_ERRORS_MAX)
         return;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    if (!cJSON_AddItemToArray(st->errors, cJSON_CreateString(msg)))
+    o = viol_json(w, msg);
+    if (o == NULL || !cJSON_AddItemToArray(st->errors, o)) {
+        cJSON_Delete(o);
         st->nomem = 1;
+    }
 }
 
 /* Malformed proposals are the caller's error, not a verdict. */
@@ -587,8 +617,11 @@ static void check_input(struct vstate *st, size_t ti, const cJSON *shape)
     if (t->ndim < 0)
         return;
     if (n != t->ndim) {
-        verdict(st, "input '%s': expected %d dimension%s %s, got %d", t->name, t->ndim,
-                t->ndim == 1 ? "" : "s", pt2_tensor_shape_description(t, desc, sizeof(desc)), n);
+        struct viol w = {"rank", t->name, -1, desc, n, 1};
+
+        pt2_tensor_shape_description(t, desc, sizeof(desc));
+        verdict(st, &w, "input '%s': expected %d dimension%s %s, got %d", t->name, t->ndim,
+                t->ndim == 1 ? "" : "s", desc, n);
         return;
     }
     cJSON_ArrayForEach(d, shape)
@@ -599,28 +632,37 @@ static void check_input(struct vstate *st, size_t ti, const cJSON *shape)
                           : t->independent_dims ? NULL
                                                 : PT2_TENSOR_IMPLICIT_SYMBOL;
         struct smap_slot *s;
+        char want[96];
+        struct viol w = {"size", t->name, axis, want, 0, 1};
 
         /* Form already checked by check_proposed_form(). */
         if (!pt2_tensor_json_int(d, &got))
             got = -1;
+        w.got = (long long)got;
         if (dim->size >= 0) {
             if (got != dim->size) {
-                verdict(st, "input '%s' axis %d: expected %lld, got %lld", t->name, axis,
+                snprintf(want, sizeof(want), "%lld", (long long)dim->size);
+                verdict(st, &w, "input '%s' axis %d: expected %lld, got %lld", t->name, axis,
                         (long long)dim->size, (long long)got);
             }
         } else if ((dim->min >= 0 && got < dim->min) || (dim->max >= 0 && got > dim->max)) {
             if (sym == NULL)
                 sym = "?";
+            w.code = "range";
             if (dim->min >= 0 && dim->max >= 0)
-                verdict(
-                    st, "input '%s' axis %d: dynamic dim '%s' must be in [%lld, %lld], got %lld",
-                    t->name, axis, sym, (long long)dim->min, (long long)dim->max, (long long)got);
-            else if (dim->min >= 0)
-                verdict(st, "input '%s' axis %d: dynamic dim '%s' must be >= %lld, got %lld",
-                        t->name, axis, sym, (long long)dim->min, (long long)got);
+                snprintf(want, sizeof(want), "[%lld, %lld]", (long long)dim->min,
+                         (long long)dim->max);
             else
-                verdict(st, "input '%s' axis %d: dynamic dim '%s' must be <= %lld, got %lld",
-                        t->name, axis, sym, (long long)dim->max, (long long)got);
+                snprintf(want, sizeof(want), "%s %lld", dim->min >= 0 ? ">=" : "<=",
+                         (long long)(dim->min >= 0 ? dim->min : dim->max));
+            if (dim->min >= 0 && dim->max >= 0)
+                verdict(st, &w,
+                        "input '%s' axis %d: dynamic dim '%s' must be in [%lld, %lld], got %lld",
+                        t->name, axis, sym, (long long)dim->min, (long long)dim->max,
+                        (long long)got);
+            else
+                verdict(st, &w, "input '%s' axis %d: dynamic dim '%s' must be %s, got %lld",
+                        t->name, axis, sym, want, (long long)got);
         } else if (sym != NULL && symbol_comparable(sym)) {
             s = smap_slot(&st->symbols, sym);
             if (s->key == NULL) {
@@ -628,7 +670,9 @@ static void check_input(struct vstate *st, size_t ti, const cJSON *shape)
                 s->idx = ti;
                 s->size = got;
             } else if (s->size != got) {
-                verdict(st,
+                w.code = "symbol-mismatch";
+                snprintf(want, sizeof(want), "%lld", (long long)s->size);
+                verdict(st, &w,
                         "input '%s' axis %d: dynamic dim '%s' is %lld in input '%s' but %lld here",
                         t->name, axis, sym, (long long)s->size, st->expected->v[s->idx].name,
                         (long long)got);
@@ -691,20 +735,32 @@ int pt2_tensor_validate(const struct pt2_tensor_list *expected, const cJSON *pro
     /* Every violation, in a fixed order: unknown names, missing names, then shapes. */
     cJSON_ArrayForEach(in, proposed)
     {
+        struct viol w = {"unknown-input", in->string, -1, list, 0, 0};
+
         if (smap_slot(&st->names, in->string)->key == NULL)
-            verdict(st, "unknown input '%s' (expected: %s)", in->string,
+            verdict(st, &w, "unknown input '%s' (expected: %s)", in->string,
                     expected_names(expected, list, sizeof(list)));
     }
     for (i = 0; i < expected->n; i++) {
         const struct smap_slot *s = smap_slot(&st->proposed, expected->v[i].name);
+        struct viol w = {"missing-input", expected->v[i].name, -1, NULL, 0, 0};
+
         if (s->key == NULL)
-            verdict(st, "missing input '%s'", expected->v[i].name);
+            verdict(st, &w, "missing input '%s'", expected->v[i].name);
         else
             check_input(st, i, s->shape);
     }
-    if (st->nerrors > PT2_VALIDATE_ERRORS_MAX &&
-        !cJSON_AddItemToArray(errors, cJSON_CreateString("... and more violations")))
-        st->nomem = 1;
+    if (st->nerrors > PT2_VALIDATE_ERRORS_MAX) {
+        /* the cap's own line: counted past the cap, so added here directly */
+        struct viol w = {"more", NULL, -1, NULL, (long long)(st->nerrors - PT2_VALIDATE_ERRORS_MAX),
+                         1};
+        cJSON *o = viol_json(&w, "... and more violations");
+
+        if (o == NULL || !cJSON_AddItemToArray(errors, o)) {
+            cJSON_Delete(o);
+            st->nomem = 1;
+        }
+    }
     rc = st->nomem ? pt2_error_set(err, PT2_ERR_NOMEM, "out of memory") : PT2_OK;
 cleanup:
     if (st != NULL) {

@@ -121,9 +121,12 @@ int pt2_tensor_list_oip_json(const struct pt2_tensor_list *l, const char *what, 
  * Check proposed input shapes against `expected`. `proposed` must be a JSON
  * object {name: [d0, d1, ...]} with integer dims >= 0; anything else is
  * PT2_ERR_INVALID. Otherwise returns PT2_OK and appends to the JSON array
- * `errors` one line per violation, every one (empty = acceptable): unknown
+ * `errors` one object per violation, every one (empty = acceptable): unknown
  * names, missing names, then per input in `expected` order the rank, each
- * fixed size, each dynamic range and the agreement of shared symbols.
+ * fixed size, each dynamic range and the agreement of shared symbols. Each is
+ * {input, axis, expected, got, code, message}, code one of unknown-input,
+ * missing-input, rank, size, range, symbol-mismatch, and past
+ * PT2_VALIDATE_ERRORS_MAX one `more` whose got counts the rest.
  * Inputs of unknown rank accept any shape; a NULL `expected` means none.
  */
 int pt2_tensor_validate(const struct pt2_tensor_list *expected, const cJSON *proposed,

@@ -507,7 +507,7 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
             r = host; /* the code is right for the GPU, and cannot load there */
     }
     apply_strict(v, &r);
-    rc = add_entry(v, "target", label, pt2_target_device_json(dev), &r, err);
+    rc = add_entry(v, "target", label, pt2_target_json(dev), &r, err);
     if (rc != PT2_OK)
         return rc;
     /* The first of the worst targets speaks for all of them. */
@@ -552,6 +552,12 @@ int pt2_verdicts_add_node(pt2_verdicts *v, const pt2_package *pkg, const pt2_nod
 
     if (v == NULL || pkg == NULL || node == NULL)
         return pt2_error_set(err, PT2_ERR_INVALID, "pt2_verdicts_add_node: missing argument");
+    if (v->ntargets > 0 && device != NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "a device picks one of this node's GPUs and a target names other "
+                             "GPUs: give one or the other");
+    if (v->ntargets > 0)
+        return PT2_OK; /* the targets are the question */
     if ((rc = judgeable(pkg, err)) != PT2_OK)
         return rc;
     checks = calloc(PT2_GPUS_MAX + PT2_AMD_GPUS_MAX, sizeof(*checks));

@@ -343,7 +343,7 @@ START_TEST(test_node_entries_and_etag)
     pt2d_options_add_query(&opts, "target", "9.0", NULL);
     run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
     ck_assert_uint_eq(reply.status, 400);
-    ck_assert(strstr(body(), "\"detail\":\"device= picks one of this node's GPUs and target= "
+    ck_assert(strstr(body(), "\"detail\":\"a device picks one of this node's GPUs and a target "
                              "names other GPUs: give one or the other\"") != NULL);
     env.node = NULL;
     pt2d_node_free(node);

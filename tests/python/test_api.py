@@ -263,7 +263,10 @@ def test_inspect_document_typed(backend):
     assert isinstance(doc, pt2scope.Inspection)
     assert doc.arch.cuda_compute_capability == "7.5"
     assert [(v.target, v.kind) for v in doc.compatibility][:2] == [("H100", "target"), ("8.0", "target")]
-    assert [v.target for v in doc.compatibility[2:]] == ["cuda:0", "cuda:1", "cpu"]
+    assert len(doc.compatibility) == 2  # the targets are the question: this node is not asked
+    violations = api.validate(ref(SM90A), {"image": (8, 3, 511, 512), "scale": (8,)}).violations
+    assert violations == [{"input": "image", "axis": 2, "expected": "512", "got": 511, "code": "size",
+                           "message": "input 'image' axis 2: expected 512, got 511"}]
     assert doc.overall.verdict == doc.raw["overall"]["verdict"]
     assert doc.raw["arch"] == doc.arch.raw and doc.metadata.raw == doc.raw["metadata"]
     assert doc.bytes_read == doc.raw["bytes_read"] > 0
@@ -290,6 +293,11 @@ def test_check_verdicts(backend):
     assert [(v.target, v.kind, v.verdict) for v in rt.compatibility] == [
         ("H100", "target", "compatible"), ("rhel8", "runtime", "compatible"),
         ("debian12,torch=2.9", "runtime", "compatible")]
+    arm = api.check(ref(SM90A), targets=["H100"], driver="13.0", platform="linux/arm64")
+    assert (arm.overall.verdict, arm.compatibility[0].raw["code"],
+            arm.compatibility[0].device["platform"]) == ("incompatible", "host-platform", "linux/arm64")
+    with pytest.raises(pt2scope.BadRequest):
+        api.check(ref(SM90A), targets=["H100"], platform="linux/riscv64")
     with pytest.raises(pt2scope.BadRequest):
         api.check(ref(SM90A), runtime="debian99")
     assert node.overall.verdict == "compatible"

@@ -334,5 +334,23 @@ same "$(echo "$OUT" | python3 -c 'import json,sys; print(json.dumps(json.load(sy
 expect 0 "$B" inspect $F/export_program.pt2 --oip
 same "$(echo "$OUT" | sed -n '/^Model /,/^Outputs/p' | head -3)" "$(printf '%s\n' 'Model       SegmentationNet (pytorch_export)' 'Inputs' '  image            FP32       (-1, 3, 512, 512)')"
 
+# --platform: the OS/arch of the --target nodes judges the host library (x86_64 here).
+expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target H100 --driver 13.0 --platform linux/arm64
+same "$OUT" "$(printf '%s\n' "H100: incompatible: the model library data/aotinductor/model/czqbiwbc5ruvbr4zkawxjx7advwcp5f3dw36ortm6fg3dzsvbmy3.wrapper.so is a Linux x86_64 library; a node with NVIDIA H100 runs Linux on arm64" "  advice: Re-export the package on Linux (arm64) with the torch you serve with: AOTInductor compiles for the platform it runs on.")"
+expect 0 "$B" check $F/cuda_sm90a_v8.pt2 --target H100 --driver 13.0 --platform linux/amd64 --json
+same "$(echo "$OUT" | python3 -c 'import json,sys; e=json.load(sys.stdin)["compatibility"][0]; print(e["code"], e["device"]["platform"])')" "compatible linux/amd64"
+expect 1 "$B" scan $F/cuda_sm90a_v8.pt2 --target H100 --driver 13.0 --platform windows/amd64
+same "$(echo "$OUT" | tail -1)" "1 package: 0 compatible, 1 incompatible, 0 unreadable"
+expect 2 "$B" check $F/cuda_sm90a_v8.pt2 --target H100 --platform bsd/x
+same "$ERR" "pt2scope: --platform: unknown platform 'bsd/x': use linux/amd64, linux/arm64 or windows/amd64"
+expect 2 "$B" check $F/cuda_sm90a_v8.pt2 --platform linux/amd64
+same "$ERR" "pt2scope: usage: --platform is the platform of the --target nodes; give a --target"
+expect 2 "$B" check $F/cuda_sm90a_v8.pt2 --target H100 --device cuda:0
+same "$ERR" "pt2scope: usage: --device picks one of this node's GPUs; it takes no --target"
+# check --json with targets is exactly /v1/inspect's compatibility and overall (tests/http: the
+# daemon judges the targets only, as here).
+expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target H100 --target 8.0 --json
+same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted(d), [e["kind"] for e in d["compatibility"]])')" "['compatibility', 'overall'] ['target', 'target']"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

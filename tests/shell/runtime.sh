@@ -312,6 +312,9 @@ want="H100: incompatible: model 'model' ships C++ sources and no compiled librar
 got=$("$CLI" check "$T/win.pt2" --target H100 2>&1 | head -1)
 want="H100: incompatible: the model library data/aotinductor/model/model.wrapper.pyd is a Windows x86_64 DLL; a node with NVIDIA H100 runs Linux on amd64 or arm64"
 [ "$got" = "$want" ] && ok || bad "windows: '$got'"
+# on a Windows node the .pyd is the library that loads: the GPU code decides
+got=$("$CLI" check "$T/win.pt2" --target H100 --driver 13.0 --platform windows/amd64 2>&1 | head -1)
+[ "$got" = "H100: compatible: sm_90 cubin runs on NVIDIA H100; no kernel binaries found, so sm_90 is taken from AOTI_COMPUTE_CAPABILITY" ] && ok || bad "windows platform: '$got'"
 got=$("$CLI" inspect "$T/win.pt2" --json | python3 -c 'import json,sys; h=json.load(sys.stdin)["arch"]["hosts"][0]; print(h["format"], h["machine"], h["description"])')
 [ "$got" = "pe x86_64 PE32+ DLL, x86_64" ] && ok || bad "pe host: '$got'"
 

@@ -117,8 +117,10 @@ START_TEST(test_inspect_check_validate)
                      PT2_OK);
     doc = take(out);
     ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(doc, "valid")));
-    ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "errors"), 0)->valuestring,
-                     "input 'image' axis 2: expected 512, got 256");
+    ck_assert_str_eq(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "errors"), 0), "message")
+            ->valuestring,
+        "input 'image' axis 2: expected 512, got 256");
     cJSON_Delete(doc);
     pt2scope_close(pkg);
 }

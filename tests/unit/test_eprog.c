@@ -195,7 +195,7 @@ static char *first_violation(const struct pt2_tensor_list *in, const cJSON *prop
 
     ck_assert_int_eq(pt2_tensor_validate(in, proposed, errors, &err), PT2_OK);
     if (cJSON_GetArraySize(errors) > 0)
-        msg = strdup(cJSON_GetArrayItem(errors, 0)->valuestring);
+        msg = strdup(pt2_json_str(cJSON_GetArrayItem(errors, 0), "message"));
     cJSON_Delete(errors);
     return msg;
 }

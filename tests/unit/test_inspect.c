@@ -430,9 +430,9 @@ static void validation(const pt2_package *pkg, const char *inputs_json, char *bu
     snprintf(buf, len, "%s", cJSON_IsTrue(valid) ? "valid" : "invalid");
     cJSON_ArrayForEach(it, errors)
     {
-        ck_assert(cJSON_IsString(it));
+        ck_assert(cJSON_IsObject(it));
         used = strlen(buf);
-        snprintf(buf + used, len - used, "\nE %s", it->valuestring);
+        snprintf(buf + used, len - used, "\nE %s", pt2_json_str(it, "message"));
     }
     cJSON_ArrayForEach(it, warnings)
     {

@@ -99,7 +99,8 @@ static const char *check(const struct pt2_tensor_list *l, const char *json, char
     } else {
         cJSON_ArrayForEach(e, errors)
         {
-            int n = snprintf(buf + pos, len - pos, "%s%s", pos > 0 ? " | " : "", e->valuestring);
+            int n = snprintf(buf + pos, len - pos, "%s%s", pos > 0 ? " | " : "",
+                             pt2_json_str(e, "message"));
             if (n < 0 || (size_t)n >= len - pos)
                 break;
             pos += (size_t)n;
@@ -546,6 +547,52 @@ START_TEST(test_validate_unnamed_share_batch)
 }
 END_TEST
 
+/* Every violation as data: {input, axis, expected, got, code, message}, exactly. */
+static char *violations(const struct pt2_tensor_list *l, const char *proposed)
+{
+    struct pt2_error err = {0};
+    cJSON *p = cJSON_Parse(proposed), *errors = cJSON_CreateArray();
+    char *s;
+
+    ck_assert_int_eq(pt2_tensor_validate(l, p, errors, &err), PT2_OK);
+    s = cJSON_PrintUnformatted(errors);
+    cJSON_Delete(errors);
+    cJSON_Delete(p);
+    return s;
+}
+
+START_TEST(test_validate_violation_objects)
+{
+    struct pt2_tensor_list l = {0};
+    char *s;
+
+    push(&l, mk("image", "float32", "B,3,s1[2:8]"));
+    push(&l, mk("scale", "float32", "B"));
+    s = violations(&l, "{\"image\":[4,5,9],\"scale\":[2],\"foo\":[1]}");
+    ck_assert_str_eq(
+        s, "[{\"input\":\"foo\",\"axis\":null,\"expected\":\"image, scale\",\"got\":null,"
+           "\"code\":\"unknown-input\",\"message\":\"unknown input 'foo' (expected: image, "
+           "scale)\"},"
+           "{\"input\":\"image\",\"axis\":1,\"expected\":\"3\",\"got\":5,\"code\":\"size\","
+           "\"message\":\"input 'image' axis 1: expected 3, got 5\"},"
+           "{\"input\":\"image\",\"axis\":2,\"expected\":\"[2, 8]\",\"got\":9,\"code\":\"range\","
+           "\"message\":\"input 'image' axis 2: dynamic dim 's1' must be in [2, 8], got 9\"},"
+           "{\"input\":\"scale\",\"axis\":0,\"expected\":\"4\",\"got\":2,"
+           "\"code\":\"symbol-mismatch\",\"message\":\"input 'scale' axis 0: dynamic dim 'B' is 4 "
+           "in input 'image' but 2 here\"}]");
+    free(s);
+    s = violations(&l, "{\"image\":[4,3]}");
+    ck_assert_str_eq(
+        s, "[{\"input\":\"image\",\"axis\":null,\"expected\":\"(B, 3, s1)\",\"got\":2,"
+           "\"code\":\"rank\",\"message\":\"input 'image': expected 3 dimensions (B, 3, s1), got "
+           "2\"},"
+           "{\"input\":\"scale\",\"axis\":null,\"expected\":null,\"got\":null,"
+           "\"code\":\"missing-input\",\"message\":\"missing input 'scale'\"}]");
+    free(s);
+    pt2_tensor_list_free(&l);
+}
+END_TEST
+
 START_TEST(test_validate_ranges)
 {
     struct pt2_tensor_list l = {0};
@@ -644,10 +691,15 @@ START_TEST(test_validate_many_proposed_names)
     ck_assert_int_eq(pt2_tensor_validate(&l, p, errors, &err), PT2_OK);
     /* Every violation up to the cap, then one line saying there are more. */
     ck_assert_int_eq(cJSON_GetArraySize(errors), PT2_VALIDATE_ERRORS_MAX + 1);
-    ck_assert_str_eq(cJSON_GetArrayItem(errors, 0)->valuestring,
+    ck_assert_str_eq(pt2_json_str(cJSON_GetArrayItem(errors, 0), "message"),
                      "unknown input 'n0' (expected: image, scale)");
-    ck_assert_str_eq(cJSON_GetArrayItem(errors, PT2_VALIDATE_ERRORS_MAX)->valuestring,
+    ck_assert_str_eq(pt2_json_str(cJSON_GetArrayItem(errors, PT2_VALIDATE_ERRORS_MAX), "message"),
                      "... and more violations");
+    ck_assert_str_eq(pt2_json_str(cJSON_GetArrayItem(errors, PT2_VALIDATE_ERRORS_MAX), "code"),
+                     "more");
+    /* 50,000 unknown names, 2 missing inputs: all but the 64 listed are counted */
+    ck_assert(cJSON_GetObjectItem(cJSON_GetArrayItem(errors, PT2_VALIDATE_ERRORS_MAX), "got")
+                  ->valuedouble == 50002 - PT2_VALIDATE_ERRORS_MAX);
     cJSON_Delete(errors);
     cJSON_Delete(p);
     pt2_tensor_list_free(&l);
@@ -678,6 +730,7 @@ int main(void)
     tcase_add_test(tc, test_validate_symbol_consistency);
     tcase_add_test(tc, test_validate_unnamed_share_batch);
     tcase_add_test(tc, test_validate_ranges);
+    tcase_add_test(tc, test_validate_violation_objects);
     tcase_add_test(tc, test_validate_unknown_rank_accepts_anything);
     tcase_add_test(tc, test_validate_cut_symbols_not_compared);
     tcase_add_test(tc, test_validate_malformed);

@@ -120,7 +120,7 @@ START_TEST(test_device_json)
     char *s;
     cJSON *j;
 
-    j = pt2_target_device_json(&d);
+    j = pt2_target_json(&d);
     s = cJSON_PrintUnformatted(j);
     ck_assert_str_eq(s, "{\"name\":\"NVIDIA H100\",\"compute_capability\":\"9.0\",\"gfx\":null,"
                         "\"driver_cuda_version\":12040,\"platform\":\"linux/arm64\"}");
@@ -129,7 +129,7 @@ START_TEST(test_device_json)
     j = pt2_target_device_json(&amd);
     s = cJSON_PrintUnformatted(j);
     ck_assert_str_eq(s, "{\"name\":\"MI250\",\"compute_capability\":null,\"gfx\":\"gfx90a\","
-                        "\"driver_cuda_version\":null,\"platform\":null}");
+                        "\"driver_cuda_version\":null}");
     free(s);
     cJSON_Delete(j);
 }
@@ -295,7 +295,8 @@ START_TEST(test_amd_node)
 }
 END_TEST
 
-/* With targets, the overall is the worst target's; the node does not count. */
+/* With targets, the overall is the worst target's; the node is not asked (and a device
+ * with targets is a contradiction). */
 START_TEST(test_targets_overall)
 {
     pt2_package *pkg = open_fixture("cuda_sm90a_v8.pt2");
@@ -317,23 +318,25 @@ START_TEST(test_targets_overall)
     ck_assert_int_eq(pt2_verdicts_add_target(v, pkg, "8.0", &a100, &err), PT2_OK);
     ck_assert_int_eq(pt2_verdicts_add_target(v, pkg, "8.0 again", &a100, &err), PT2_OK);
     ck_assert_int_eq(pt2_verdicts_add_node(v, pkg, node, NULL, 0, &err), PT2_OK);
+    memset(&err, 0, sizeof(err));
+    ck_assert_int_eq(pt2_verdicts_add_node(v, pkg, node, "cuda:0", 0, &err), PT2_ERR_INVALID);
+    ck_assert_str_eq(err.message, "a device picks one of this node's GPUs and a target names "
+                                  "other GPUs: give one or the other");
     ck_assert_int_eq(pt2_verdicts_overall(v, &r, &err), PT2_OK);
     ck_assert_int_eq(r.verdict, PT2_INCOMPATIBLE);
     ck_assert_str_eq(r.reason,
                      "8.0: kernels are sm_90a only; the target is compute capability 8.0");
     ck_assert_str_eq(r.advice, A80);
     ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
-    ck_assert_int_eq(entries(doc), 4);
+    ck_assert_int_eq(entries(doc), 3);
     ck_assert_str_eq(entry(doc, 0, "kind"), "target");
-    ck_assert_str_eq(entry(doc, 3, "kind"), "cpu");
+    ck_assert_str_eq(entry(doc, 2, "kind"), "target");
     ck_assert_str_eq(overall(doc, "reason"), r.reason);
     /* Advice: null where the verdict is compatible, the same text everywhere else. */
     ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(
         cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "compatibility"), 0), "advice")));
     ck_assert_str_eq(entry(doc, 1, "advice"), A80);
     ck_assert_str_eq(entry(doc, 2, "advice"), A80);
-    ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "compatibility"), 3), "advice")));
     ck_assert_str_eq(overall(doc, "advice"), A80);
     cJSON_Delete(doc);
     pt2_verdicts_free(v);

@@ -649,9 +649,9 @@
       text: doc.valid ? 'valid' : `invalid: ${n} problem${n === 1 ? '' : 's'}` }));
     $('v-result').dataset.valid = String(doc.valid);
     // Every violation next to the input it names; the rest below the form.
-    for (const msg of doc.errors || []) {
-      const m = /input '([^']+)'/.exec(msg);
-      const row = m ? rows.find((r) => r.dataset.input === m[1]) : null;
+    for (const v of doc.errors || []) {
+      const msg = v.message;
+      const row = v.input != null ? rows.find((r) => r.dataset.input === v.input) : null;
       if (row) {
         const err = row.querySelector('.error');
         err.textContent = err.hidden ? msg : `${err.textContent} · ${msg}`;

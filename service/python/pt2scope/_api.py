@@ -82,26 +82,29 @@ class Api:
         return self._backend.current_device() if spelled == "current" else spelled
 
     def inspect(self, path_or_url, targets=None, driver=None, device=None, node=True, view=None,
-                runtime=None, sysroot=None, libtorch=None):
+                runtime=None, sysroot=None, libtorch=None, platform=None):
         """The full inspection document: arch, metadata, package, models, runtime needs,
         warnings, and the verdicts for `targets` (and this node's GPUs, or only `device`, and
-        CPU unless node=False). `driver` ("12.4") is the CUDA driver the targets have.
+        CPU unless node=False). `driver` ("12.4") is the CUDA driver the targets have,
+        `platform` ("linux/arm64", "windows/amd64") their nodes' OS and architecture.
         `runtime` ("debian12,torch=2.8", or a list) adds a runtime verdict per spec; `sysroot`
         (a mounted image) and `libtorch` (a libtorch_cpu.so or its folder) judge the library's
         needs exactly (the local library only)."""
         dev = self._device(device) if device is not None else None
         doc = self._backend.inspect(path_or_url, self._request(targets, driver, dev, runtime, node=node, view=view,
-                                                               sysroot=sysroot, libtorch=libtorch))
+                                                               sysroot=sysroot, libtorch=libtorch,
+                                                               platform=platform))
         return Inspection.from_json(doc, (self._backend, path_or_url))
 
     def check(self, path_or_url, targets=None, driver=None, device=None, runtime=None,
-              sysroot=None, libtorch=None):
+              sysroot=None, libtorch=None, platform=None):
         """The verdicts for `targets`, or without targets for this node (every GPU, or only
         `device`, then the CPU, and this machine's runtime); `runtime`, `sysroot` and
         `libtorch` as for inspect: a CheckResult with `overall`."""
         dev = self._device(device) if device is not None and not targets else None
         return CheckResult.from_json(self._backend.check(
-            path_or_url, self._request(targets, driver, dev, runtime, sysroot=sysroot, libtorch=libtorch)))
+            path_or_url, self._request(targets, driver, dev, runtime, sysroot=sysroot, libtorch=libtorch,
+                                       platform=platform)))
 
     def validate(self, path_or_url, inputs):
         """Validation of proposed input shapes {name: tensor, array or shape}."""

@@ -153,7 +153,7 @@ class _HttpBackend:
             q["target"] = list(request["targets"])
         if request.get("runtimes"):
             q["runtime"] = list(request["runtimes"])
-        for k in ("driver", "device", "view"):
+        for k in ("driver", "platform", "device", "view"):
             if request.get(k) is not None:
                 q[k] = request[k]
         return q

@@ -122,13 +122,17 @@ class CheckResult:
 @dataclass(frozen=True)
 class Validation:
     valid: bool
-    errors: List[str]
+    errors: List[str]  # each violation's message
     warnings: List[str]
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # each violation as data: {input, axis, expected, got, code, message}
+    violations: List[Dict[str, Any]] = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, doc):
-        return cls(bool(doc.get("valid")), list(doc.get("errors") or []), list(doc.get("warnings") or []), doc)
+        violations = [v for v in doc.get("errors") or [] if isinstance(v, dict)]
+        errors = [v.get("message", "") for v in violations]
+        return cls(bool(doc.get("valid")), errors, list(doc.get("warnings") or []), doc, violations)
 
 
 @dataclass
