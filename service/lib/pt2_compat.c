@@ -538,8 +538,6 @@ static int nv_decide(const struct nv_eval *ev, int driver, int floor)
     return PT2_INCOMPATIBLE;
 }
 
-/* The verdict, then (unless `b` is a quiet, zero-capacity buffer) the reason and advice
- * that explain it. */
 /* "compatible if the driver supports CUDA 13.0 (branch 580 or newer)" for an unknown driver. */
 static void compatible_if(struct pt2_sbuf *b, int cuda, const char *why)
 {
@@ -552,133 +550,201 @@ static void compatible_if(struct pt2_sbuf *b, int cuda, const char *why)
     pt2_sbuf_add(b, ": %s and the driver version is unknown", why);
 }
 
+/* One NVIDIA device judged: the evaluation, the device, and where the words go. */
+struct nv_case {
+    const struct pt2_kernel_list *ks;
+    struct nv_eval ev;
+    const char *devname;
+    char devis[16]; /* "9.0" */
+    int driver, floor;
+    unsigned dcc, dev_sm;
+    struct pt2_sbuf *b, *a;
+    struct pt2_verdict_result *out;
+};
+
+/* The requirement as data: the driver the kernel that runs needs, and the code. */
+static void nv_requires(struct nv_case *c, int v)
+{
+    struct pt2_verdict_result *out = c->out;
+
+    if (v != PT2_INCOMPATIBLE) {
+        const struct pt2_kernel *k = c->ev.sass;
+        int need =
+            k != NULL ? ((k->abi_version >= 8 || k->toolkit >= 130) ? 13000 : 0) : c->ev.ptx_need;
+
+        out->requires_driver = need > c->floor ? need : c->floor;
+        if (c->driver == 0 && out->requires_driver > 0)
+            out->unverified |= PT2_UNVERIFIED_CUDA_DRIVER;
+        set_code(out, v == PT2_COMPATIBLE ? "compatible" : "ptx-jit");
+    } else {
+        out->requires_driver = c->ev.any_match ? nv_min_driver(c->ks, c->dcc, c->floor) : 0;
+        set_code(out, c->ev.any_match ? "driver-too-old" : "arch-mismatch");
+    }
+}
+
+/* The GPU is newer than the driver: the one branch that supports it and runs the code. */
+static void nv_say_gpu_too_new(struct nv_case *c)
+{
+    char c1[16], c2[16];
+    int need = nv_min_driver(c->ks, c->dcc, c->floor);
+
+    pt2_sbuf_add(c->b, "%s needs a CUDA %s+ driver; this driver supports CUDA %s", c->devname,
+                 cuda_text(c->floor, c1, sizeof(c1)), cuda_text(c->driver, c2, sizeof(c2)));
+    advise_driver(c->a, need);
+    if (need == c->floor)
+        pt2_sbuf_add(c->a, ", the first that supports %s.", c->devname);
+    else
+        pt2_sbuf_add(c->a, ", the first that supports %s and runs the package's kernels.",
+                     c->devname);
+}
+
+static void nv_say_cubin(struct nv_case *c)
+{
+    char tn[72];
+
+    pt2_sbuf_add(c->b, "%s cubin runs on %s", pt2_kernel_target_name(c->ev.sass, tn, sizeof(tn)),
+                 c->devname);
+    if (c->ev.sass_caveat)
+        compatible_if(c->b, 13000, "the cubin is CUDA 13 (ELF ABI v8)");
+    else if (c->driver == 0 && c->floor > 0)
+        compatible_if(c->b, c->floor, "the GPU needs it");
+}
+
+/* CUDA 13 cubins on an older driver; 1 when that is the whole story (no PTX to fall back on). */
+static int nv_say_cuda13_cubins(struct nv_case *c)
+{
+    char tn[72], c1[16];
+
+    pt2_sbuf_add(c->b,
+                 "%s cubins are built with CUDA 13 (ELF ABI v8) and need a CUDA 13.0+ driver; "
+                 "this driver supports CUDA %s",
+                 pt2_kernel_target_name(c->ev.sass_v8, tn, sizeof(tn)),
+                 cuda_text(c->driver, c1, sizeof(c1)));
+    if (c->ev.ptx == NULL && c->ev.ptx_old == NULL) {
+        advise_driver(c->a, 13000);
+        pt2_sbuf_add(c->a, " to load these CUDA 13 cubins, or rebuild the package with a CUDA "
+                           "12.x toolkit (a torch built for CUDA 12).");
+        return 1;
+    }
+    pt2_sbuf_add(c->b, "; ");
+    return 0;
+}
+
+/* `TORCH_CUDA_ARCH_LIST="...` with the device's architecture added (the caller closes it). */
+static void advise_arch_list(struct nv_case *c, const char *before)
+{
+    pt2_sbuf_add(c->a, "%sTORCH_CUDA_ARCH_LIST=\"", before);
+    arch_list(c->a, c->ks, c->dev_sm, 0);
+}
+
+/* PTX the driver can JIT-compile for the device. */
+static void nv_say_ptx(struct nv_case *c)
+{
+    char tn[72], why[72];
+
+    pt2_sbuf_add(c->b, "%s PTX can be JIT-compiled for %s",
+                 pt2_kernel_target_name(c->ev.ptx, tn, sizeof(tn)), c->devname);
+    if (c->driver == 0 && c->out->requires_driver != 0) {
+        snprintf(why, sizeof(why), "its PTX is ISA %u.%u", c->ev.ptx->ptx_major,
+                 c->ev.ptx->ptx_minor);
+        compatible_if(c->b, c->out->requires_driver, why);
+    }
+    pt2_sbuf_add(c->a, "The driver JIT-compiles this PTX when the package loads (a slow first "
+                       "load, and none at all with CUDA_DISABLE_JIT=1). ");
+    if (c->ev.sass_v8 != NULL) {
+        /* The cubin is there; only the driver keeps it from loading. */
+        advise_driver(c->a, 13000);
+        pt2_sbuf_add(c->a, " to run the package's CUDA 13 cubin instead.");
+        return;
+    }
+    pt2_sbuf_add(c->a, "To ship a cubin for %s, ", c->devis);
+    advise_arch_list(c, "rebuild with ");
+    pt2_sbuf_add(c->a, "\" and aot_inductor.emit_multi_arch_kernel=True.");
+}
+
+/* PTX of an ISA newer than the driver can JIT-compile. */
+static void nv_say_ptx_too_new(struct nv_case *c)
+{
+    const struct nv_eval *ev = &c->ev;
+    char tn[72], c1[16], c2[16];
+
+    pt2_sbuf_add(c->b,
+                 "%s PTX is ISA %u.%u and needs a CUDA %s+ driver to JIT-compile for %s; "
+                 "this driver supports CUDA %s",
+                 pt2_kernel_target_name(ev->ptx_old, tn, sizeof(tn)), ev->ptx_old->ptx_major,
+                 ev->ptx_old->ptx_minor, cuda_text(ev->ptx_old_need, c1, sizeof(c1)), c->devname,
+                 cuda_text(c->driver, c2, sizeof(c2)));
+    if (ev->sass_v8 != NULL && 13000 <= ev->ptx_old_need) {
+        advise_driver(c->a, 13000);
+        pt2_sbuf_add(c->a, ", which loads the package's CUDA 13 cubins");
+    } else {
+        advise_driver(c->a, ev->ptx_old_need);
+        pt2_sbuf_add(c->a, ", which can JIT-compile PTX ISA %u.%u", ev->ptx_old->ptx_major,
+                     ev->ptx_old->ptx_minor);
+    }
+    if (ev->sass_v8 != NULL || ev->ptx_old_need >= 13000)
+        /* A rebuild with the same CUDA 13 toolkit needs the same driver. */
+        pt2_sbuf_add(c->a, "; or rebuild the package with a CUDA 12.x toolkit (a torch built "
+                           "for CUDA 12).");
+    else {
+        advise_arch_list(c, "; or rebuild with ");
+        pt2_sbuf_add(c->a,
+                     "\" and aot_inductor.emit_multi_arch_kernel=True so a cubin for %s needs "
+                     "no JIT.",
+                     c->devis);
+    }
+}
+
+/* No code for the device's architecture at all. */
+static void nv_say_mismatch(struct nv_case *c)
+{
+    const struct pt2_kernel_list *ks = c->ks;
+
+    reason_targets_only(c->b, ks, c->devname, c->devis);
+    advise_rebuild_nv(c->a, ks, c->dev_sm);
+    /* an 'a' cubin of the device's own major: the family is right, the variant is not */
+    for (size_t i = 0; ks != NULL && i < ks->n; i++)
+        if (ks->v[i].kind == PT2_KERNEL_SASS && ks->v[i].variant == 'a' && has_code(&ks->v[i]) &&
+            canon_sm(ks->v[i].sm) / 10 == c->dcc / 10)
+            set_code(c->out, "variant-mismatch");
+}
+
+/* The verdict, then (unless `b` is a quiet, zero-capacity buffer) the requirement, reason
+ * and advice that explain it. */
 static int nv_verdict(const struct pt2_kernel_list *ks, const struct pt2_device *dev,
                       const char *devname, struct pt2_sbuf *b, struct pt2_sbuf *a,
                       struct pt2_verdict_result *out)
 {
-    struct nv_eval ev;
-    char tn[72], tn2[72], c1[16], c2[16], devis[16];
-    int major = dev->cc_major, minor = dev->cc_minor;
-    int driver = dev->driver_cuda_version > 0 ? dev->driver_cuda_version : 0;
-    unsigned dcc = (unsigned)(major * 10 + minor), dev_sm = dcc;
-    int floor = pt2_compat_device_min_driver(major, minor), v;
+    struct nv_case c = {ks, {0}, devname, "", 0, 0, 0, 0, b, a, out};
+    int v;
 
-    if (dcc == 101)
-        dcc = 110;
-    nv_evaluate(ks, dcc, driver, &ev);
-    v = nv_decide(&ev, driver, floor);
+    c.driver = dev->driver_cuda_version > 0 ? dev->driver_cuda_version : 0;
+    c.dcc = c.dev_sm = (unsigned)(dev->cc_major * 10 + dev->cc_minor);
+    c.floor = pt2_compat_device_min_driver(dev->cc_major, dev->cc_minor);
+    if (c.dcc == 101)
+        c.dcc = 110;
+    nv_evaluate(ks, c.dcc, c.driver, &c.ev);
+    v = nv_decide(&c.ev, c.driver, c.floor);
     if (b->cap == 0)
         return v; /* quiet */
-    snprintf(devis, sizeof(devis), "%d.%d", major, minor);
-    /* What the kernel that runs needs of the driver, as data; unsettled without a version. */
-    if (v != PT2_INCOMPATIBLE) {
-        int need = ev.sass != NULL
-                       ? ((ev.sass->abi_version >= 8 || ev.sass->toolkit >= 130) ? 13000 : 0)
-                       : ev.ptx_need;
-        out->requires_driver = need > floor ? need : floor;
-        if (driver == 0 && out->requires_driver > 0)
-            out->unverified |= PT2_UNVERIFIED_CUDA_DRIVER;
-        set_code(out, v == PT2_COMPATIBLE ? "compatible" : "ptx-jit");
-    } else {
-        out->requires_driver = ev.any_match ? nv_min_driver(ks, dcc, floor) : 0;
-        set_code(out, ev.any_match ? "driver-too-old" : "arch-mismatch");
-    }
-
-    if (ev.any_match && driver != 0 && driver < floor) {
-        int need = nv_min_driver(ks, dcc, floor);
-
-        pt2_sbuf_add(b, "%s needs a CUDA %s+ driver; this driver supports CUDA %s", devname,
-                     cuda_text(floor, c1, sizeof(c1)), cuda_text(driver, c2, sizeof(c2)));
-        advise_driver(a, need);
-        if (need == floor)
-            pt2_sbuf_add(a, ", the first that supports %s.", devname);
+    snprintf(c.devis, sizeof(c.devis), "%d.%d", dev->cc_major, dev->cc_minor);
+    nv_requires(&c, v);
+    if (c.ev.any_match && c.driver != 0 && c.driver < c.floor)
+        nv_say_gpu_too_new(&c);
+    else if (c.ev.sass != NULL)
+        nv_say_cubin(&c);
+    else if (c.ev.sass_v8 != NULL && nv_say_cuda13_cubins(&c))
+        ;
+    else if (c.ev.sass_v8 == NULL && c.ev.ptx == NULL && c.ev.ptx_old == NULL)
+        nv_say_mismatch(&c);
+    else {
+        if (c.ev.sass_v8 == NULL)
+            pt2_sbuf_add(b, "no cubin for %s; ", c.devis);
+        if (c.ev.ptx != NULL)
+            nv_say_ptx(&c);
         else
-            pt2_sbuf_add(a, ", the first that supports %s and runs the package's kernels.",
-                         devname);
-        return v;
+            nv_say_ptx_too_new(&c);
     }
-    if (ev.sass != NULL) {
-        pt2_sbuf_add(b, "%s cubin runs on %s", pt2_kernel_target_name(ev.sass, tn, sizeof(tn)),
-                     devname);
-        if (ev.sass_caveat)
-            compatible_if(b, 13000, "the cubin is CUDA 13 (ELF ABI v8)");
-        else if (driver == 0 && floor > 0)
-            compatible_if(b, floor, "the GPU needs it");
-        return v;
-    }
-    if (ev.sass_v8 != NULL) {
-        pt2_sbuf_add(b,
-                     "%s cubins are built with CUDA 13 (ELF ABI v8) and need a CUDA 13.0+ driver; "
-                     "this driver supports CUDA %s",
-                     pt2_kernel_target_name(ev.sass_v8, tn, sizeof(tn)),
-                     cuda_text(driver, c1, sizeof(c1)));
-        if (ev.ptx == NULL && ev.ptx_old == NULL) {
-            advise_driver(a, 13000);
-            pt2_sbuf_add(a, " to load these CUDA 13 cubins, or rebuild the package with a CUDA "
-                            "12.x toolkit (a torch built for CUDA 12).");
-            return v;
-        }
-        pt2_sbuf_add(b, "; ");
-    } else if (ev.ptx != NULL || ev.ptx_old != NULL) {
-        pt2_sbuf_add(b, "no cubin for %s; ", devis);
-    }
-    if (ev.ptx != NULL) {
-        pt2_sbuf_add(b, "%s PTX can be JIT-compiled for %s",
-                     pt2_kernel_target_name(ev.ptx, tn, sizeof(tn)), devname);
-        if (driver == 0 && out->requires_driver != 0) {
-            snprintf(c1, sizeof(c1), "%u.%u", ev.ptx->ptx_major, ev.ptx->ptx_minor);
-            snprintf(tn2, sizeof(tn2), "its PTX is ISA %s", c1);
-            compatible_if(b, out->requires_driver, tn2);
-        }
-        pt2_sbuf_add(a, "The driver JIT-compiles this PTX when the package loads (a slow first "
-                        "load, and none at all with CUDA_DISABLE_JIT=1). ");
-        if (ev.sass_v8 != NULL) {
-            /* The cubin is there; only the driver keeps it from loading. */
-            advise_driver(a, 13000);
-            pt2_sbuf_add(a, " to run the package's CUDA 13 cubin instead.");
-            return v;
-        }
-        pt2_sbuf_add(a, "To ship a cubin for %s, rebuild with TORCH_CUDA_ARCH_LIST=\"", devis);
-        arch_list(a, ks, dev_sm, 0);
-        pt2_sbuf_add(a, "\" and aot_inductor.emit_multi_arch_kernel=True.");
-        return v;
-    }
-    if (ev.ptx_old != NULL) {
-        pt2_sbuf_add(b,
-                     "%s PTX is ISA %u.%u and needs a CUDA %s+ driver to JIT-compile for %s; "
-                     "this driver supports CUDA %s",
-                     pt2_kernel_target_name(ev.ptx_old, tn2, sizeof(tn2)), ev.ptx_old->ptx_major,
-                     ev.ptx_old->ptx_minor, cuda_text(ev.ptx_old_need, c1, sizeof(c1)), devname,
-                     cuda_text(driver, c2, sizeof(c2)));
-        if (ev.sass_v8 != NULL && 13000 <= ev.ptx_old_need) {
-            advise_driver(a, 13000);
-            pt2_sbuf_add(a, ", which loads the package's CUDA 13 cubins");
-        } else {
-            advise_driver(a, ev.ptx_old_need);
-            pt2_sbuf_add(a, ", which can JIT-compile PTX ISA %u.%u", ev.ptx_old->ptx_major,
-                         ev.ptx_old->ptx_minor);
-        }
-        if (ev.sass_v8 != NULL || ev.ptx_old_need >= 13000) {
-            /* A rebuild with the same CUDA 13 toolkit needs the same driver. */
-            pt2_sbuf_add(a, "; or rebuild the package with a CUDA 12.x toolkit (a torch built "
-                            "for CUDA 12).");
-        } else {
-            pt2_sbuf_add(a, "; or rebuild with TORCH_CUDA_ARCH_LIST=\"");
-            arch_list(a, ks, dev_sm, 0);
-            pt2_sbuf_add(a,
-                         "\" and aot_inductor.emit_multi_arch_kernel=True so a cubin for %s "
-                         "needs no JIT.",
-                         devis);
-        }
-        return v;
-    }
-    reason_targets_only(b, ks, devname, devis);
-    advise_rebuild_nv(a, ks, dev_sm);
-    /* an 'a' cubin of the device's own major: the family is right, the variant is not */
-    for (size_t i = 0; ks != NULL && i < ks->n; i++)
-        if (ks->v[i].kind == PT2_KERNEL_SASS && ks->v[i].variant == 'a' && has_code(&ks->v[i]) &&
-            canon_sm(ks->v[i].sm) / 10 == dcc / 10)
-            set_code(out, "variant-mismatch");
     return v;
 }
 
@@ -792,143 +858,187 @@ static void device_key_norm(const char *key, char *buf, size_t len)
     buf[i] = '\0';
 }
 
+/* One GPU device judged: what it is and where the words go (`out` NULL when quiet). */
+struct gpu_case {
+    char devname[160], devis[40], key[17];
+    int is_amd, is_nv;
+    struct pt2_sbuf b, a;
+    struct pt2_verdict_result *out;
+};
+
+static const char *gpu_kind(const struct gpu_case *g)
+{
+    return g->is_nv ? "CUDA" : "ROCm";
+}
+
+/* The package is for another kind of device (AOTI_DEVICE_KEY xpu, mps...). */
+static int say_other_device_key(struct gpu_case *g)
+{
+    pt2_sbuf_add(&g->b, "package is for %s devices (AOTI_DEVICE_KEY %s); ", g->key, g->key);
+    if (g->is_nv || g->is_amd) {
+        pt2_sbuf_add(&g->b, "%s is a %s device", g->devname, gpu_kind(g));
+        pt2_sbuf_add(&g->a,
+                     "Run it on a node with %s devices, or re-export the model with "
+                     "AOTInductor on a %s device to get code for %s.",
+                     g->key, gpu_kind(g), g->devname);
+    } else {
+        pt2_sbuf_add(&g->b, "%s has no GPU", g->devname);
+        pt2_sbuf_add(&g->a, "Run it on a node with %s devices.", g->key);
+    }
+    set_code(g->out, (g->is_nv || g->is_amd) ? "wrong-vendor" : "no-gpu");
+    return PT2_INCOMPATIBLE;
+}
+
+/* Intel kernels without a device key: name them. */
+static int say_intel_kernels(struct gpu_case *g, const struct pt2_kernel_list *kernels)
+{
+    reason_targets_only(&g->b, kernels, g->devname, g->devis[0] != '\0' ? g->devis : NULL);
+    if (g->is_nv || g->is_amd)
+        pt2_sbuf_add(&g->a,
+                     "Run it on an Intel GPU (xpu), or re-export the model with AOTInductor on "
+                     "a %s device to get code for %s.",
+                     gpu_kind(g), g->devname);
+    else
+        pt2_sbuf_add(&g->a, "Run it on a node with an Intel GPU (xpu).");
+    set_code(g->out, (g->is_nv || g->is_amd) ? "wrong-vendor" : "no-gpu");
+    return PT2_INCOMPATIBLE;
+}
+
+static int say_cpu_only(struct gpu_case *g)
+{
+    if (g->key[0] == '\0')
+        pt2_sbuf_add(&g->b, "CPU-only package (no GPU kernels, no AOTI_DEVICE_KEY): runs on the "
+                            "host CPU, needs no GPU");
+    else
+        pt2_sbuf_add(&g->b, "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs "
+                            "no GPU");
+    set_code(g->out, "compatible");
+    return PT2_COMPATIBLE;
+}
+
+/* A CUDA package without kernels and without a usable AOTI_COMPUTE_CAPABILITY. */
+static int say_no_kernels(struct gpu_case *g, const char *meta_cc)
+{
+    char meta[32];
+
+    pt2_sbuf_echo(meta, sizeof(meta), meta_cc, PT2_COMPAT_ECHO_MAX);
+    if (meta_cc == NULL || meta[0] == '\0')
+        pt2_sbuf_add(&g->b, "no GPU kernels found and no AOTI_COMPUTE_CAPABILITY in the metadata "
+                            "(AOTI_DEVICE_KEY cuda); cannot tell which GPUs it runs on");
+    else
+        pt2_sbuf_add(&g->b,
+                     "no GPU kernels found and AOTI_COMPUTE_CAPABILITY '%s' is not a compute "
+                     "capability (AOTI_DEVICE_KEY cuda); cannot tell which GPUs it runs on",
+                     meta);
+    pt2_sbuf_add(&g->a, "Nothing in the package says which GPUs it was compiled for: re-export "
+                        "it with torch._inductor.aoti_compile_and_package, which records "
+                        "AOTI_COMPUTE_CAPABILITY, or try loading it on the GPU.");
+    set_code(g->out, "no-kernels");
+    return PT2_INCOMPATIBLE;
+}
+
+/* GPU code for a device that is no GPU (a CPU-only node). */
+static int say_no_gpu(struct gpu_case *g, const struct pt2_kernel_list *ks)
+{
+    reason_targets_only(&g->b, ks, g->devname, NULL);
+    pt2_sbuf_add(&g->a, "Run it on a node with a GPU it was compiled for, or re-export the "
+                        "model for the CPU (AOTInductor with CPU inputs) to run it here.");
+    set_code(g->out, "no-gpu");
+    return PT2_INCOMPATIBLE;
+}
+
+static void gpu_case_init(struct gpu_case *g, const char *device_key, const struct pt2_device *dev,
+                          struct pt2_verdict_result *out, int quiet)
+{
+    memset(g, 0, sizeof(*g));
+    if (quiet) {
+        pt2_sbuf_init(&g->b, NULL, 0); /* a zero-capacity buffer formats nothing */
+        pt2_sbuf_init(&g->a, NULL, 0);
+    } else {
+        g->out = out;
+        pt2_sbuf_init(&g->b, out->reason, sizeof(out->reason));
+        pt2_sbuf_init(&g->a, out->advice, sizeof(out->advice));
+        device_name(dev, g->devname, sizeof(g->devname));
+    }
+    device_key_norm(device_key, g->key, sizeof(g->key));
+    g->is_amd = dev->gfx[0] != '\0';
+    g->is_nv = !g->is_amd && dev->cc_major > 0;
+    if (g->is_amd)
+        snprintf(g->devis, sizeof(g->devis), "%.*s", (int)sizeof(dev->gfx), dev->gfx);
+    else if (g->is_nv && !quiet)
+        snprintf(g->devis, sizeof(g->devis), "%d.%d", dev->cc_major, dev->cc_minor);
+}
+
+/* Kernels with code: *ngpu for NVIDIA and AMD, *nother for the rest (Intel). */
+static void count_code(const struct pt2_kernel_list *kernels, size_t *ngpu, size_t *nother)
+{
+    *ngpu = *nother = 0;
+    for (size_t i = 0; kernels != NULL && i < kernels->n; i++) {
+        const struct pt2_kernel *k = &kernels->v[i];
+
+        if (!has_code(k))
+            continue;
+        if (k->kind == PT2_KERNEL_SASS || k->kind == PT2_KERNEL_PTX || k->kind == PT2_KERNEL_HSACO)
+            (*ngpu)++;
+        else
+            (*nother)++;
+    }
+}
+
 /* The GPU rules; with `quiet` only out->verdict is written (reason and advice stay
  * untouched and no text is built), for callers that judge many devices. */
 static int compat_gpu(const struct pt2_kernel_list *kernels, const char *device_key,
                       const char *meta_cc, const struct pt2_device *dev,
                       struct pt2_verdict_result *out, int quiet, struct pt2_error *err)
 {
+    struct gpu_case gc, *g = &gc;
     struct pt2_kernel synth;
     struct pt2_kernel_list one;
     const struct pt2_kernel_list *ks = kernels;
-    struct pt2_sbuf b, a;
-    char devname[160], devis[40], key[17], meta[32];
-    size_t i, ngpu = 0, nother = 0;
-    int is_amd, is_nv, from_meta = 0;
+    size_t ngpu, nother;
+    int from_meta = 0, v;
+    char tn[72];
 
     if (out == NULL || dev == NULL)
         return pt2_error_set(err, PT2_ERR_INVALID, "GPU check needs a device and a result");
     if (dev->cc_major < 0 || dev->cc_major > 99 || dev->cc_minor < 0 || dev->cc_minor > 9)
         return pt2_error_set(err, PT2_ERR_INVALID, "compute capability %d.%d is out of range",
                              dev->cc_major, dev->cc_minor);
-    if (quiet) {
+    if (quiet)
         out->verdict = 0;
-        pt2_sbuf_init(&b, NULL, 0); /* a zero-capacity buffer formats nothing */
-        pt2_sbuf_init(&a, NULL, 0);
-    } else {
-        memset(out, 0, sizeof(*out));
-        pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
-        pt2_sbuf_init(&a, out->advice, sizeof(out->advice));
-    }
-    devname[0] = '\0';
-    if (!quiet)
-        device_name(dev, devname, sizeof(devname));
-    device_key_norm(device_key, key, sizeof(key));
-    is_amd = dev->gfx[0] != '\0';
-    is_nv = !is_amd && dev->cc_major > 0;
-    if (is_amd)
-        snprintf(devis, sizeof(devis), "%.*s", (int)sizeof(dev->gfx), dev->gfx);
-    else if (is_nv && !quiet)
-        snprintf(devis, sizeof(devis), "%d.%d", dev->cc_major, dev->cc_minor);
     else
-        devis[0] = '\0';
-
-    for (i = 0; kernels != NULL && i < kernels->n; i++) {
-        const struct pt2_kernel *k = &kernels->v[i];
-        if (!has_code(k))
-            continue;
-        if (k->kind == PT2_KERNEL_SASS || k->kind == PT2_KERNEL_PTX || k->kind == PT2_KERNEL_HSACO)
-            ngpu++;
-        else
-            nother++;
-    }
-
-    if (ngpu == 0) {
-        if (key[0] != '\0' && strcmp(key, "cpu") != 0 && strcmp(key, "cuda") != 0) {
-            pt2_sbuf_add(&b, "package is for %s devices (AOTI_DEVICE_KEY %s); ", key, key);
-            if (is_nv || is_amd) {
-                pt2_sbuf_add(&b, "%s is a %s device", devname, is_nv ? "CUDA" : "ROCm");
-                pt2_sbuf_add(&a,
-                             "Run it on a node with %s devices, or re-export the model with "
-                             "AOTInductor on a %s device to get code for %s.",
-                             key, is_nv ? "CUDA" : "ROCm", devname);
-            } else {
-                pt2_sbuf_add(&b, "%s has no GPU", devname);
-                pt2_sbuf_add(&a, "Run it on a node with %s devices.", key);
-            }
-            out->verdict = PT2_INCOMPATIBLE;
-            set_code(quiet ? NULL : out, (is_nv || is_amd) ? "wrong-vendor" : "no-gpu");
-            return PT2_OK;
-        }
-        if (nother > 0) {
-            /* Intel kernels without a device key: name them. */
-            reason_targets_only(&b, kernels, devname, devis[0] != '\0' ? devis : NULL);
-            if (is_nv || is_amd)
-                pt2_sbuf_add(&a,
-                             "Run it on an Intel GPU (xpu), or re-export the model with "
-                             "AOTInductor on a %s device to get code for %s.",
-                             is_nv ? "CUDA" : "ROCm", devname);
-            else
-                pt2_sbuf_add(&a, "Run it on a node with an Intel GPU (xpu).");
-            out->verdict = PT2_INCOMPATIBLE;
-            set_code(quiet ? NULL : out, (is_nv || is_amd) ? "wrong-vendor" : "no-gpu");
-            return PT2_OK;
-        }
-        if (key[0] == '\0' || strcmp(key, "cpu") == 0) {
-            if (key[0] == '\0')
-                pt2_sbuf_add(&b,
-                             "CPU-only package (no GPU kernels, no AOTI_DEVICE_KEY): runs on the "
-                             "host CPU, needs no GPU");
-            else
-                pt2_sbuf_add(&b,
-                             "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs "
-                             "no GPU");
-            out->verdict = PT2_COMPATIBLE;
-            set_code(quiet ? NULL : out, "compatible");
-            return PT2_OK;
-        }
-        /* A CUDA package whose kernels were not found: trust its metadata. */
-        if (!meta_kernel(meta_cc, &synth)) {
-            pt2_sbuf_echo(meta, sizeof(meta), meta_cc, PT2_COMPAT_ECHO_MAX);
-            if (meta_cc == NULL || meta[0] == '\0')
-                pt2_sbuf_add(&b,
-                             "no GPU kernels found and no AOTI_COMPUTE_CAPABILITY in the metadata "
-                             "(AOTI_DEVICE_KEY cuda); cannot tell which GPUs it runs on");
-            else
-                pt2_sbuf_add(&b,
-                             "no GPU kernels found and AOTI_COMPUTE_CAPABILITY '%s' is not a "
-                             "compute capability (AOTI_DEVICE_KEY cuda); cannot tell which GPUs "
-                             "it runs on",
-                             meta);
-            pt2_sbuf_add(&a, "Nothing in the package says which GPUs it was compiled for: "
-                             "re-export it with torch._inductor.aoti_compile_and_package, which "
-                             "records AOTI_COMPUTE_CAPABILITY, or try loading it on the GPU.");
-            out->verdict = PT2_INCOMPATIBLE;
-            set_code(quiet ? NULL : out, "no-kernels");
-            return PT2_OK;
-        }
-        one.v = &synth;
-        one.n = one.cap = 1;
-        ks = &one;
-        from_meta = 1;
-    }
-
-    if (is_amd) {
-        out->verdict = amd_verdict(ks, devis, devname, &b, &a, quiet ? NULL : out);
-    } else if (is_nv) {
-        out->verdict = nv_verdict(ks, dev, devname, &b, &a, out);
+        memset(out, 0, sizeof(*out));
+    gpu_case_init(g, device_key, dev, out, quiet);
+    count_code(kernels, &ngpu, &nother);
+    if (ngpu == 0 && g->key[0] != '\0' && strcmp(g->key, "cpu") != 0 &&
+        strcmp(g->key, "cuda") != 0) {
+        v = say_other_device_key(g);
+    } else if (ngpu == 0 && nother > 0) {
+        v = say_intel_kernels(g, kernels);
+    } else if (ngpu == 0 && (g->key[0] == '\0' || strcmp(g->key, "cpu") == 0)) {
+        v = say_cpu_only(g);
+    } else if (ngpu == 0 && !meta_kernel(meta_cc, &synth)) {
+        v = say_no_kernels(g, meta_cc);
     } else {
-        reason_targets_only(&b, ks, devname, NULL);
-        pt2_sbuf_add(&a, "Run it on a node with a GPU it was compiled for, or re-export the "
-                         "model for the CPU (AOTInductor with CPU inputs) to run it here.");
-        out->verdict = PT2_INCOMPATIBLE;
-        set_code(quiet ? NULL : out, "no-gpu");
+        /* A CUDA package whose kernels were not found: trust its metadata. */
+        if (ngpu == 0) {
+            one.v = &synth;
+            one.n = one.cap = 1;
+            ks = &one;
+            from_meta = 1;
+        }
+        if (g->is_amd)
+            v = amd_verdict(ks, g->devis, g->devname, &g->b, &g->a, g->out);
+        else if (g->is_nv)
+            v = nv_verdict(ks, dev, g->devname, &g->b, &g->a, out);
+        else
+            v = say_no_gpu(g, ks);
+        if (from_meta && !quiet)
+            pt2_sbuf_add(&g->b,
+                         "; no kernel binaries found, so %s is taken from AOTI_COMPUTE_CAPABILITY",
+                         pt2_kernel_target_name(&synth, tn, sizeof(tn)));
     }
-    if (from_meta && !quiet) {
-        char tn[72];
-        pt2_sbuf_add(&b, "; no kernel binaries found, so %s is taken from AOTI_COMPUTE_CAPABILITY",
-                     pt2_kernel_target_name(&synth, tn, sizeof(tn)));
-    }
+    out->verdict = v;
     return PT2_OK;
 }
 
@@ -1055,14 +1165,150 @@ static void advise_host(struct pt2_sbuf *a, const struct pt2_host *h, const char
     }
 }
 
+/* "package is a Linux x86_64 shared object" for the host binary h. */
+static void say_host(struct pt2_sbuf *b, const struct pt2_host *h)
+{
+    char hm[32];
+    int w = (int)sizeof(h->machine);
+
+    switch (h->format) {
+    case PT2_HOST_ELF:
+        machine_norm(h->machine, hm, sizeof(hm));
+        pt2_sbuf_add(b, "package is a Linux %s %s", hm, elf_kind(h->elf_type));
+        break;
+    case PT2_HOST_MACHO:
+        pt2_sbuf_add(b, "package is a macOS %.*s dylib", w, h->machine);
+        break;
+    case PT2_HOST_MACHO_FAT:
+        pt2_sbuf_add(b, "package is a macOS universal dylib (%.*s)", w, h->machine);
+        break;
+    case PT2_HOST_PE:
+        pt2_sbuf_add(b, "package is a Windows %.*s DLL", w, h->machine);
+        break;
+    default:
+        pt2_sbuf_add(b, "package has an unrecognised host binary (%.*s)", w, h->machine);
+        break;
+    }
+}
+
+/*
+ * Requirement 1: the host binaries load on a Linux node of this architecture.
+ * Returns 1 when met (the reason so far in b), 0 when not (out filled).
+ */
+static int cpu_req_host(const struct pt2_host_list *hosts, const char *node, struct pt2_sbuf *b,
+                        struct pt2_sbuf *a, struct pt2_verdict_result *out)
+{
+    const struct pt2_host *h;
+    char hm[32];
+    int met = 1;
+
+    if (hosts == NULL || hosts->n == 0) {
+        pt2_sbuf_add(b, "no host binary found");
+        return 1;
+    }
+    h = &hosts->v[0];
+    for (size_t i = 0; i < hosts->n && met; i++) {
+        const struct pt2_host *x = &hosts->v[i];
+
+        machine_norm(x->machine, hm, sizeof(hm));
+        if (x->format != PT2_HOST_ELF || (node[0] != '\0' && strcmp(hm, node) != 0)) {
+            h = x;
+            met = 0;
+        }
+    }
+    say_host(b, h);
+    if (node[0] != '\0')
+        pt2_sbuf_add(b, "; this node is Linux %s", node);
+    else
+        pt2_sbuf_add(b, "; this node's architecture is unknown");
+    if (met)
+        return 1;
+    advise_host(a, h, node);
+    out->verdict = PT2_INCOMPATIBLE;
+    set_code(out, "host-platform");
+    return 0;
+}
+
+/* "avx512f, avx512dq" into b. */
+static void say_features(struct pt2_sbuf *b, const char *const *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        pt2_sbuf_add(b, "%s%s", i ? ", " : "", f[i]);
+}
+
+/* The features missing on the node: the reason and advice of an unmet ISA requirement. */
+static void say_missing(const struct pt2_cpu_isa *isa, const char *name, const char *const *missing,
+                        size_t nmiss, const char *const *feats, size_t nfeatures,
+                        struct pt2_sbuf *b, struct pt2_sbuf *a)
+{
+    const char *best = node_best(feats, nfeatures);
+
+    pt2_sbuf_add(b, "package needs %s (", name);
+    say_features(b, missing, nmiss);
+    if (best != NULL)
+        pt2_sbuf_add(b, " missing); this CPU has %s", best);
+    else
+        pt2_sbuf_add(b, " missing); this CPU has no vector extensions");
+    pt2_sbuf_add(a,
+                 "Rebuild %swith CPU_CAPABILITY=%s so the code uses only what this CPU has, or "
+                 "run it on a CPU with ",
+                 pt2_isa_is_native(isa) ? "without -march=native, or " : "", cpu_capability(best));
+    say_features(a, missing, nmiss);
+    pt2_sbuf_add(a, ".");
+}
+
+/*
+ * Requirement 2: every CPU feature the code was compiled for is there: all of
+ * them, so a list cut short is an error, not a check of its prefix. Returns
+ * PT2_OK with out->verdict set; unknown node features leave it unverified.
+ */
+static int cpu_req_isa(const struct pt2_cpu_isa *isa, const char *const *feats, size_t nfeatures,
+                       struct pt2_sbuf *b, struct pt2_sbuf *a, struct pt2_verdict_result *out,
+                       struct pt2_error *err)
+{
+    const char *req[PT2_ISA_FEATURES_MAX], *missing[PT2_ISA_FEATURES_MAX];
+    size_t nreq = 0, nmiss = 0, i;
+    const char *name;
+
+    if (isa != NULL && pt2_isa_required_features(isa, req, NELEM(req), &nreq) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE,
+                             "CPU check: the package needs more than %zu CPU features", NELEM(req));
+    name = isa != NULL ? pt2_isa_display_name(isa->isa) : "";
+    if (name[0] == '\0')
+        name = "CPU features";
+    for (i = 0; i < nreq; i++) {
+        size_t l = strlen(out->requires_cpu);
+        snprintf(out->requires_cpu + l, sizeof(out->requires_cpu) - l, "%s%s", i ? "," : "",
+                 req[i]);
+        if (nfeatures > 0 && !node_has(feats, nfeatures, req[i]))
+            missing[nmiss++] = req[i];
+    }
+    if (nmiss > 0) {
+        pt2_sbuf_init(b, out->reason, sizeof(out->reason));
+        say_missing(isa, name, missing, nmiss, feats, nfeatures, b, a);
+        out->verdict = PT2_INCOMPATIBLE;
+        set_code(out, "cpu-isa");
+        return PT2_OK;
+    }
+    if (nreq > 0) {
+        pt2_sbuf_add(b, "; it needs %s (", name);
+        say_features(b, req, nreq);
+        pt2_sbuf_add(b,
+                     nfeatures == 0 ? "), this node's CPU features are unknown" : "), all present");
+        if (nfeatures == 0)
+            out->unverified |= PT2_UNVERIFIED_CPU_FEATURES;
+    }
+    if (pt2_isa_is_native(isa))
+        pt2_sbuf_add(b, "; built with -march=native, so it may also use other instructions of the "
+                        "build host's CPU");
+    return PT2_OK;
+}
+
 int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *isa,
                    const char *node_machine, const char *const *node_features, size_t nfeatures,
                    struct pt2_verdict_result *out, struct pt2_error *err)
 {
-    const char *req[PT2_ISA_FEATURES_MAX], *missing[PT2_ISA_FEATURES_MAX];
-    size_t nreq = 0, nmiss = 0, i;
-    char node[32], hm[32];
-    const char *name, *best;
+    char node[32];
     struct pt2_sbuf b, a;
 
     if (out == NULL || (nfeatures > 0 && node_features == NULL))
@@ -1076,105 +1322,7 @@ int pt2_compat_cpu(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *
     machine_norm(node_machine, node, sizeof(node));
     out->verdict = PT2_COMPATIBLE;
     set_code(out, "compatible");
-
-    /* 1. The host binaries must load on a Linux node of this architecture. */
-    if (hosts == NULL || hosts->n == 0) {
-        pt2_sbuf_add(&b, "no host binary found");
-    } else {
-        const struct pt2_host *h = &hosts->v[0];
-        for (i = 0; i < hosts->n; i++) {
-            const struct pt2_host *x = &hosts->v[i];
-            machine_norm(x->machine, hm, sizeof(hm));
-            if (x->format != PT2_HOST_ELF || (node[0] != '\0' && strcmp(hm, node) != 0)) {
-                h = x;
-                out->verdict = PT2_INCOMPATIBLE;
-                break;
-            }
-        }
-        switch (h->format) {
-        case PT2_HOST_ELF:
-            machine_norm(h->machine, hm, sizeof(hm));
-            pt2_sbuf_add(&b, "package is a Linux %s %s", hm, elf_kind(h->elf_type));
-            break;
-        case PT2_HOST_MACHO:
-            pt2_sbuf_add(&b, "package is a macOS %.*s dylib", (int)sizeof(h->machine), h->machine);
-            break;
-        case PT2_HOST_MACHO_FAT:
-            pt2_sbuf_add(&b, "package is a macOS universal dylib (%.*s)", (int)sizeof(h->machine),
-                         h->machine);
-            break;
-        case PT2_HOST_PE:
-            pt2_sbuf_add(&b, "package is a Windows %.*s DLL", (int)sizeof(h->machine), h->machine);
-            break;
-        default:
-            pt2_sbuf_add(&b, "package has an unrecognised host binary (%.*s)",
-                         (int)sizeof(h->machine), h->machine);
-            out->verdict = PT2_INCOMPATIBLE;
-            break;
-        }
-        if (node[0] != '\0')
-            pt2_sbuf_add(&b, "; this node is Linux %s", node);
-        else
-            pt2_sbuf_add(&b, "; this node's architecture is unknown");
-        if (out->verdict == PT2_INCOMPATIBLE) {
-            advise_host(&a, h, node);
-            set_code(out, "host-platform");
-            return PT2_OK;
-        }
-    }
-
-    /* 2. Every CPU feature the code was compiled for must be there: all of
-     * them, so a list cut short is an error, not a check of its prefix. */
-    if (isa != NULL && pt2_isa_required_features(isa, req, NELEM(req), &nreq) != PT2_OK)
-        return pt2_error_set(err, PT2_ERR_TOO_LARGE,
-                             "CPU check: the package needs more than %zu CPU features", NELEM(req));
-    name = isa != NULL ? pt2_isa_display_name(isa->isa) : "";
-    if (name[0] == '\0')
-        name = "CPU features";
-    for (i = 0; i < nreq; i++) {
-        size_t l = strlen(out->requires_cpu);
-        snprintf(out->requires_cpu + l, sizeof(out->requires_cpu) - l, "%s%s", i ? "," : "",
-                 req[i]);
-    }
-    if (nreq > 0 && nfeatures == 0) {
-        pt2_sbuf_add(&b, "; it needs %s (", name);
-        for (i = 0; i < nreq; i++)
-            pt2_sbuf_add(&b, "%s%s", i ? ", " : "", req[i]);
-        pt2_sbuf_add(&b, "), this node's CPU features are unknown");
-        out->unverified |= PT2_UNVERIFIED_CPU_FEATURES;
-    } else if (nreq > 0) {
-        for (i = 0; i < nreq; i++)
-            if (!node_has(node_features, nfeatures, req[i]))
-                missing[nmiss++] = req[i];
-        if (nmiss > 0) {
-            pt2_sbuf_init(&b, out->reason, sizeof(out->reason));
-            pt2_sbuf_add(&b, "package needs %s (", name);
-            for (i = 0; i < nmiss; i++)
-                pt2_sbuf_add(&b, "%s%s", i ? ", " : "", missing[i]);
-            best = node_best(node_features, nfeatures);
-            if (best != NULL)
-                pt2_sbuf_add(&b, " missing); this CPU has %s", best);
-            else
-                pt2_sbuf_add(&b, " missing); this CPU has no vector extensions");
-            pt2_sbuf_add(
-                &a,
-                "Rebuild %swith CPU_CAPABILITY=%s so the code uses only what this CPU has, "
-                "or run it on a CPU with ",
-                pt2_isa_is_native(isa) ? "without -march=native, or " : "", cpu_capability(best));
-            for (i = 0; i < nmiss; i++)
-                pt2_sbuf_add(&a, "%s%s", i ? ", " : "", missing[i]);
-            pt2_sbuf_add(&a, ".");
-            out->verdict = PT2_INCOMPATIBLE;
-            set_code(out, "cpu-isa");
-            return PT2_OK;
-        }
-        pt2_sbuf_add(&b, "; it needs %s (", name);
-        for (i = 0; i < nreq; i++)
-            pt2_sbuf_add(&b, "%s%s", i ? ", " : "", req[i]);
-        pt2_sbuf_add(&b, "), all present");
-    }
-    if (pt2_isa_is_native(isa))
-        pt2_sbuf_add(&b, "; built with -march=native, so it may also use other instructions of the "
-                         "build host's CPU");
-    return PT2_OK;
+    if (!cpu_req_host(hosts, node, &b, &a, out))
+        return PT2_OK;
+    return cpu_req_isa(isa, node_features, nfeatures, &b, &a, out, err);
 }
