@@ -587,6 +587,7 @@ int pt2_k8s_check_cpu(const pt2_package *pkg, const struct pt2_k8s_node *node,
         return pt2_error_set(err, PT2_ERR_INVALID, "pt2_k8s_check_cpu: missing argument");
     if (node->os[0] != '\0' && strcmp(node->os, "linux") != 0) {
         out->verdict = PT2_INCOMPATIBLE;
+        snprintf(out->code, sizeof(out->code), "host-platform");
         snprintf(out->reason, sizeof(out->reason),
                  "node runs %s; AOTInductor host code is checked for Linux nodes only", node->os);
         snprintf(out->advice, sizeof(out->advice),
@@ -621,6 +622,7 @@ int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
     } else if (node->has_gpu) {
         /* A GPU is there but nothing says which: do not guess. */
         gpu.r.verdict = PT2_INCOMPATIBLE;
+        snprintf(gpu.r.code, sizeof(gpu.r.code), "gpu-unknown");
         snprintf(gpu.r.reason, sizeof(gpu.r.reason),
                  "cannot tell: the node has no valid %s/.minor labels and its %s '%.100s' is "
                  "not a known GPU",
@@ -643,6 +645,7 @@ int pt2_k8s_check(const pt2_package *pkg, const struct pt2_k8s_node *node,
         out->verdict = overall.verdict;
         snprintf(out->reason, sizeof(out->reason), "%s", overall.reason);
         snprintf(out->advice, sizeof(out->advice), "%s", overall.advice);
+        snprintf(out->code, sizeof(out->code), "%s", overall.code);
     }
     return PT2_OK;
 }
@@ -688,6 +691,7 @@ static cJSON *check_json(const struct pt2_verdict_result *r)
     cJSON *o = cJSON_CreateObject();
 
     if (o == NULL || cJSON_AddStringToObject(o, "verdict", pt2_verdict_name(r->verdict)) == NULL ||
+        cJSON_AddStringToObject(o, "code", pt2_verdicts_code(r->code, r->verdict)) == NULL ||
         cJSON_AddStringToObject(o, "reason", r->reason) == NULL || !pt2_verdicts_add_advice(o, r)) {
         cJSON_Delete(o);
         return NULL;
@@ -731,6 +735,7 @@ static cJSON *node_json(const struct pt2_k8s_node *n, const struct pt2_k8s_verdi
         !pt2_json_add_str_or_null(o, "machine", n->machine) ||
         !pt2_json_add_str_or_null(o, "os", n->os) || !add_cpu_features(o, n) ||
         cJSON_AddStringToObject(o, "verdict", pt2_verdict_name(v->verdict)) == NULL ||
+        cJSON_AddStringToObject(o, "code", pt2_verdicts_code(v->code, v->verdict)) == NULL ||
         cJSON_AddStringToObject(o, "reason", v->reason) == NULL)
         goto nomem;
     if (!pt2_json_add_str_or_null(o, "advice", v->verdict != PT2_COMPATIBLE ? v->advice : NULL))

@@ -125,6 +125,7 @@ struct pt2_k8s_verdict {
     int verdict;                   /* enum pt2_verdict: the worse of gpu and cpu */
     char reason[512];              /* the deciding check's reason (both when tied) */
     char advice[512];              /* the deciding check's advice; "" when compatible */
+    char code[24];                 /* the deciding check's code (pt2_verdict_result.code) */
     struct pt2_verdict_result gpu; /* GPU check on this node */
     struct pt2_verdict_result cpu; /* host-code check on this node */
 };

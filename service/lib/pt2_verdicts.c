@@ -84,8 +84,7 @@ static int add_requirements(cJSON *e, const struct pt2_verdict_result *r)
 
     if (!pt2_json_add_owned(e, "requires", req) || !pt2_json_add_owned(e, "unverified", unv))
         return 0;
-    ok = cJSON_AddStringToObject(e, "code", r->code[0] ? r->code : pt2_verdict_name(r->verdict)) !=
-         NULL;
+    ok = cJSON_AddStringToObject(e, "code", pt2_verdicts_code(r->code, r->verdict)) != NULL;
     if (ok && r->requires_driver > 0) {
         snprintf(c, sizeof(c), "%d.%d", r->requires_driver / 1000,
                  (r->requires_driver % 1000) / 10);
@@ -341,6 +340,13 @@ void pt2_verdicts_free(pt2_verdicts *v)
         return;
     cJSON_Delete(v->entries);
     free(v);
+}
+
+const char *pt2_verdicts_code(const char *code, int verdict)
+{
+    if (code != NULL && code[0] != '\0')
+        return code;
+    return verdict == PT2_COMPATIBLE_PTX_JIT ? "ptx-jit" : pt2_verdict_name(verdict);
 }
 
 int pt2_verdicts_add_advice(cJSON *o, const struct pt2_verdict_result *r)
@@ -670,8 +676,7 @@ int pt2_verdicts_to_json(const pt2_verdicts *v, cJSON **out, struct pt2_error *e
     if (doc == NULL || !pt2_json_add_owned(doc, "compatibility", cJSON_Duplicate(v->entries, 1)) ||
         (ov = cJSON_AddObjectToObject(doc, "overall")) == NULL ||
         cJSON_AddStringToObject(ov, "verdict", pt2_verdict_name(r.verdict)) == NULL ||
-        cJSON_AddStringToObject(ov, "code", r.code[0] ? r.code : pt2_verdict_name(r.verdict)) ==
-            NULL ||
+        cJSON_AddStringToObject(ov, "code", pt2_verdicts_code(r.code, r.verdict)) == NULL ||
         cJSON_AddStringToObject(ov, "reason", r.reason) == NULL ||
         !pt2_verdicts_add_advice(ov, &r)) {
         cJSON_Delete(doc);

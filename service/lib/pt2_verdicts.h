@@ -56,6 +56,10 @@ void pt2_verdicts_node_rule(const pt2_package *pkg, const struct pt2_gpu_check *
                             const char *absent, const struct pt2_verdict_result *cpu,
                             struct pt2_verdict_result *gpu_part, struct pt2_verdict_result *out);
 
+/* The "code" a JSON verdict carries: `code`, or for a verdict decided without one its
+ * own name ("compatible", "ptx-jit", "incompatible"). */
+const char *pt2_verdicts_code(const char *code, int verdict);
+
 /* Add "advice" to `o`: r->advice for a verdict other than compatible, else null.
  * 1, or 0 when out of memory. Every JSON verdict carries it the same way. */
 int pt2_verdicts_add_advice(cJSON *o, const struct pt2_verdict_result *r);

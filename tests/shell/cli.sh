@@ -352,5 +352,9 @@ same "$ERR" "pt2scope: usage: --device picks one of this node's GPUs; it takes n
 expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target H100 --target 8.0 --json
 same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted(d), [e["kind"] for e in d["compatibility"]])')" "['compatibility', 'overall'] ['target', 'target']"
 
+# --nodes: every node verdict and each of its checks carry a code too.
+expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --nodes $F/k8s/nodes.json --json
+same "$(echo "$OUT" | python3 -c 'import json,sys; print([(n["name"], n["code"], n["checks"]["gpu"]["code"], n["checks"]["cpu"]["code"]) for n in json.load(sys.stdin)["nodes"]])')" "[('gpu-h100-a', 'compatible', 'compatible', 'compatible'), ('gpu-a100-b', 'arch-mismatch', 'arch-mismatch', 'compatible'), ('cpu-arm-c', 'no-gpu', 'no-gpu', 'host-platform')]"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

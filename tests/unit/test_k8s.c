@@ -599,6 +599,8 @@ START_TEST(test_windows_and_unknown_arch)
     ck_assert_str_eq(
         v.reason, "cpu: node runs windows; AOTInductor host code is checked for Linux nodes only");
     ck_assert_str_eq(v.advice, "Schedule it on Linux nodes (kubernetes.io/os=linux).");
+    ck_assert_str_eq(v.code, "host-platform");
+    ck_assert_str_eq(v.cpu.code, "host-platform");
 
     check_node("cpu_aarch64.pt2", "{\"metadata\": {\"name\": \"u\"}}", 0, &v);
     ck_assert_int_eq(v.verdict, PT2_COMPATIBLE);
