@@ -78,11 +78,13 @@ static void apply_strict(const pt2_verdicts *v, struct pt2_verdict_result *r)
 /* "code", "requires" and "unverified" of a device or CPU entry. */
 static int add_requirements(cJSON *e, const struct pt2_verdict_result *r)
 {
-    cJSON *req = cJSON_CreateObject(), *unv = cJSON_CreateArray();
+    cJSON *req, *unv;
     char c[16];
     int ok;
 
-    if (!pt2_json_add_owned(e, "requires", req) || !pt2_json_add_owned(e, "unverified", unv))
+    /* one at a time: each is owned by `e` (or freed) before the next is made */
+    if (!pt2_json_add_owned(e, "requires", req = cJSON_CreateObject()) ||
+        !pt2_json_add_owned(e, "unverified", unv = cJSON_CreateArray()))
         return 0;
     ok = cJSON_AddStringToObject(e, "code", pt2_verdicts_code(r->code, r->verdict)) != NULL;
     if (ok && r->requires_driver > 0) {
@@ -489,6 +491,34 @@ static void target_host(const pt2_package *pkg, const struct pt2_device *dev, co
     }
 }
 
+/* The CPU ISA requirement of a target: a GPU names no CPU, so the features the host code
+ * needs are required and unverified (the node's CPU is unknown until --nodes or the node). */
+static int target_cpu(const pt2_package *pkg, struct pt2_verdict_result *r, struct pt2_error *err)
+{
+    struct pt2_verdict_result cpu;
+    int rc = pt2_package_check_cpu(pkg, NULL, NULL, 0, &cpu, err);
+
+    if (rc != PT2_OK)
+        return rc;
+    memcpy(r->requires_cpu, cpu.requires_cpu, sizeof(r->requires_cpu));
+    r->unverified |= cpu.unverified & PT2_UNVERIFIED_CPU_FEATURES;
+    if (r->verdict != PT2_INCOMPATIBLE && (cpu.unverified & PT2_UNVERIFIED_CPU_FEATURES)) {
+        size_t n = strlen(r->reason);
+        char buf[sizeof(r->requires_cpu)], *save = NULL, *t;
+        const char *sep = "";
+        struct pt2_sbuf b;
+
+        /* as the driver's: "compatible if ...", the requirement in words */
+        pt2_sbuf_init(&b, r->reason + n, sizeof(r->reason) - n);
+        pt2_sbuf_add(&b, "; compatible if the node's CPU has ");
+        snprintf(buf, sizeof(buf), "%s", cpu.requires_cpu);
+        for (t = strtok_r(buf, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save), sep = ", ")
+            pt2_sbuf_add(&b, "%s%s", sep, t);
+        pt2_sbuf_add(&b, " (a target names no CPU)");
+    }
+    return PT2_OK;
+}
+
 int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char *label,
                             const struct pt2_device *dev, struct pt2_error *err)
 {
@@ -511,6 +541,8 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
         target_host(pkg, dev, devname, &host);
         if (host.verdict > r.verdict)
             r = host; /* the code is right for the GPU, and cannot load there */
+        else if ((rc = target_cpu(pkg, &r, err)) != PT2_OK)
+            return rc;
     }
     apply_strict(v, &r);
     rc = add_entry(v, "target", label, pt2_target_json(dev), &r, err);

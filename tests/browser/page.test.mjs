@@ -180,7 +180,7 @@ export const pageTests = [
       { device: 'B200', where: 'typed target', arch: 'CC 10.0', verdict: 'incompatible',
         reason: 'kernels are sm_90a only; NVIDIA B200 is 10.0' },
       { device: '9.0', where: 'typed target', arch: 'CC 9.0', verdict: 'compatible',
-        reason: 'sm_90a cubin runs on compute capability 9.0; compatible if the driver supports CUDA 13.0 (branch 580 or newer): the cubin is CUDA 13 (ELF ABI v8) and the driver version is unknown' },
+        reason: 'sm_90a cubin runs on compute capability 9.0; compatible if the driver supports CUDA 13.0 (branch 580 or newer): the cubin is CUDA 13 (ELF ABI v8) and the driver version is unknown; compatible if the node\'s CPU has avx512f, avx512dq, avx512vl, avx512bw, fma (a target names no CPU)' },
     ]);
     assert.equal(await ctx.page.getAttribute('#r-overall', 'data-verdict'), 'incompatible');
     assert.equal(await ctx.page.textContent('#r-overall .reason'), 'B200: kernels are sm_90a only; NVIDIA B200 is 10.0');
@@ -360,7 +360,7 @@ export const pageTests = [
     await ctx.page.waitForSelector('#r-gpus tr[data-target="H100"]', { timeout: TIMEOUT });
     const rows = await gpuRows(ctx);
     assert.equal(rows[0].verdict, 'compatible');
-    assert.equal(rows[0].reason, 'CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs no GPU');
+    assert.equal(rows[0].reason, 'CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs no GPU; compatible if the node\'s CPU has avx512f, avx512dq, avx512vl, avx512bw, fma (a target names no CPU)');
     assert.deepEqual(await ctx.page.$$eval('#r-chips li', (lis) => lis.map((l) => l.textContent)), ['cpu x86_64 AVX-512']);
     await shot(ctx, '08-keyboard-cpu');
   }],

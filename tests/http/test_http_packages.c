@@ -286,7 +286,8 @@ START_TEST(test_targets)
     /* The driver applies to every target, as on /v1/inspect (without it the reason ends
      * "driver version unknown"). */
     ck_assert_str_eq(th_str(cJSON_GetArrayItem(v, 1), "reason"),
-                     "sm_90a cubin runs on NVIDIA H100");
+                     "sm_90a cubin runs on NVIDIA H100; compatible if the node's CPU has avx512f, "
+                     "avx512dq, avx512vl, avx512bw, fma (a target names no CPU)");
     ov = cJSON_GetObjectItemCaseSensitive(it, "overall");
     ck_assert_str_eq(th_str(ov, "verdict"), "incompatible");
     ck_assert_str_eq(th_str(ov, "reason"), "B200: kernels are sm_90a only; NVIDIA B200 is 10.0");

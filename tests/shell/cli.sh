@@ -27,7 +27,7 @@ same "$(echo "$OUT" | grep '^CUDA')" "CUDA        sm_90a"
 expect 0 "$B" inspect $F/cuda_sm90a_v8.pt2 --json
 same "$(echo "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["arch"]["cuda_compute_capability"])')" "9.0"
 expect 0 "$B" check $F/cuda_sm90a_v8.pt2 --target H100
-same "$OUT" "H100: compatible: sm_90a cubin runs on NVIDIA H100; compatible if the driver supports CUDA 13.0 (branch 580 or newer): the cubin is CUDA 13 (ELF ABI v8) and the driver version is unknown"
+same "$OUT" "H100: compatible: sm_90a cubin runs on NVIDIA H100; compatible if the driver supports CUDA 13.0 (branch 580 or newer): the cubin is CUDA 13 (ELF ABI v8) and the driver version is unknown; compatible if the node's CPU has avx512f, avx512dq, avx512vl, avx512bw, fma (a target names no CPU)"
 expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target A100
 same "$(echo "$OUT" | head -1)" "A100: incompatible: kernels are sm_90a only; NVIDIA A100 is 8.0"
 expect 1 "$B" check $F/cuda_sm90a_v8.pt2 --target 9.0 --target 8.0

@@ -376,9 +376,12 @@ START_TEST(test_target_needs_a_loadable_library)
                    ".wrapper.so is a Linux s390x library; a node with NVIDIA H100 runs Linux on "
                    "amd64 or arm64");
     target_verdict("cpu_aarch64.pt2", "compatible",
-                   "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs no GPU");
+                   "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs no GPU; "
+                   "compatible if the node's CPU has asimd (a target names no CPU)");
     target_verdict("cpu_x86_64.pt2", "compatible",
-                   "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs no GPU");
+                   "CPU-only package (AOTI_DEVICE_KEY cpu): runs on the host CPU, needs no GPU; "
+                   "compatible if the node's CPU has avx512f, avx512dq, avx512vl, avx512bw, fma "
+                   "(a target names no CPU)");
 }
 END_TEST
 
@@ -444,7 +447,9 @@ START_TEST(test_target_platform)
     struct pt2_device dev;
     struct pt2_error err = {0};
 
-    platform_verdict("linux/amd64", "compatible", "H100: sm_90a cubin runs on NVIDIA H100");
+    platform_verdict("linux/amd64", "compatible",
+                     "H100: sm_90a cubin runs on NVIDIA H100; compatible if the node's CPU has "
+                     "avx512f, avx512dq, avx512vl, avx512bw, fma (a target names no CPU)");
     platform_verdict("linux/arm64", "host-platform",
                      "H100: " SM90A_LIB " is a Linux x86_64 library; a node with NVIDIA H100 "
                      "runs Linux on arm64");
@@ -502,23 +507,28 @@ static void assert_entry(cJSON *doc, const char *verdict, const char *code, cons
 
 START_TEST(test_codes_requires_strict)
 {
-    /* a CUDA 13 cubin on its GPU: compatible if the driver is 13.0+, which is not known */
+    /* a CUDA 13 cubin on its GPU: compatible if the driver is 13.0+ and the node's CPU has
+     * AVX-512, neither of which the target says (unverified: cuda_driver, cpu_features) */
     assert_entry(one_target("cuda_sm90a_v8.pt2", "H100", 0, 0), "compatible", "compatible", "13.0",
-                 "580", 1);
+                 "580", 2);
     assert_entry(one_target("cuda_sm90a_v8.pt2", "H100", 0, 1), "incompatible", "driver-unknown",
+                 "13.0", "580", 2);
+    /* the driver given, the CPU still unknown: strict says so */
+    assert_entry(one_target("cuda_sm90a_v8.pt2", "H100", 13000, 1), "incompatible", "cpu-unknown",
                  "13.0", "580", 1);
-    assert_entry(one_target("cuda_sm90a_v8.pt2", "H100", 13000, 1), "compatible", "compatible",
-                 "13.0", "580", 0);
+    assert_entry(one_target("cuda_sm90a_v8.pt2", "H100", 13000, 0), "compatible", "compatible",
+                 "13.0", "580", 1);
     assert_entry(one_target("cuda_sm90a_v8.pt2", "H100", 12040, 0), "incompatible",
-                 "driver-too-old", "13.0", "580", 0);
+                 "driver-too-old", "13.0", "580", 1);
     assert_entry(one_target("cuda_sm90a_v8.pt2", "A100", 0, 0), "incompatible", "arch-mismatch",
-                 NULL, NULL, 0);
+                 NULL, NULL, 1);
+    /* the library cannot load there: no CPU requirement is stated */
     assert_entry(one_target("cpu_s390x.pt2", "H100", 0, 0), "incompatible", "host-platform", NULL,
                  NULL, 0);
     assert_entry(one_target("rocm_gfx90a.pt2", "H100", 0, 0), "incompatible", "arch-mismatch", NULL,
-                 NULL, 0);
+                 NULL, 1);
     assert_entry(one_target("rocm_gfx90a.pt2", "gfx90a", 0, 0), "compatible", "compatible", NULL,
-                 NULL, 0);
+                 NULL, 1);
 }
 END_TEST
 
