@@ -1145,6 +1145,32 @@ static int judge_library(const struct pt2_host *h, const struct pt2_runtime *rt,
     return PT2_OK;
 }
 
+int pt2_runtime_floors_json(const pt2_package *pkg, cJSON *req)
+{
+    const struct pt2_host *loaded[PT2_HOSTS_MAX];
+    size_t nl = loaded_libs(pkg, loaded, PT2_HOSTS_MAX);
+    struct pt2_floors f = {0};
+    struct pt2_torch_floor t;
+    const char *names[] = {"glibc", "glibcxx", "cxxabi", "torch"};
+    char r16[16];
+    const char *vals[4];
+    int ok = 1;
+
+    pt2_shims_floor_init(&t);
+    for (size_t i = 0; i < nl; i++) {
+        pt2_floors_add(&f, loaded[i]->needs);
+        pt2_shims_floor_add(&t, loaded[i]->needs);
+    }
+    vals[0] = f.glibc.version;
+    vals[1] = f.glibcxx.version;
+    vals[2] = f.cxxabi.version;
+    vals[3] = pt2_shims_release_text(t.min, r16, sizeof(r16));
+    for (size_t i = 0; ok && i < 4; i++)
+        if (vals[i] != NULL && vals[i][0] != '\0')
+            ok = cJSON_AddStringToObject(req, names[i], vals[i]) != NULL;
+    return ok;
+}
+
 int pt2_runtime_judge(const pt2_package *pkg, const pt2_runtime *rt, cJSON *entry,
                       struct pt2_verdict_result *out, struct pt2_error *err)
 {
@@ -1206,6 +1232,8 @@ int pt2_runtime_judge(const pt2_package *pkg, const pt2_runtime *rt, cJSON *entr
     req = cJSON_CreateObject();
     unv = cJSON_CreateArray();
     if (req == NULL || unv == NULL || !pt2_json_add_owned(entry, "requires", req)) {
+        if (unv == NULL)
+            cJSON_Delete(req); /* not handed to entry: the || stopped before */
         cJSON_Delete(unv);
         rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory judging the runtime");
         goto cleanup;

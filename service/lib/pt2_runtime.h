@@ -49,6 +49,10 @@ int pt2_runtime_host_loaded(const struct pt2_host_list *hosts, size_t i);
 /* The "runtime" member of the inspection document: {"needs", "libraries"}; NULL on OOM. */
 cJSON *pt2_runtime_needs_json(const pt2_package *pkg);
 
+/* Add to `req` the floors the package's loaded libraries set where there are any:
+ * "glibc", "glibcxx", "cxxabi", "torch" (what a target's node must provide). 1, or 0 on OOM. */
+int pt2_runtime_floors_json(const pt2_package *pkg, cJSON *req);
+
 /* Judge the package's loaded libraries on `rt`: *out, and the runtime entry's extra members
  * ("requires", "unverified", "missing") added to `entry`. */
 int pt2_runtime_judge(const pt2_package *pkg, const pt2_runtime *rt, cJSON *entry,

@@ -523,7 +523,7 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
                             const struct pt2_device *dev, struct pt2_error *err)
 {
     struct pt2_verdict_result r;
-    int rc;
+    int rc, loads = 1;
 
     if (v == NULL || pkg == NULL || label == NULL || dev == NULL)
         return pt2_error_set(err, PT2_ERR_INVALID, "pt2_verdicts_add_target: missing argument");
@@ -539,7 +539,8 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
         snprintf(devname, sizeof(devname), "%.*s", (int)sizeof(dev->name),
                  dev->name[0] != '\0' ? dev->name : label);
         target_host(pkg, dev, devname, &host);
-        if (host.verdict > r.verdict)
+        loads = host.verdict <= r.verdict;
+        if (!loads)
             r = host; /* the code is right for the GPU, and cannot load there */
         else if ((rc = target_cpu(pkg, &r, err)) != PT2_OK)
             return rc;
@@ -548,6 +549,12 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
     rc = add_entry(v, "target", label, pt2_target_json(dev), &r, err);
     if (rc != PT2_OK)
         return rc;
+    /* what the library needs of the node's runtime, as data (judged by runtime entries) */
+    if (loads && !pt2_runtime_floors_json(
+                     pkg, cJSON_GetObjectItemCaseSensitive(
+                              cJSON_GetArrayItem(v->entries, cJSON_GetArraySize(v->entries) - 1),
+                              "requires")))
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
     /* The first of the worst targets speaks for all of them. */
     if (v->ntargets++ == 0 || r.verdict > v->worst_target.verdict) {
         v->worst_target.verdict = r.verdict;

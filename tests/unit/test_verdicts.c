@@ -465,6 +465,40 @@ START_TEST(test_target_platform)
 }
 END_TEST
 
+/* A target's requires carries what its library needs of the node's runtime too (the
+ * corpus' real Linux library: its glibc, libstdc++, C++ ABI and torch shim floors). */
+START_TEST(test_target_runtime_floors)
+{
+    char path[512];
+    struct pt2_error err = {0};
+    pt2_package *pkg = NULL;
+    struct pt2_device dev;
+    pt2_verdicts *v = NULL;
+    cJSON *doc = NULL;
+    char *s;
+
+    if (tu_shared("corpus/pt2/mlcolvar__descriptor_based_inputs_model.pt2", path, sizeof(path)) ==
+        NULL) {
+        tu_skip("verdicts runtime floors", "shared corpus absent");
+        return;
+    }
+    ck_assert_int_eq(pt2_package_open_path(&pkg, path, NULL, &err), PT2_OK);
+    ck_assert_int_eq(pt2_target_parse("H100", &dev, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_target(v, pkg, "H100", &dev, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
+    s = cJSON_PrintUnformatted(cJSON_GetObjectItem(
+        cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "compatibility"), 0), "requires"));
+    ck_assert_str_eq(s, "{\"cpu_features\":[\"avx512f\",\"avx512dq\",\"avx512vl\",\"avx512bw\","
+                        "\"fma\"],\"glibc\":\"2.27\",\"glibcxx\":\"3.4.30\",\"cxxabi\":\"1.3.9\","
+                        "\"torch\":\"2.7\"}");
+    free(s);
+    cJSON_Delete(doc);
+    pt2_verdicts_free(v);
+    pt2_package_free(pkg);
+}
+END_TEST
+
 /* Every entry carries a code from the fixed set, what it requires as data, and what the
  * target does not settle; --strict turns each unsettled requirement into incompatible. */
 static cJSON *one_target(const char *fixture, const char *target, int driver, int strict)
@@ -547,6 +581,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_target_needs_a_loadable_library);
     tcase_add_test(tc, test_target_macos_library);
     tcase_add_test(tc, test_target_platform);
+    tcase_add_test(tc, test_target_runtime_floors);
     tcase_add_test(tc, test_codes_requires_strict);
     suite_add_tcase(s, tc);
     return s;
