@@ -530,6 +530,17 @@ const char *pt2_sysroot_dir(const struct pt2_sysroot *sr)
 
 /* ---- the check -------------------------------------------------------------------------- */
 
+/* The object at in-root `path` when it resolves and loads as `name`; -1 when not. */
+static int try_candidate(struct pt2_sysroot *sr, const char *path, const char *name,
+                         unsigned machine, struct pt2_error *err)
+{
+    char rel[REL_MAX];
+
+    if (resolve(sr, "", path, rel) != 0)
+        return -1;
+    return lib_load(sr, rel, name, machine, err);
+}
+
 /* Search one colon-separated run path (in-root; $ORIGIN = origin). */
 static int search_path(struct pt2_sysroot *sr, const char *list, const char *origin,
                        const char *name, unsigned machine, struct pt2_error *err)
@@ -538,7 +549,7 @@ static int search_path(struct pt2_sysroot *sr, const char *list, const char *ori
 
     snprintf(buf, sizeof(buf), "%s", list);
     for (d = strtok_r(buf, ":", &save); d != NULL; d = strtok_r(NULL, ":", &save)) {
-        char path[PT2_PATH_MAX * 2], rel[REL_MAX];
+        char path[PT2_PATH_MAX * 2];
         int i;
 
         if (strncmp(d, "$ORIGIN", 7) == 0 || strncmp(d, "${ORIGIN}", 9) == 0) {
@@ -551,10 +562,7 @@ static int search_path(struct pt2_sysroot *sr, const char *list, const char *ori
         } else {
             continue; /* relative to the process's working folder: unknowable */
         }
-        if (resolve(sr, "", path, rel) != 0)
-            continue;
-        i = lib_load(sr, rel, name, machine, err);
-        if (i != -1)
+        if ((i = try_candidate(sr, path, name, machine, err)) != -1)
             return i;
     }
     return -1;
@@ -564,14 +572,11 @@ static int search_dirs(struct pt2_sysroot *sr, char dirs[][REL_MAX], size_t n, c
                        unsigned machine, struct pt2_error *err)
 {
     for (size_t k = 0; k < n; k++) {
-        char path[REL_MAX + 260], rel[REL_MAX];
+        char path[REL_MAX + 260];
         int i;
 
         snprintf(path, sizeof(path), "/%s/%s", dirs[k], name);
-        if (resolve(sr, "", path, rel) != 0)
-            continue;
-        i = lib_load(sr, rel, name, machine, err);
-        if (i != -1)
+        if ((i = try_candidate(sr, path, name, machine, err)) != -1)
             return i;
     }
     return -1;
