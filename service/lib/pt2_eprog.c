@@ -42,9 +42,12 @@ static const struct {
     {30, "float8_e5m2", 1},
     {31, "float8_e4m3fnuz", 1},
     {32, "float8_e5m2fnuz", 1},
+    {33, "float8_e8m0fnu", 1}, /* schema 8.20 */
+    {34, "uint32", 4},
+    {35, "uint64", 8},
 };
 
-static unsigned dtype_size(int64_t code)
+unsigned pt2_eprog_dtype_size(int64_t code)
 {
     size_t i;
 
@@ -64,7 +67,8 @@ const char *pt2_eprog_dtype_name(int64_t code, char *buf, size_t len)
             return buf;
         }
     }
-    snprintf(buf, len, "unknown(%lld)", (long long)code);
+    (void)code;
+    snprintf(buf, len, "%s", ""); /* never a made-up name: the caller keeps the code */
     return buf;
 }
 
@@ -297,6 +301,10 @@ static int tensor_from_meta(struct ctx *c, const struct kv *slot, const char *na
         return pt2_error_set(c->err, PT2_ERR_METADATA,
                              "%s: tensor_values.%s.dtype must be an integer", c->entry, name);
     snprintf(t->dtype, sizeof(t->dtype), "%s", pt2_eprog_dtype_name(code, dtype, sizeof(dtype)));
+    if (t->dtype[0] == '\0') {
+        t->has_dtype_code = 1;
+        t->dtype_code = code;
+    }
     sizes = member(meta, "sizes");
     if (!cJSON_IsArray(sizes))
         return pt2_error_set(c->err, PT2_ERR_METADATA,
@@ -439,18 +447,18 @@ static void constants(struct ctx *c, const cJSON *sig, struct pt2_constants *out
         }
         if (!cJSON_IsArray(member(meta, "sizes")))
             shaped = 0;
-        sized = shaped && dtype_size(code) > 0 && elements <= UINT64_MAX / 16;
+        sized = shaped && pt2_eprog_dtype_size(code) > 0 && elements <= UINT64_MAX / 16;
         row = dtype_row(out, dtype);
         out->missing_shape += !shaped;
         out->missing_size += !sized;
         if (shaped)
             out->elements += elements;
         if (sized)
-            out->bytes += elements * dtype_size(code);
+            out->bytes += elements * pt2_eprog_dtype_size(code);
         if (row != NULL) {
             row->count++;
             row->elements += shaped ? elements : 0;
-            row->bytes += sized ? elements * dtype_size(code) : 0;
+            row->bytes += sized ? elements * pt2_eprog_dtype_size(code) : 0;
         }
     }
 }

@@ -45,7 +45,10 @@ int pt2_eprog_parse_full(const char *buf, size_t len, const char *entry,
                          struct pt2_constants *consts, struct pt2_error *err) PT2_WARN_UNUSED;
 
 /* Canonical torch dtype name of an export-schema ScalarType code (7 ->
- * "float32", 0 -> "unknown", unassigned codes -> "unknown(<n>)"). Returns buf. */
+ * "float32", 0 -> "unknown", 33..35 of schema 8.20 included); "" for a code
+ * no schema this reader knows assigns (the caller reports the code). Returns buf. */
 const char *pt2_eprog_dtype_name(int64_t code, char *buf, size_t len);
+/* Bytes of one element of that ScalarType; 0 when unknown. */
+unsigned pt2_eprog_dtype_size(int64_t code);
 
 #endif

@@ -36,10 +36,12 @@
 #include "pt2_isa.h"
 #include "pt2_meta.h"
 #include "pt2_needs.h"
+#include "pt2_runtime.h"
 #include "pt2_model.h"
 #include "pt2_tensor.h"
 #include "pt2_sbuf.h"
 #include "pt2_source.h"
+#include "pt2_weights.h"
 #include "pt2_wrapper.h"
 #include "pt2_zip.h"
 #include "pt2_zip_layout.h"
@@ -56,6 +58,8 @@
 #define WARNINGS_MAX 64u
 #define CUSTOM_OPS_MAX 32u
 #define EPROGS_MAX 16u
+#define EXTRAS_MAX 64u           /* executorch programs, pickles: listed up to this many */
+#define CMAKE_CAP (256u * 1024u) /* a CMakeLists.txt torch writes is a few KB */
 /*
  * Package-wide retention budgets. Each entry is capped on its own, but a small
  * hostile zip can hold hundreds of capped entries; what the package keeps in
@@ -82,6 +86,10 @@ struct pkg_model {
     int has_constants;
     struct pt2_constants constants;
     int has_cmake; /* a CMakeLists.txt in the folder (aot_inductor.package_cpp_only) */
+    char cmake_target[PT2_NAME_MAX];   /* its first add_library() target, or "" */
+    char weights_config[PT2_PATH_MAX]; /* <model>/weights_config.json (pickle_weights), or "" */
+    struct pt2_weights weights;
+    size_t proxy_nodes; /* nodes of its <hash>.wrapper.json (run by the proxy executor) */
     /* Custom operators the proxy executor runs (<hash>.wrapper.json node targets). */
     char custom_ops[CUSTOM_OPS_MAX][PT2_NAME_MAX];
     size_t ncustom_ops;
@@ -92,6 +100,14 @@ struct pkg_eprog {
     char entry[PT2_PATH_MAX];
     struct pt2_tensor_list inputs, outputs;
     struct pt2_constants constants;
+    struct pt2_weights weights;
+};
+
+/* An entry listed as it is (an ExecuTorch program, a pickle). */
+struct pkg_extra {
+    char entry[PT2_PATH_MAX];
+    char kind[16]; /* pickles: "custom_obj", "opaque" */
+    uint64_t size;
 };
 
 struct pt2_package {
@@ -112,6 +128,10 @@ struct pt2_package {
 
     struct pkg_eprog *eprogs;
     size_t neprogs;
+
+    struct pkg_extra executorch[EXTRAS_MAX], pickles[EXTRAS_MAX];
+    size_t nexecutorch, npickles;
+    uint64_t executorch_total, pickles_total; /* counted past the cap too */
 
     /* A metadata error is deferred to the calls that need metadata. */
     struct pt2_error meta_err;
@@ -181,6 +201,7 @@ static int add_model(struct pt2_package *pkg, const char *name, struct pkg_model
             return rc;
         m = &pkg->models[pkg->nmodels++];
         memset(m, 0, sizeof(*m));
+        m->weights.bytes = m->weights.declared = -1;
         snprintf(m->name, sizeof(m->name), "%s", name);
     }
     *out = m;
@@ -314,6 +335,7 @@ static int load_custom_ops(struct pt2_package *pkg, struct pkg_model *m, pt2_zip
     cJSON_ArrayForEach(node, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))
     {
         const char *t = pt2_json_str(cJSON_GetObjectItemCaseSensitive(node, "node"), "target");
+        m->proxy_nodes++;
         if (t != NULL && t[0] != '\0')
             add_custom_op(m, t);
     }
@@ -339,6 +361,214 @@ cJSON *pt2_package_custom_ops_json(const pt2_package *pkg)
             }
         }
     return a;
+}
+
+/* ---- weights, sources and other entries ---------------------------------- */
+
+/* The sink pt2_weights reads the archive and warns through. */
+struct weights_ctx {
+    struct pt2_package *pkg;
+    pt2_zip *z;
+};
+
+static int weights_stat(void *ctx, const char *rel, uint64_t *size)
+{
+    struct weights_ctx *c = ctx;
+    size_t i;
+
+    if (pt2_zip_find(c->z, rel, &i) != PT2_OK)
+        return 0;
+    *size = pt2_zip_entry_size(c->z, i);
+    return 1;
+}
+
+static void weights_warn(void *ctx, const char *msg)
+{
+    add_warning(((struct weights_ctx *)ctx)->pkg, msg);
+}
+
+/* A config read whole and handed to `parse`; a bad one is a warning, not a failure. */
+static int load_weights_config(struct pt2_package *pkg, pt2_zip *z, const char *rel,
+                               struct pt2_weights *w, const char *dir, struct pt2_error *err)
+{
+    struct weights_ctx c = {pkg, z};
+    struct pt2_weights_sink s = {weights_stat, weights_warn, &c};
+    struct pt2_error local = {0};
+    char *buf = NULL;
+    size_t len = 0, i;
+    int rc;
+
+    if (pt2_zip_find(z, rel, &i) != PT2_OK)
+        return PT2_OK;
+    rc = pt2_zip_read_small(z, i, 16u * 1024u * 1024u, &buf, &len, &local);
+    if (rc == PT2_OK)
+        rc = dir == NULL ? pt2_weights_pickle(w, buf, len, rel, &s, &local)
+                         : pt2_weights_payload(w, buf, len, rel, dir, &s, &local);
+    free(buf);
+    if (is_fatal(rc))
+        return pt2_error_copy(err, &local);
+    if (rc != PT2_OK)
+        add_warning(pkg, local.message);
+    return PT2_OK;
+}
+
+/* Weights of every model and program, once the walk has seen every entry. */
+static int settle_weights(struct pt2_package *pkg, pt2_zip *z, struct pt2_error *err)
+{
+    struct weights_ctx c = {pkg, z};
+    struct pt2_weights_sink s = {weights_stat, weights_warn, &c};
+    char rel[PT2_PATH_MAX];
+    int rc = PT2_OK;
+
+    for (size_t i = 0; i < pkg->nmodels && rc == PT2_OK; i++) {
+        struct pkg_model *m = &pkg->models[i];
+        int lib = pt2_package_model_library(pkg, i, NULL);
+
+        if (m->has_constants && m->constants.missing_size == 0)
+            m->weights.declared = (int64_t)m->constants.bytes;
+        if (m->weights_config[0] != '\0')
+            rc = load_weights_config(pkg, z, m->weights_config, &m->weights, NULL, err);
+        pt2_weights_finish(&m->weights, lib, m->has_constants ? m->constants.count : 0, m->name,
+                           &s);
+    }
+    for (size_t i = 0; i < pkg->neprogs && rc == PT2_OK; i++) {
+        struct pkg_eprog *ep = &pkg->eprogs[i];
+
+        snprintf(rel, sizeof(rel), "data/weights/%.200s_weights_config.json", ep->name);
+        rc = load_weights_config(pkg, z, rel, &ep->weights, "data/weights/", err);
+        snprintf(rel, sizeof(rel), "data/constants/%.200s_constants_config.json", ep->name);
+        if (rc == PT2_OK)
+            rc = load_weights_config(pkg, z, rel, &ep->weights, "data/constants/", err);
+        pt2_weights_finish(&ep->weights, 0, 0, ep->name, &s);
+    }
+    return rc;
+}
+
+/* A model's host libraries that the loader would not take, when they are not what it takes. */
+static void warn_other_libraries(struct pt2_package *pkg, size_t mi)
+{
+    size_t loaded;
+    char msg[PT2_ERROR_MSG_MAX];
+
+    if (!pt2_package_model_library(pkg, mi, &loaded))
+        return;
+    for (size_t h = 0; h < pkg->hosts.n; h++) {
+        const struct pt2_host *x = &pkg->hosts.v[h], *l = &pkg->hosts.v[loaded];
+
+        if (h == loaded || !pt2_package_host_in_model(pkg, mi, h) ||
+            (x->format == l->format && strcmp(x->machine, l->machine) == 0))
+            continue;
+        snprintf(msg, sizeof(msg),
+                 "model '%.60s': torch's loader takes %.120s (%.31s), the last library in zip "
+                 "order; %.120s is %.31s and is not what runs",
+                 pkg->models[mi].name, l->source, l->machine, x->source, x->machine);
+        add_warning(pkg, msg);
+    }
+}
+
+/* What each model needs said once every entry is known: sources to compile, mixed libraries. */
+static void settle_models(struct pt2_package *pkg)
+{
+    char msg[PT2_ERROR_MSG_MAX];
+
+    for (size_t i = 0; i < pkg->nmodels; i++) {
+        const struct pkg_model *m = &pkg->models[i];
+
+        if (pt2_package_model_cpp_only(pkg, i)) {
+            snprintf(msg, sizeof(msg),
+                     "model '%.100s' is C++ sources only (aot_inductor.package_cpp_only%s%.100s): "
+                     "it must be compiled on the target before it can load",
+                     m->name, m->cmake_target[0] != '\0' ? ", CMake target " : "", m->cmake_target);
+            add_warning(pkg, msg);
+        }
+        warn_other_libraries(pkg, i);
+    }
+    if (pkg->pickles_total > 0) {
+        snprintf(msg, sizeof(msg),
+                 "the package carries %llu pickled object%s under data/constants/ (torchbind or "
+                 "opaque objects): loading them executes code, and weights_only loading refuses "
+                 "them",
+                 (unsigned long long)pkg->pickles_total, pkg->pickles_total == 1 ? "" : "s");
+        add_warning(pkg, msg);
+    }
+}
+
+static void add_extra(struct pkg_extra *v, size_t *n, uint64_t *total, const char *rel,
+                      const char *kind, uint64_t size)
+{
+    (*total)++;
+    if (*n >= EXTRAS_MAX)
+        return;
+    snprintf(v[*n].entry, sizeof(v[*n].entry), "%s", rel);
+    snprintf(v[*n].kind, sizeof(v[*n].kind), "%s", kind);
+    v[*n].size = size;
+    (*n)++;
+}
+
+/*
+ * Entries outside the model folders worth naming: ExecuTorch programs
+ * (data/executorch/), and the pickles of data/constants/ (torchbind
+ * custom_obj_<N> and opaque objects: everything there but raw tensor_<N>
+ * payloads and the JSON configs), which execute code when loaded.
+ */
+static void note_other(struct pt2_package *pkg, pt2_zip *z, size_t i, const char *rel)
+{
+    const char *b = base_name(rel);
+
+    if (strncmp(rel, "data/executorch/", 16) == 0 && rel[16] != '\0' && !has_suffix(rel, "/"))
+        add_extra(pkg->executorch, &pkg->nexecutorch, &pkg->executorch_total, rel + 16, "",
+                  pt2_zip_entry_size(z, i));
+    else if (strncmp(rel, "data/constants/", 15) == 0 && strchr(rel + 15, '/') == NULL &&
+             b[0] != '\0' && strncmp(b, "tensor_", 7) != 0 && !has_suffix(b, ".json"))
+        add_extra(pkg->pickles, &pkg->npickles, &pkg->pickles_total, rel,
+                  strncmp(b, "custom_obj_", 11) == 0 ? "custom_obj" : "opaque",
+                  pt2_zip_entry_size(z, i));
+}
+
+static void blob_seen(struct pt2_package *pkg, struct pkg_model *m, pt2_zip *z, size_t i,
+                      const char *rel)
+{
+    struct weights_ctx c = {pkg, z};
+    struct pt2_weights_sink s = {weights_stat, weights_warn, &c};
+
+    pt2_weights_blob(&m->weights, rel, pt2_zip_entry_size(z, i), &s);
+}
+
+/* add_library(<target> ...) / add_executable: the target CMakeLists.txt builds. */
+static int load_cmake(struct pt2_package *pkg, struct pkg_model *m, pt2_zip *z, size_t i,
+                      struct pt2_error *err)
+{
+    static const char *const verbs[] = {"add_library(", "add_executable("};
+    struct pt2_error local = {0};
+    char *buf = NULL;
+    size_t len = 0;
+    int rc;
+
+    m->has_cmake = 1;
+    rc = pt2_zip_read_small(z, i, CMAKE_CAP, &buf, &len, &local);
+    if (rc != PT2_OK) {
+        if (is_fatal(rc))
+            return pt2_error_copy(err, &local);
+        add_warning(pkg, local.message);
+        return PT2_OK;
+    }
+    for (size_t v = 0; v < 2 && m->cmake_target[0] == '\0'; v++) {
+        const char *p = strstr(buf, verbs[v]);
+        size_t n = 0;
+
+        if (p == NULL)
+            continue;
+        p += strlen(verbs[v]);
+        while (*p == ' ' || *p == '\t')
+            p++;
+        while (n + 1 < sizeof(m->cmake_target) &&
+               (p[n] == '_' || p[n] == '-' || p[n] == '.' || (p[n] >= '0' && p[n] <= '9') ||
+                ((p[n] | 0x20) >= 'a' && (p[n] | 0x20) <= 'z')))
+            n++;
+        snprintf(m->cmake_target, sizeof(m->cmake_target), "%.*s", (int)n, p);
+    }
+    free(buf);
+    return PT2_OK;
 }
 
 /* Where a model_metadata.json sits decides which one wins: extra/ first. */
@@ -407,6 +637,22 @@ cleanup:
     return rc;
 }
 
+/* A dtype code no schema names is kept as a number ("dtype": null, "dtype_code"), and said. */
+static void warn_unknown_dtypes(struct pt2_package *pkg, const char *rel,
+                                const struct pt2_tensor_list *l, const char *role)
+{
+    char msg[PT2_ERROR_MSG_MAX];
+
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].has_dtype_code) {
+            snprintf(msg, sizeof(msg),
+                     "%.200s: %s '%.100s' has dtype code %lld, which no export schema this "
+                     "reader knows names (dtype null)",
+                     rel, role, l->v[i].name, (long long)l->v[i].dtype_code);
+            add_warning(pkg, msg);
+        }
+}
+
 static int load_eprog(struct pt2_package *pkg, pt2_zip *z, size_t i, const char *rel, size_t cap,
                       struct pt2_error *err)
 {
@@ -418,6 +664,7 @@ static int load_eprog(struct pt2_package *pkg, pt2_zip *z, size_t i, const char 
     int rc = PT2_OK;
 
     memset(&ep, 0, sizeof(ep));
+    ep.weights.bytes = ep.weights.declared = -1;
     if (pkg->neprogs >= EPROGS_MAX) {
         snprintf(msg, sizeof(msg), "%s: skipped, more than %u exported programs", rel, EPROGS_MAX);
         add_warning(pkg, msg);
@@ -451,6 +698,8 @@ static int load_eprog(struct pt2_package *pkg, pt2_zip *z, size_t i, const char 
     }
     if (!retain_tensors(pkg, rel, ep.inputs.n + ep.outputs.n))
         goto cleanup;
+    warn_unknown_dtypes(pkg, rel, &ep.inputs, "input");
+    warn_unknown_dtypes(pkg, rel, &ep.outputs, "output");
     nv = realloc(pkg->eprogs, (pkg->neprogs + 1) * sizeof(*nv));
     if (nv == NULL) {
         rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
@@ -783,11 +1032,13 @@ static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_erro
         if (rel == NULL)
             continue;
         kind = entry_kind(rel, mname, sizeof(mname));
-        if (kind == ENTRY_USER_META) {
+        if (kind == ENTRY_OTHER) {
+            note_other(pkg, z, i, rel);
+        } else if (kind == ENTRY_USER_META) {
             rc = load_user_meta(pkg, z, i, rel, cap, err);
         } else if (kind == ENTRY_EPROG) {
             rc = load_eprog(pkg, z, i, rel, cap, err);
-        } else if (kind != ENTRY_OTHER) {
+        } else {
             rc = add_model(pkg, mname, &m, err);
             if (rc != PT2_OK)
                 break;
@@ -801,7 +1052,11 @@ static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_erro
             else if (kind == ENTRY_MODEL_FILE && has_suffix(rel, ".wrapper.json"))
                 rc = load_custom_ops(pkg, m, z, i, rel, cap, err);
             else if (kind == ENTRY_MODEL_FILE && strcmp(base_name(rel), "CMakeLists.txt") == 0)
-                m->has_cmake = 1;
+                rc = load_cmake(pkg, m, z, i, err);
+            else if (kind == ENTRY_MODEL_FILE && strcmp(base_name(rel), "weights_config.json") == 0)
+                snprintf(m->weights_config, sizeof(m->weights_config), "%s", rel);
+            else if (kind == ENTRY_MODEL_FILE && has_suffix(rel, ".blob"))
+                blob_seen(pkg, m, z, i, rel);
         }
     }
     for (size_t i = 0; i < pkg->nmodels && rc == PT2_OK; i++) {
@@ -809,6 +1064,10 @@ static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_erro
         if (rc == PT2_OK)
             rc = load_wrapper(pkg, &pkg->models[i], z, err);
     }
+    if (rc == PT2_OK)
+        rc = settle_weights(pkg, z, err);
+    if (rc == PT2_OK)
+        settle_models(pkg);
     if (rc == PT2_OK)
         settle_meta_errors(pkg);
     return rc;
@@ -960,6 +1219,71 @@ uint64_t pt2_package_memory(const pt2_package *pkg)
 }
 
 /* ---- accessors used by pt2_report.c and the compatibility calls --------- */
+
+int pt2_package_host_in_model(const pt2_package *pkg, size_t m, size_t h)
+{
+    const char *src = pkg->hosts.v[h].source, *name = pkg->models[m].name;
+    size_t dl = sizeof(AOTI_DIR) - 1, nl = strlen(name);
+
+    return strncmp(src, AOTI_DIR, dl) == 0 && strncmp(src + dl, name, nl) == 0 &&
+           src[dl + nl] == '/' && strchr(src + dl + nl + 1, '/') == NULL;
+}
+
+int pt2_package_model_library(const pt2_package *pkg, size_t m, size_t *host)
+{
+    for (size_t h = 0; h < pkg->hosts.n; h++)
+        if (pt2_package_host_in_model(pkg, m, h) && pt2_runtime_host_loaded(&pkg->hosts, h)) {
+            if (host != NULL)
+                *host = h;
+            return 1;
+        }
+    return 0;
+}
+
+int pt2_package_model_cpp_only(const pt2_package *pkg, size_t i)
+{
+    return pt2_package_model_has_sources(pkg, i) && !pt2_package_model_library(pkg, i, NULL) &&
+           pkg->models[i].has_cmake;
+}
+
+const char *pt2_package_model_cmake_target(const pt2_package *pkg, size_t i)
+{
+    return pkg->models[i].cmake_target;
+}
+
+const struct pt2_weights *pt2_package_model_weights(const pt2_package *pkg, size_t i)
+{
+    return &pkg->models[i].weights;
+}
+
+const struct pt2_weights *pt2_package_eprog_weights(const pt2_package *pkg, size_t i)
+{
+    return &pkg->eprogs[i].weights;
+}
+
+size_t pt2_package_model_custom_ops(const pt2_package *pkg, size_t i, size_t k, const char **op,
+                                    size_t *nodes)
+{
+    if (nodes != NULL)
+        *nodes = pkg->models[i].proxy_nodes;
+    if (op != NULL)
+        *op = k < pkg->models[i].ncustom_ops ? pkg->models[i].custom_ops[k] : NULL;
+    return pkg->models[i].ncustom_ops;
+}
+
+size_t pt2_package_extra(const pt2_package *pkg, int pickles, size_t k, const char **entry,
+                         const char **kind, uint64_t *size)
+{
+    const struct pkg_extra *v = pickles ? pkg->pickles : pkg->executorch;
+    size_t n = pickles ? pkg->npickles : pkg->nexecutorch;
+
+    if (k < n) {
+        *entry = v[k].entry;
+        *kind = v[k].kind;
+        *size = v[k].size;
+    }
+    return n;
+}
 
 int pt2_package_model_has_sources(const pt2_package *pkg, size_t i)
 {
@@ -1356,9 +1680,16 @@ int pt2_package_check_cpu(const pt2_package *pkg, const char *machine, const cha
     }
     for (size_t m = 0; m < pkg->nmodels; m++) {
         struct pt2_verdict_result r;
+        /* the library the loader takes is what runs; the others are warned about */
+        struct pt2_host_list one = {0};
+        size_t h;
 
-        rc =
-            pt2_compat_cpu(&pkg->hosts, &pkg->models[m].isa, machine, features, nfeatures, &r, err);
+        if (pt2_package_model_library(pkg, m, &h)) {
+            one.v = &pkg->hosts.v[h];
+            one.n = one.cap = 1;
+        }
+        rc = pt2_compat_cpu(one.n > 0 ? &one : &pkg->hosts, &pkg->models[m].isa, machine, features,
+                            nfeatures, &r, err);
         if (rc != PT2_OK)
             return rc;
         if (!have || verdict_rank(r.verdict) > verdict_rank(out->verdict)) {

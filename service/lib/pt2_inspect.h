@@ -11,6 +11,7 @@
 #include "pt2_meta.h"
 #include "pt2_model.h"
 #include "pt2_tensor.h"
+#include "pt2_weights.h"
 #include "pt2_zip_layout.h"
 #include "pt2scope.h"
 
@@ -33,6 +34,26 @@ size_t pt2_package_model_files(const pt2_package *pkg, size_t i);
 /* 1 when model i ships C++ sources (a wrapper .cpp or a CMakeLists.txt): what a
  * package_cpp_only package has instead of a library. */
 int pt2_package_model_has_sources(const pt2_package *pkg, size_t i);
+/* 1 when host record h lies in model m's folder. */
+int pt2_package_host_in_model(const pt2_package *pkg, size_t m, size_t h);
+/* 1 and *host (may be NULL) = the host record torch's loader takes for model m (the last
+ * loadable library of its folder in zip order); 0 when the model has none. */
+int pt2_package_model_library(const pt2_package *pkg, size_t m, size_t *host);
+/* 1 when model m is package_cpp_only: sources and a CMakeLists.txt, no library. */
+int pt2_package_model_cpp_only(const pt2_package *pkg, size_t i);
+/* The CMake target its CMakeLists.txt builds, or "". */
+const char *pt2_package_model_cmake_target(const pt2_package *pkg, size_t i);
+/* Where model i's (program i's) weights are (pt2_weights.h). */
+const struct pt2_weights *pt2_package_model_weights(const pt2_package *pkg, size_t i);
+const struct pt2_weights *pt2_package_eprog_weights(const pt2_package *pkg, size_t i);
+/* Custom operators of model i's <hash>.wrapper.json: their number; *op = the k-th (or NULL),
+ * *nodes = the proxy-executor nodes counted. Either out pointer may be NULL. */
+size_t pt2_package_model_custom_ops(const pt2_package *pkg, size_t i, size_t k, const char **op,
+                                    size_t *nodes);
+/* ExecuTorch programs (pickles = 0) or pickled constants (1): how many are listed; the k-th's
+ * entry, kind ("" / "custom_obj" / "opaque") and size when k is below it. */
+size_t pt2_package_extra(const pt2_package *pkg, int pickles, size_t k, const char **entry,
+                         const char **kind, uint64_t *size);
 /* AOTI_DEVICE_KEY of model i, or NULL. */
 const char *pt2_package_device_key(const pt2_package *pkg, size_t model);
 

@@ -367,6 +367,25 @@ static int meta_cc(const char *v, int *major, int *minor)
     return 1;
 }
 
+/* The CPU line names the libraries the loader takes (one per model), not every library. */
+static const char *loaded_cpu_text(const pt2_package *pkg, const struct pt2_cpu_isa *isa, char *buf,
+                                   size_t len)
+{
+    const struct pt2_host_list *hs = pt2_package_hosts(pkg);
+    struct pt2_host_list view = {0};
+    size_t h;
+
+    view.v = calloc(pt2_package_model_count(pkg) + 1, sizeof(*view.v));
+    if (view.v == NULL)
+        return pt2_desc_cpu_text(hs, isa, buf, len);
+    for (size_t m = 0; m < pt2_package_model_count(pkg); m++)
+        if (pt2_package_model_library(pkg, m, &h))
+            view.v[view.n++] = hs->v[h]; /* a shallow copy: needs stay the package's */
+    pt2_desc_cpu_text(view.n > 0 ? &view : hs, isa, buf, len);
+    free(view.v);
+    return buf;
+}
+
 static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err)
 {
     struct jb b = {0};
@@ -407,7 +426,7 @@ static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err
         jstr(&b, o, "cuda_gpu_description", NULL, 0);
     }
     if (hs->n > 0)
-        jstr(&b, o, "cpu_description", pt2_desc_cpu_text(hs, isa, buf, sizeof(buf)), 0);
+        jstr(&b, o, "cpu_description", loaded_cpu_text(pkg, isa, buf, sizeof(buf)), 0);
     else
         jstr(&b, o, "cpu_description", NULL, 0);
     jstr(&b, o, "device_key", pt2_package_device_key(pkg, 0), 0);
@@ -437,6 +456,99 @@ static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err
     else
         jadd(&b, o, "cpu_isa", cJSON_CreateNull());
     return finish(&b, o, out, err);
+}
+
+/* {"where", "entries", "bytes", "declared_bytes"} (pt2_weights.h); null bytes = not known. */
+static cJSON *weights_json(struct jb *b, const struct pt2_weights *w)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (o == NULL) {
+        b->failed = 1;
+        return NULL;
+    }
+    jstr(b, o, "where", pt2_weights_where_name(w->where), 0);
+    jnum(b, o, "entries", (double)w->entries);
+    jadd(b, o, "bytes", w->bytes >= 0 ? cJSON_CreateNumber((double)w->bytes) : cJSON_CreateNull());
+    jadd(b, o, "declared_bytes",
+         w->declared >= 0 ? cJSON_CreateNumber((double)w->declared) : cJSON_CreateNull());
+    jnum(b, o, "missing", (double)w->missing);
+    return o;
+}
+
+/* Model m's host libraries in zip order, each with the CPU features its model was built for. */
+static cJSON *model_libraries_json(struct jb *b, const pt2_package *pkg, size_t m)
+{
+    const struct pt2_host_list *hs = pt2_package_hosts(pkg);
+    const struct pt2_cpu_isa *isa = pt2_package_model_isa(pkg, m);
+    const char *feat[PT2_ISA_FEATURES_MAX];
+    size_t nf = 0;
+    cJSON *arr = cJSON_CreateArray();
+
+    if (arr == NULL) {
+        b->failed = 1;
+        return NULL;
+    }
+    if (pt2_isa_required_features(isa, feat, PT2_ISA_FEATURES_MAX, &nf) != PT2_OK)
+        nf = 0;
+    for (size_t h = 0; h < hs->n; h++) {
+        cJSON *lib, *cf;
+
+        if (!pt2_package_host_in_model(pkg, m, h))
+            continue;
+        lib =
+            jadd(b, arr, NULL, pt2_runtime_library_json(&hs->v[h], pt2_runtime_host_loaded(hs, h)));
+        cf = lib != NULL ? jadd(b, lib, "cpu_features", cJSON_CreateArray()) : NULL;
+        for (size_t i = 0; cf != NULL && i < nf; i++)
+            jadd(b, cf, NULL, cJSON_CreateString(feat[i]));
+    }
+    return arr;
+}
+
+/* build, cmake_target, libraries, weights, custom_ops, proxy_nodes of model m. */
+static void model_build_json(struct jb *b, cJSON *o, const pt2_package *pkg, size_t m)
+{
+    size_t nodes = 0, nops = pt2_package_model_custom_ops(pkg, m, 0, NULL, &nodes);
+    cJSON *ops;
+
+    jstr(b, o, "build", pt2_package_model_cpp_only(pkg, m) ? "cpp-only" : "compiled", 0);
+    jstr(b, o, "cmake_target", pt2_package_model_cmake_target(pkg, m), 1);
+    jadd(b, o, "libraries", model_libraries_json(b, pkg, m));
+    jadd(b, o, "weights", weights_json(b, pt2_package_model_weights(pkg, m)));
+    ops = jadd(b, o, "custom_ops", cJSON_CreateArray());
+    for (size_t k = 0; ops != NULL && k < nops; k++) {
+        const char *op = NULL;
+
+        pt2_package_model_custom_ops(pkg, m, k, &op, NULL);
+        jadd(b, ops, NULL, cJSON_CreateString(op));
+    }
+    jnum(b, o, "proxy_nodes", (double)nodes);
+}
+
+/* package.executorch [{name, size}] or package.pickles [{entry, kind, size}]. */
+static cJSON *extras_json(struct jb *b, const pt2_package *pkg, int pickles)
+{
+    const char *entry = NULL, *kind = NULL;
+    uint64_t size = 0;
+    size_t n = pt2_package_extra(pkg, pickles, 0, &entry, &kind, &size);
+    cJSON *arr = cJSON_CreateArray();
+
+    if (arr == NULL) {
+        b->failed = 1;
+        return NULL;
+    }
+    for (size_t k = 0; k < n; k++) {
+        cJSON *o;
+
+        pt2_package_extra(pkg, pickles, k, &entry, &kind, &size);
+        if ((o = jadd(b, arr, NULL, cJSON_CreateObject())) == NULL)
+            break;
+        jstr(b, o, pickles ? "entry" : "name", entry, 0);
+        if (pickles)
+            jstr(b, o, "kind", kind, 0);
+        jnum(b, o, "size", (double)size);
+    }
+    return arr;
 }
 
 /* ---- metadata ------------------------------------------------------------ */
@@ -608,6 +720,7 @@ static int build_metadata(const pt2_package *pkg, unsigned flags, cJSON **out,
         tensors(&b, ep, "inputs", in, flags, NULL, NULL);
         tensors(&b, ep, "outputs", outs, flags, NULL, NULL);
         jadd(&b, ep, "size", size_json(&b, pt2_package_eprog_constants(pkg, i), entry));
+        jadd(&b, ep, "weights", weights_json(&b, pt2_package_eprog_weights(pkg, i)));
     }
     return finish(&b, o, out, err);
 }
@@ -649,6 +762,8 @@ static cJSON *package_json(struct jb *b, const pt2_package *pkg)
     jstr(b, o, "layout", layout_name(pkg, l), 0);
     jbool(b, o, "zip64", l->zip64);
     jnum(b, o, "entries", (double)l->entries);
+    jadd(b, o, "executorch", extras_json(b, pkg, 0));
+    jadd(b, o, "pickles", extras_json(b, pkg, 1));
     if (pt2_package_source(pkg) != NULL)
         jadd(b, o, "source", cJSON_Duplicate(pt2_package_source(pkg), 1));
     return o;
@@ -703,6 +818,7 @@ static cJSON *models_json(struct jb *b, const pt2_package *pkg, unsigned flags, 
             tensors(b, o, "outputs", outs, flags, out_what, warn);
             jadd(b, o, "size", size_json(b, c, cs));
         }
+        model_build_json(b, o, pkg, m);
     }
     return arr;
 }

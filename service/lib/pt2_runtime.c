@@ -653,6 +653,30 @@ static const char *format_name(int f)
     }
 }
 
+const char *pt2_runtime_library_os(int format)
+{
+    switch (format) {
+    case PT2_HOST_ELF:
+        return "linux";
+    case PT2_HOST_MACHO:
+    case PT2_HOST_MACHO_FAT:
+        return "macos";
+    case PT2_HOST_PE:
+        return "windows";
+    default:
+        return "";
+    }
+}
+
+/* What the headers say of the file itself, beside what it needs. */
+static void library_facts(struct jb *b, cJSON *o, const struct pt2_host *h)
+{
+    jstr(b, o, "os", pt2_runtime_library_os(h->format));
+    jadd(b, o, "bits", cJSON_CreateNumber(h->bits));
+    jstr(b, o, "description", h->description);
+    jadd(b, o, "size", cJSON_CreateNumber((double)h->size));
+}
+
 static cJSON *library_json(struct jb *b, const struct pt2_host *h, int loaded)
 {
     cJSON *o = cJSON_CreateObject(), *needs;
@@ -670,6 +694,7 @@ static cJSON *library_json(struct jb *b, const struct pt2_host *h, int loaded)
     jstr(b, o, "entry", h->source);
     jstr(b, o, "format", format_name(h->format));
     jstr(b, o, "machine", h->machine);
+    library_facts(b, o, h);
     jadd(b, o, "loaded", cJSON_CreateBool(loaded));
     needs = needs_json(b, &f, &t, &n, n != NULL ? 1 : 0);
     if (needs != NULL && n != NULL) {
@@ -682,6 +707,18 @@ static cJSON *library_json(struct jb *b, const struct pt2_host *h, int loaded)
     jadd(b, o, "needs", needs);
     jadd(b, o, "imports", n != NULL ? imports_json(b, n, &t) : cJSON_CreateNull());
     jstr(b, o, "partial", n != NULL ? n->partial : "its format has no needs reader");
+    return o;
+}
+
+cJSON *pt2_runtime_library_json(const struct pt2_host *h, int loaded)
+{
+    struct jb b = {0};
+    cJSON *o = library_json(&b, h, loaded);
+
+    if (b.failed) {
+        cJSON_Delete(o);
+        return NULL;
+    }
     return o;
 }
 

@@ -46,6 +46,13 @@ void pt2_floors_add(struct pt2_floors *f, const struct pt2_needs *n);
  * order with a loadable suffix), else 0. */
 int pt2_runtime_host_loaded(const struct pt2_host_list *hosts, size_t i);
 
+/* One library of the document (runtime.libraries[], models[].libraries[]): entry, format,
+ * os, machine, bits, description, size, loaded, needs, imports, partial. NULL on OOM. */
+cJSON *pt2_runtime_library_json(const struct pt2_host *h, int loaded);
+
+/* The OS a library's format loads on: "linux" (ELF), "macos" (Mach-O), "windows" (PE). */
+const char *pt2_runtime_library_os(int format);
+
 /* The "runtime" member of the inspection document: {"needs", "libraries"}; NULL on OOM. */
 cJSON *pt2_runtime_needs_json(const pt2_package *pkg);
 

@@ -320,6 +320,8 @@ static cJSON *default_view(const struct pt2_tensor *t)
             ok = add_item(shape, cJSON_CreateNull());
     }
     ok = ok && pt2_json_add_str_or_null(o, "dtype", t->dtype) &&
+         (!t->has_dtype_code ||
+          pt2_json_add_num_or_null(o, "dtype_code", (double)t->dtype_code, 1)) &&
          pt2_json_add_str_or_null(o, "description", t->description) &&
          add_int_or_null(o, "ndim", ndim);
     fixed = ok ? cJSON_AddObjectToObject(o, "fixed_shape") : NULL;

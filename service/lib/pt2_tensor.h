@@ -41,7 +41,9 @@ struct pt2_dim {
 
 struct pt2_tensor {
     char name[128];
-    char dtype[32];        /* canonical torch name ("float32", "bfloat16"); "" = unknown */
+    char dtype[32];     /* canonical torch name ("float32", "bfloat16"); "" = unknown */
+    int has_dtype_code; /* 1: dtype is "" because dtype_code is a code no schema names */
+    int64_t dtype_code;
     char description[256]; /* "" = none */
     int ndim;              /* -1 = unknown rank */
     int independent_dims;  /* 1: unnamed dynamic dims are unrelated (the wrapper does not

@@ -92,17 +92,20 @@ START_TEST(test_dtype_codes)
         ck_assert_str_eq(pt2_eprog_dtype_name(i, buf, sizeof(buf)), names[i]);
     for (i = 28; i <= 32; i++)
         ck_assert_str_eq(pt2_eprog_dtype_name(i, buf, sizeof(buf)), f8[i - 28]);
-    ck_assert_str_eq(pt2_eprog_dtype_name(14, buf, sizeof(buf)), "unknown(14)");
-    ck_assert_str_eq(pt2_eprog_dtype_name(27, buf, sizeof(buf)), "unknown(27)");
-    ck_assert_str_eq(pt2_eprog_dtype_name(33, buf, sizeof(buf)), "unknown(33)");
-    ck_assert_str_eq(pt2_eprog_dtype_name(-1, buf, sizeof(buf)), "unknown(-1)");
+    ck_assert_str_eq(pt2_eprog_dtype_name(33, buf, sizeof(buf)), "float8_e8m0fnu");
+    ck_assert_str_eq(pt2_eprog_dtype_name(34, buf, sizeof(buf)), "uint32");
+    ck_assert_str_eq(pt2_eprog_dtype_name(35, buf, sizeof(buf)), "uint64");
+    ck_assert_str_eq(pt2_eprog_dtype_name(14, buf, sizeof(buf)), "");
+    ck_assert_str_eq(pt2_eprog_dtype_name(27, buf, sizeof(buf)), "");
+    ck_assert_str_eq(pt2_eprog_dtype_name(36, buf, sizeof(buf)), "");
+    ck_assert_str_eq(pt2_eprog_dtype_name(-1, buf, sizeof(buf)), "");
 }
 END_TEST
 
 START_TEST(test_dtype_codes_through_parse)
 {
-    static const int codes[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,
-                                10, 11, 12, 13, 28, 29, 30, 31, 32, 99};
+    static const int codes[] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+                                12, 13, 28, 29, 30, 31, 32, 33, 34, 35, 99};
     static const char *const want[] = {"unknown",
                                        "uint8",
                                        "int8",
@@ -122,7 +125,10 @@ START_TEST(test_dtype_codes_through_parse)
                                        "float8_e5m2",
                                        "float8_e4m3fnuz",
                                        "float8_e5m2fnuz",
-                                       "unknown(99)"};
+                                       "float8_e8m0fnu",
+                                       "uint32",
+                                       "uint64",
+                                       ""};
     struct pt2_tensor_list in = {0};
     struct pt2_error err = {0};
     char meta[128];
@@ -133,6 +139,10 @@ START_TEST(test_dtype_codes_through_parse)
         ck_assert_int_eq(parse_one(meta, "{}", &in, &err), PT2_OK);
         ck_assert_uint_eq(in.n, 1);
         ck_assert_str_eq(in.v[0].dtype, want[i]);
+        /* an unknown code is kept as a number, never named */
+        ck_assert_int_eq(in.v[0].has_dtype_code, want[i][0] == '\0');
+        if (in.v[0].has_dtype_code)
+            ck_assert_int_eq(in.v[0].dtype_code, 99);
         pt2_tensor_list_free(&in);
     }
 }

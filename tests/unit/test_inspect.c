@@ -90,6 +90,162 @@ static int verdict(const char *fixture, const char *target, const char *driver, 
     return r.verdict;
 }
 
+/* ---- 2025-2026 layouts (../shared/docs/pt2-layouts-2026.md) -------------- */
+
+static int warned(const cJSON *doc, const char *needle)
+{
+    const cJSON *w;
+
+    cJSON_ArrayForEach(w, jp(doc, "warnings")) if (strstr(w->valuestring, needle) != NULL) return 1;
+    return 0;
+}
+
+START_TEST(test_layout_two_libraries)
+{
+    cJSON *doc = doc_of("two_libraries.pt2", PT2_JSON_DEFAULT);
+    const char *x86 = "data/aotinductor/model/c4pyf6qjjvtmwgywr7t4sytqlxbodzvg3omrtyzac7l5nozg5nqr"
+                      ".wrapper.so";
+    char reason[512];
+
+    ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "models.0.libraries")), 2);
+    ck_assert_str_eq(js(doc, "models.0.libraries.0.entry"), x86);
+    ck_assert(cJSON_IsFalse(jp(doc, "models.0.libraries.0.loaded")));
+    ck_assert_str_eq(js(doc, "models.0.libraries.0.machine"), "x86_64");
+    ck_assert_str_eq(js(doc, "models.0.libraries.1.machine"), "aarch64");
+    ck_assert_str_eq(js(doc, "models.0.libraries.1.format"), "elf");
+    ck_assert_str_eq(js(doc, "models.0.libraries.1.os"), "linux");
+    ck_assert(cJSON_IsTrue(jp(doc, "models.0.libraries.1.loaded")));
+    ck_assert_str_eq(js(doc, "models.0.libraries.1.cpu_features.0"), "avx512f");
+    /* one CPU line: the library that loads, not "x86-64 ... + AArch64 ..." */
+    ck_assert_ptr_null(strstr(js(doc, "arch.cpu_description"), " + "));
+    ck_assert_ptr_nonnull(strstr(js(doc, "arch.cpu_description"), "AArch64"));
+    ck_assert(warned(doc, "the last library in zip order"));
+    cJSON_Delete(doc);
+    /* the verdict is the loaded library's: an x86-64 node cannot load the aarch64 one */
+    {
+        pt2_package *pkg = open_fixture("two_libraries.pt2");
+        struct pt2_verdict_result r;
+        struct pt2_error err = {0};
+        const char *feat[] = {"avx512f", "avx512dq", "avx512vl", "avx512bw", "fma"};
+
+        ck_assert_int_eq(pt2_package_check_cpu(pkg, "x86_64", feat, 5, &r, &err), PT2_OK);
+        snprintf(reason, sizeof(reason), "%s", r.reason);
+        ck_assert_int_eq(r.verdict, PT2_INCOMPATIBLE);
+        ck_assert_str_eq(r.code, "host-platform");
+        ck_assert_int_eq(pt2_package_check_cpu(pkg, "aarch64", NULL, 0, &r, &err), PT2_OK);
+        ck_assert_str_ne(r.code, "host-platform");
+        pt2_package_free(pkg);
+    }
+}
+END_TEST
+
+START_TEST(test_layout_weights)
+{
+    cJSON *doc = doc_of("weights_pickle.pt2", PT2_JSON_DEFAULT);
+
+    ck_assert_str_eq(js(doc, "models.0.weights.where"), "pickle-files");
+    ck_assert_int_eq((int)jnum(doc, "models.0.weights.entries"), 2);
+    ck_assert_int_eq((int)jnum(doc, "models.0.weights.bytes"), 1840);
+    ck_assert_int_eq((int)jnum(doc, "models.0.weights.missing"), 1);
+    ck_assert(cJSON_IsNull(jp(doc, "models.0.weights.declared_bytes")));
+    ck_assert(warned(doc, "weights_config.json names data/weights/weight_1, which the package "
+                          "does not contain"));
+    cJSON_Delete(doc);
+
+    doc = doc_of("weights_blob.pt2", PT2_JSON_DEFAULT);
+    ck_assert_str_eq(js(doc, "models.0.weights.where"), "binary-blob");
+    ck_assert_int_eq((int)jnum(doc, "models.0.weights.entries"), 1);
+    ck_assert_int_eq((int)jnum(doc, "models.0.weights.bytes"), 8192);
+    ck_assert(!warned(doc, "is empty"));
+    cJSON_Delete(doc);
+
+    doc = doc_of("weights_blob_empty.pt2", PT2_JSON_DEFAULT);
+    ck_assert_str_eq(js(doc, "models.0.weights.where"), "binary-blob");
+    ck_assert_int_eq((int)jnum(doc, "models.0.weights.bytes"), 0);
+    ck_assert(warned(doc, "wrapper_weights.blob is empty"));
+    cJSON_Delete(doc);
+
+    doc = doc_of("cpu_inline_checks_v8.pt2", PT2_JSON_DEFAULT);
+    ck_assert_str_eq(js(doc, "models.0.weights.where"), "in-library");
+    ck_assert(cJSON_IsNull(jp(doc, "models.0.weights.bytes")));
+    cJSON_Delete(doc);
+
+    doc = doc_of("export_program.pt2", PT2_JSON_DEFAULT);
+    ck_assert_str_eq(js(doc, "metadata.exported_programs.0.weights.where"), "payload-files");
+    ck_assert_int_eq((int)jnum(doc, "metadata.exported_programs.0.weights.entries"), 1);
+    ck_assert_int_eq((int)jnum(doc, "metadata.exported_programs.0.weights.bytes"), 120);
+    ck_assert_int_eq((int)jnum(doc, "metadata.exported_programs.0.weights.declared_bytes"), 120);
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(test_layout_cpp_only_unhashed)
+{
+    cJSON *doc = doc_of("cpp_only.pt2", PT2_JSON_DEFAULT);
+    pt2_package *pkg = open_fixture("cpp_only.pt2");
+    struct pt2_verdict_result r;
+    struct pt2_error err = {0};
+
+    ck_assert_str_eq(js(doc, "models.0.build"), "cpp-only");
+    ck_assert_str_eq(js(doc, "models.0.cmake_target"), "aoti_model");
+    ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "models.0.libraries")), 0);
+    /* a name without the hash is read like a hashed one */
+    ck_assert_str_eq(js(doc, "models.0.aoti_metadata_source"),
+                     "data/aotinductor/model/my_model.wrapper_metadata.json");
+    ck_assert(warned(doc, "is C++ sources only (aot_inductor.package_cpp_only, CMake target "
+                          "aoti_model)"));
+    ck_assert_int_eq(pt2_package_check_cpu(pkg, "x86_64", NULL, 0, &r, &err), PT2_OK);
+    ck_assert_str_eq(r.code, "needs-compile");
+    pt2_package_free(pkg);
+    cJSON_Delete(doc);
+    doc = doc_of("cpu_x86_64.pt2", PT2_JSON_DEFAULT);
+    ck_assert_str_eq(js(doc, "models.0.build"), "compiled");
+    ck_assert(cJSON_IsNull(jp(doc, "models.0.cmake_target")));
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(test_layout_mps_and_entries)
+{
+    cJSON *doc = doc_of("mps_macos.pt2", PT2_JSON_DEFAULT);
+
+    ck_assert_str_eq(js(doc, "models.0.libraries.0.format"), "mach-o");
+    ck_assert_str_eq(js(doc, "models.0.libraries.0.os"), "macos");
+    ck_assert_str_eq(js(doc, "models.0.libraries.0.machine"), "arm64");
+    ck_assert_str_eq(js(doc, "models.0.libraries.0.needs.macos"), "14.0");
+    cJSON_Delete(doc);
+
+    doc = doc_of("executorch_pickles.pt2", PT2_JSON_DEFAULT);
+    ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "package.executorch")), 1);
+    ck_assert_str_eq(js(doc, "package.executorch.0.name"), "model.pte");
+    ck_assert_int_eq((int)jnum(doc, "package.executorch.0.size"), 64);
+    ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "package.pickles")), 1);
+    ck_assert_str_eq(js(doc, "package.pickles.0.entry"), "data/constants/custom_obj_0");
+    ck_assert_str_eq(js(doc, "package.pickles.0.kind"), "custom_obj");
+    ck_assert(warned(doc, "loading them executes code"));
+    ck_assert_int_eq((int)jnum(doc, "models.0.proxy_nodes"), 3);
+    ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "models.0.custom_ops")), 2);
+    ck_assert_str_eq(js(doc, "models.0.custom_ops.0"), "preprocess::tile_crop");
+    ck_assert_str_eq(js(doc, "models.0.custom_ops.1"), "mylib::fused_op");
+    cJSON_Delete(doc);
+}
+END_TEST
+
+START_TEST(test_layout_schema_820_dtypes)
+{
+    cJSON *doc = doc_of("export_program_v820.pt2", PT2_JSON_DEFAULT);
+
+    ck_assert_str_eq(js(doc, "metadata.exported_programs.0.inputs.0.dtype"), "float8_e8m0fnu");
+    ck_assert_str_eq(js(doc, "metadata.exported_programs.0.inputs.1.dtype"), "uint64");
+    ck_assert(cJSON_IsNull(jp(doc, "metadata.exported_programs.0.outputs.0.dtype")));
+    ck_assert_int_eq((int)jnum(doc, "metadata.exported_programs.0.outputs.0.dtype_code"), 36);
+    ck_assert_ptr_null(jp(doc, "metadata.exported_programs.0.inputs.0.dtype_code"));
+    ck_assert(warned(doc, "output 'linear' has dtype code 36, which no export schema this "
+                          "reader knows names"));
+    cJSON_Delete(doc);
+}
+END_TEST
+
 /* What the stub wrappers of the older fixtures (build.py wrapper_cpp()) give. */
 #define STUB_WRAPPER_WARNING                                                                       \
     "no AOTInductor model constructor or I/O table found in the wrapper source of model 'model'"
@@ -1510,6 +1666,11 @@ int main(void)
     tcase_add_test(tc, test_legacy_export_nulls);
     tcase_add_test(tc, test_torch_save_checkpoint);
     tcase_add_test(tc, test_specs_precedence);
+    tcase_add_test(tc, test_layout_two_libraries);
+    tcase_add_test(tc, test_layout_weights);
+    tcase_add_test(tc, test_layout_cpp_only_unhashed);
+    tcase_add_test(tc, test_layout_mps_and_entries);
+    tcase_add_test(tc, test_layout_schema_820_dtypes);
     tcase_add_test(big, test_wrapper_over_cap);
     tcase_add_test(big, test_sparse_5gib_reads_under_1mib);
     tcase_set_timeout(big, 60);
