@@ -40,6 +40,7 @@
 #include "pt2_fatbin.h"
 #include "pt2_macho.h"
 #include "pt2_pe.h"
+#include "pt2_zebin.h"
 #include "pt2_ptx.h"
 #include "pt2_shims.h"
 
@@ -441,8 +442,9 @@ static int scan_elf(struct pt2_rd *rd, const char *source, struct pt2_kernel_lis
             rc = pt2_kernel_list_push(kernels, &k, err);
         break;
     case PT2_ELF_EM_INTELGT:
-        k.kind = PT2_KERNEL_ZEBIN; /* presence only */
-        rc = pt2_kernel_list_push(kernels, &k, err);
+        rc = pt2_zebin_from_elf(&elf, &k, err);
+        if (rc == PT2_OK)
+            rc = pt2_kernel_list_push(kernels, &k, err);
         break;
     default:
         rc = scan_host_elf(rd, &elf, source, kernels, hosts, err);

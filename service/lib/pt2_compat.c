@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "pt2_compat.h"
+#include "pt2_zebin.h"
 #include "pt2_target.h"
 #include "pt2_sbuf.h"
 #include "pt2_desc.h"
@@ -871,19 +872,41 @@ static const char *gpu_kind(const struct gpu_case *g)
     return g->is_nv ? "CUDA" : "ROCm";
 }
 
-/* The package is for another kind of device (AOTI_DEVICE_KEY xpu, mps...). */
-static int say_other_device_key(struct gpu_case *g)
+/* What a device key needs, in words (../shared/docs/pt2-layouts-2026.md §5). */
+static const char *device_key_needs(const char *key)
 {
-    pt2_sbuf_add(&g->b, "package is for %s devices (AOTI_DEVICE_KEY %s); ", g->key, g->key);
+    if (strcmp(key, "mps") == 0)
+        return "an Apple GPU on macOS (Metal, MPS)";
+    if (strcmp(key, "xpu") == 0)
+        return "an Intel GPU (XPU)";
+    return NULL;
+}
+
+/* The package is for another kind of device (AOTI_DEVICE_KEY xpu, mps...). */
+static int say_other_device_key(struct gpu_case *g, const struct pt2_kernel_list *kernels)
+{
+    const char *needs = device_key_needs(g->key), *intel = NULL;
+
+    for (size_t i = 0; kernels != NULL && i < kernels->n && intel == NULL; i++)
+        if (kernels->v[i].kind == PT2_KERNEL_ZEBIN)
+            intel = pt2_zebin_product_text(kernels->v[i].intel_product);
+    if (needs != NULL && intel != NULL)
+        pt2_sbuf_add(&g->b, "package is for %s, zebin kernels for %s (AOTI_DEVICE_KEY %s); ", needs,
+                     intel, g->key);
+    else if (needs != NULL)
+        pt2_sbuf_add(&g->b, "package is for %s (AOTI_DEVICE_KEY %s); ", needs, g->key);
+    else
+        pt2_sbuf_add(&g->b, "package is for %s devices (AOTI_DEVICE_KEY %s); ", g->key, g->key);
     if (g->is_nv || g->is_amd) {
         pt2_sbuf_add(&g->b, "%s is a %s device", g->devname, gpu_kind(g));
         pt2_sbuf_add(&g->a,
-                     "Run it on a node with %s devices, or re-export the model with "
-                     "AOTInductor on a %s device to get code for %s.",
-                     g->key, gpu_kind(g), g->devname);
+                     "Run it on %s, or re-export the model with AOTInductor on a %s device to get "
+                     "code for %s.",
+                     needs != NULL ? needs : "a node with devices of that key", gpu_kind(g),
+                     g->devname);
     } else {
         pt2_sbuf_add(&g->b, "%s has no GPU", g->devname);
-        pt2_sbuf_add(&g->a, "Run it on a node with %s devices.", g->key);
+        pt2_sbuf_add(&g->a, "Run it on %s.", needs != NULL ? needs : "a node with such devices");
     }
     set_code(g->out, (g->is_nv || g->is_amd) ? "wrong-vendor" : "no-gpu");
     return PT2_INCOMPATIBLE;
@@ -1012,7 +1035,7 @@ static int compat_gpu(const struct pt2_kernel_list *kernels, const char *device_
     count_code(kernels, &ngpu, &nother);
     if (ngpu == 0 && g->key[0] != '\0' && strcmp(g->key, "cpu") != 0 &&
         strcmp(g->key, "cuda") != 0) {
-        v = say_other_device_key(g);
+        v = say_other_device_key(g, kernels);
     } else if (ngpu == 0 && nother > 0) {
         v = say_intel_kernels(g, kernels);
     } else if (ngpu == 0 && (g->key[0] == '\0' || strcmp(g->key, "cpu") == 0)) {

@@ -90,6 +90,7 @@ struct pkg_model {
     char weights_config[PT2_PATH_MAX]; /* <model>/weights_config.json (pickle_weights), or "" */
     struct pt2_weights weights;
     size_t proxy_nodes; /* nodes of its <hash>.wrapper.json (run by the proxy executor) */
+    int64_t shaders;    /* Metal shader libraries its MPS wrapper creates; -1 = not counted */
     /* Custom operators the proxy executor runs (<hash>.wrapper.json node targets). */
     char custom_ops[CUSTOM_OPS_MAX][PT2_NAME_MAX];
     size_t ncustom_ops;
@@ -202,6 +203,7 @@ static int add_model(struct pt2_package *pkg, const char *name, struct pkg_model
         m = &pkg->models[pkg->nmodels++];
         memset(m, 0, sizeof(*m));
         m->weights.bytes = m->weights.declared = -1;
+        m->shaders = -1;
         snprintf(m->name, sizeof(m->name), "%s", name);
     }
     *out = m;
@@ -782,6 +784,10 @@ static int load_wrapper(struct pt2_package *pkg, struct pkg_model *m, pt2_zip *z
     char *chunk = NULL;
     uint64_t off = 0;
     size_t idx, i;
+    struct pt2_shader_count shaders = {0};
+    const char *key = m->aoti != NULL ? pt2_json_str(m->aoti, "AOTI_DEVICE_KEY") : NULL;
+    /* an MPS wrapper is read to its end: its shaders are text anywhere in it */
+    int mps = key != NULL && strcmp(key, "mps") == 0;
     int rc;
 
     memset(&info, 0, sizeof(info));
@@ -802,19 +808,23 @@ static int load_wrapper(struct pt2_package *pkg, struct pkg_model *m, pt2_zip *z
             limit = rd->size;
         pt2_rd_set_budget(rd, limit);
         while (rc == PT2_OK && off < limit &&
-               (pt2_wrapper_scan_wants_more(scan) || off == PT2_WRAPPER_BYTES_MAX)) {
+               (mps || pt2_wrapper_scan_wants_more(scan) || off == PT2_WRAPPER_BYTES_MAX)) {
             size_t got = 0,
                    want = limit - off < WRAPPER_CHUNK ? (size_t)(limit - off) : WRAPPER_CHUNK;
             rc = pt2_rd_read_some(rd, off, chunk, want, &got, &local);
             if (rc == PT2_OK && got == 0)
                 break;
-            if (rc == PT2_OK)
+            if (rc == PT2_OK && mps)
+                pt2_wrapper_count_shaders(&shaders, chunk, got);
+            if (rc == PT2_OK && (pt2_wrapper_scan_wants_more(scan) || off == PT2_WRAPPER_BYTES_MAX))
                 rc = pt2_wrapper_scan_feed(scan, chunk, got, &local);
             off += got;
         }
     }
     if (rc == PT2_OK)
         rc = pt2_wrapper_scan_finish(scan, &info, &local);
+    if (rc == PT2_OK && mps)
+        m->shaders = (int64_t)shaders.n;
     if (rc != PT2_OK) {
         if (is_fatal(rc)) {
             pt2_error_copy(err, &local);
@@ -1269,6 +1279,11 @@ size_t pt2_package_model_custom_ops(const pt2_package *pkg, size_t i, size_t k, 
     if (op != NULL)
         *op = k < pkg->models[i].ncustom_ops ? pkg->models[i].custom_ops[k] : NULL;
     return pkg->models[i].ncustom_ops;
+}
+
+int64_t pt2_package_model_shaders(const pt2_package *pkg, size_t i)
+{
+    return pkg->models[i].shaders;
 }
 
 size_t pt2_package_extra(const pt2_package *pkg, int pickles, size_t k, const char **entry,

@@ -50,6 +50,8 @@ const struct pt2_weights *pt2_package_eprog_weights(const pt2_package *pkg, size
  * *nodes = the proxy-executor nodes counted. Either out pointer may be NULL. */
 size_t pt2_package_model_custom_ops(const pt2_package *pkg, size_t i, size_t k, const char **op,
                                     size_t *nodes);
+/* Metal shader libraries model i's MPS wrapper creates; -1 when not an MPS model. */
+int64_t pt2_package_model_shaders(const pt2_package *pkg, size_t i);
 /* ExecuTorch programs (pickles = 0) or pickled constants (1): how many are listed; the k-th's
  * entry, kind ("" / "custom_obj" / "opaque") and size when k is below it. */
 size_t pt2_package_extra(const pt2_package *pkg, int pickles, size_t k, const char **entry,

@@ -11,6 +11,7 @@
 
 #include "pt2_model.h"
 #include "pt2_needs.h"
+#include "pt2_zebin.h"
 
 int pt2_model_grow(void **v, size_t *cap, size_t n, size_t size, size_t max, const char *what,
                    struct pt2_error *err)
@@ -126,7 +127,10 @@ const char *pt2_kernel_target_name(const struct pt2_kernel *k, char *buf, size_t
         snprintf(buf, len, "spirv");
         break;
     case PT2_KERNEL_ZEBIN:
-        snprintf(buf, len, "zebin");
+        if (pt2_zebin_product_short(k->intel_product) != NULL)
+            snprintf(buf, len, "zebin:%s", pt2_zebin_product_short(k->intel_product));
+        else
+            snprintf(buf, len, "zebin");
         break;
     default:
         snprintf(buf, len, "unknown");

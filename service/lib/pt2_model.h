@@ -34,7 +34,7 @@ enum pt2_kernel_kind {
     PT2_KERNEL_PTX = 2,   /* NVIDIA PTX (JIT-compiled by the driver) */
     PT2_KERNEL_HSACO = 3, /* AMD GPU code object */
     PT2_KERNEL_SPIRV = 4, /* Intel XPU SPIR-V (presence only) */
-    PT2_KERNEL_ZEBIN = 5  /* Intel XPU zebin (presence only) */
+    PT2_KERNEL_ZEBIN = 5  /* Intel XPU zebin (the GPU it targets from its notes) */
 };
 
 /* Where the kernel was found. */
@@ -76,6 +76,10 @@ struct pt2_kernel {
     char target_id[64];      /* "gfx90a:sramecc+:xnack-" */
     int xnack, sramecc;      /* enum pt2_amd_feature */
     int code_object_version; /* 3, 4, 5, 6; 0 = unknown */
+
+    /* Intel (zebin .note.intelgt.compat) */
+    unsigned intel_product; /* PRODUCT_FAMILY: 1271 = PVC; 0 = unknown */
+    unsigned intel_gfxcore; /* GFXCORE_FAMILY; 0 = unknown */
 };
 
 struct pt2_kernel_list {

@@ -24,6 +24,7 @@
 #include "pt2_inspect.h"
 #include "pt2_isa.h"
 #include "pt2_verdicts.h"
+#include "pt2_zebin.h"
 
 struct jb {
     int failed;
@@ -207,6 +208,12 @@ static cJSON *kernel_json(struct jb *b, const struct pt2_kernel *k)
         if (k->code_object_version)
             jnum(b, o, "code_object_version", k->code_object_version);
         jstr(b, o, "gpu_description", pt2_desc_gfx_text(k->gfx, buf, sizeof(buf)), 0);
+    } else if (k->kind == PT2_KERNEL_ZEBIN) {
+        jadd(b, o, "intel_product_family",
+             k->intel_product ? cJSON_CreateNumber(k->intel_product) : cJSON_CreateNull());
+        jadd(b, o, "intel_gfxcore_family",
+             k->intel_gfxcore ? cJSON_CreateNumber(k->intel_gfxcore) : cJSON_CreateNull());
+        jstr(b, o, "gpu_description", pt2_zebin_product_text(k->intel_product), 0);
     }
     return o;
 }
@@ -523,6 +530,10 @@ static void model_build_json(struct jb *b, cJSON *o, const pt2_package *pkg, siz
         jadd(b, ops, NULL, cJSON_CreateString(op));
     }
     jnum(b, o, "proxy_nodes", (double)nodes);
+    jadd(b, o, "metal_shader_libraries",
+         pt2_package_model_shaders(pkg, m) >= 0
+             ? cJSON_CreateNumber((double)pt2_package_model_shaders(pkg, m))
+             : cJSON_CreateNull());
 }
 
 /* package.executorch [{name, size}] or package.pickles [{entry, kind, size}]. */

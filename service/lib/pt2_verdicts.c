@@ -391,17 +391,6 @@ static int judgeable(const pt2_package *pkg, struct pt2_error *err)
 
 /* ---- the host side of a target: a library its nodes can load -------------------------- */
 
-/* 1 when model folder `dir` ("data/aotinductor/m/") has a host library record. */
-static const struct pt2_host *model_library(const struct pt2_host_list *hosts, const char *dir)
-{
-    const struct pt2_host *found = NULL;
-
-    for (size_t i = 0; hosts != NULL && i < hosts->n; i++)
-        if (strncmp(hosts->v[i].source, dir, strlen(dir)) == 0 && pt2_runtime_host_loaded(hosts, i))
-            found = &hosts->v[i];
-    return found;
-}
-
 /*
  * The host side of a GPU target, as requirements: each returns 1 when met, else fills
  * *r (code, reason, advice; the verdict is the combiner's). A GPU target is a node with
@@ -428,9 +417,10 @@ static int req_library(const pt2_package *pkg, size_t m, const char *dir, const 
         pt2_sbuf_add(&a,
                      "Compile it on the target with torch's headers: cmake -S %.200s -B build "
                      "-DCMAKE_PREFIX_PATH=$(python -c 'import torch; "
-                     "print(torch.utils.cmake_prefix_path)') && cmake --build build; or "
+                     "print(torch.utils.cmake_prefix_path)') && cmake --build build%s%.100s; or "
                      "re-export without package_cpp_only.",
-                     dir);
+                     dir, pt2_package_model_cmake_target(pkg, m)[0] != '\0' ? " --target " : "",
+                     pt2_package_model_cmake_target(pkg, m));
         return 0;
     }
     snprintf(r->code, sizeof(r->code), "not-loadable");
@@ -480,10 +470,12 @@ static void target_host(const pt2_package *pkg, const struct pt2_device *dev, co
     memset(r, 0, sizeof(*r));
     for (size_t m = 0; m < pt2_package_model_count(pkg); m++) {
         char dir[PT2_PATH_MAX];
-        const struct pt2_host *h;
+        const struct pt2_host *h = NULL;
+        size_t i;
 
         snprintf(dir, sizeof(dir), "data/aotinductor/%.400s/", pt2_package_model_name(pkg, m));
-        h = model_library(pt2_package_hosts(pkg), dir);
+        if (pt2_package_model_library(pkg, m, &i))
+            h = &pt2_package_hosts(pkg)->v[i];
         if (!req_library(pkg, m, dir, h, r) || !req_platform(h, dev, devname, r)) {
             r->verdict = PT2_INCOMPATIBLE;
             return;

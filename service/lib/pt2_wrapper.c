@@ -1675,3 +1675,42 @@ const char *pt2_wrapper_model_name(const char *entry_path, char *out, size_t len
     snprintf(out, len, "%.*s", (int)(slash - dir), dir);
     return out;
 }
+
+/* ---- Metal shader sources --------------------------------------------------- */
+
+static uint64_t count_in(const char *buf, size_t len, const char *tok, size_t tl)
+{
+    uint64_t n = 0;
+    const char *p = buf, *end = buf + len, *hit;
+
+    while ((size_t)(end - p) >= tl && (hit = memmem(p, (size_t)(end - p), tok, tl)) != NULL) {
+        n++;
+        p = hit + tl;
+    }
+    return n;
+}
+
+void pt2_wrapper_count_shaders(struct pt2_shader_count *c, const char *buf, size_t len)
+{
+    static const char tok[] = PT2_WRAPPER_SHADER_CALL;
+    const size_t tl = sizeof(tok) - 1;
+    char window[2 * sizeof(tok)];
+    size_t head = len < tl - 1 ? len : tl - 1;
+
+    /* a call cut by the chunk boundary: the last tl-1 bytes before it and the first after */
+    memcpy(window, c->tail, c->ntail);
+    memcpy(window + c->ntail, buf, head);
+    if (c->ntail > 0)
+        c->n += count_in(window, c->ntail + head, tok, tl);
+    c->n += count_in(buf, len, tok, tl);
+    if (len >= tl - 1) {
+        memcpy(c->tail, buf + len - (tl - 1), tl - 1);
+        c->ntail = tl - 1;
+    } else {
+        size_t keep = c->ntail + len > tl - 1 ? tl - 1 - len : c->ntail;
+
+        memmove(c->tail, c->tail + c->ntail - keep, keep);
+        memcpy(c->tail + keep, buf, len);
+        c->ntail = keep + len;
+    }
+}

@@ -127,4 +127,18 @@ void pt2_wrapper_info_free(struct pt2_wrapper_info *info);
  * "bfloat16", 24 -> "float8_e4m3fn"); NULL for a code torch does not assign. */
 const char *pt2_wrapper_c10_dtype_name(int64_t code);
 
+/*
+ * Metal shader libraries an MPS wrapper creates: MPS packages carry no
+ * .metallib, the shader source is text in the wrapper handed to
+ * aoti_torch_mps_create_shader_library at load time (pt2-layouts-2026 §5).
+ * Counted over the wrapper fed in order, in chunks of any size.
+ */
+#define PT2_WRAPPER_SHADER_CALL "aoti_torch_mps_create_shader_library("
+struct pt2_shader_count {
+    uint64_t n;
+    size_t ntail;
+    char tail[sizeof(PT2_WRAPPER_SHADER_CALL)];
+};
+void pt2_wrapper_count_shaders(struct pt2_shader_count *c, const char *buf, size_t len);
+
 #endif

@@ -556,11 +556,14 @@ START_TEST(test_device_keys)
     ck_assert_int_eq(r.verdict, C);
 
     ck_assert_int_eq(gpu(kv, 0, "xpu", NULL, &d, &r), I);
-    ck_assert_str_eq(r.reason, "package is for xpu devices (AOTI_DEVICE_KEY xpu); NVIDIA H100 "
-                               "is a CUDA device");
+    ck_assert_str_eq(r.reason,
+                     "package is for an Intel GPU (XPU) (AOTI_DEVICE_KEY xpu); NVIDIA H100 "
+                     "is a CUDA device");
     ck_assert_int_eq(gpu(kv, 0, "mps", NULL, &amd, &r), I);
-    ck_assert_str_eq(r.reason, "package is for mps devices (AOTI_DEVICE_KEY mps); AMD MI300X "
-                               "(gfx942) is a ROCm device");
+    ck_assert_str_eq(
+        r.reason,
+        "package is for an Apple GPU on macOS (Metal, MPS) (AOTI_DEVICE_KEY mps); AMD MI300X "
+        "(gfx942) is a ROCm device");
     ck_assert_int_eq(gpu(kv, 0, "npu", NULL, &none, &r), I);
     ck_assert_str_eq(r.reason,
                      "package is for npu devices (AOTI_DEVICE_KEY npu); this device has no GPU");
@@ -572,8 +575,9 @@ START_TEST(test_device_keys)
     kv[0] = intel(PT2_KERNEL_SPIRV);
     kv[1] = intel(PT2_KERNEL_ZEBIN);
     ck_assert_int_eq(gpu(kv, 2, "xpu", NULL, &d, &r), I);
-    ck_assert_str_eq(r.reason, "package is for xpu devices (AOTI_DEVICE_KEY xpu); NVIDIA H100 "
-                               "is a CUDA device");
+    ck_assert_str_eq(r.reason,
+                     "package is for an Intel GPU (XPU) (AOTI_DEVICE_KEY xpu); NVIDIA H100 "
+                     "is a CUDA device");
     ck_assert_int_eq(gpu(kv, 2, NULL, NULL, &d, &r), I);
     ck_assert_str_eq(r.reason, "kernels are spirv, zebin only; NVIDIA H100 is 9.0");
 
@@ -820,11 +824,18 @@ START_TEST(test_advice_other_devices)
 
     /* Another device type, by key or by Intel kernels. */
     ck_assert_int_eq(gpu(NULL, 0, "xpu", NULL, &d, &r), I);
-    ck_assert_str_eq(r.advice, "Run it on a node with xpu devices, or re-export the model with "
+    ck_assert_str_eq(r.advice, "Run it on an Intel GPU (XPU), or re-export the model with "
                                "AOTInductor on a CUDA device to get code for NVIDIA H100.");
     memset(&cpu_only, 0, sizeof(cpu_only));
     ck_assert_int_eq(gpu(NULL, 0, "mps", NULL, &cpu_only, &r), I);
-    ck_assert_str_eq(r.advice, "Run it on a node with mps devices.");
+    ck_assert_str_eq(r.advice, "Run it on an Apple GPU on macOS (Metal, MPS).");
+    /* a zebin names the Intel GPU it was built for */
+    kv[0] = intel(PT2_KERNEL_ZEBIN);
+    kv[0].intel_product = 1271;
+    ck_assert_int_eq(gpu(kv, 1, "xpu", NULL, &cpu_only, &r), I);
+    ck_assert_str_eq(r.reason, "package is for an Intel GPU (XPU), zebin kernels for Intel Data "
+                               "Center GPU Max (Ponte Vecchio) (AOTI_DEVICE_KEY xpu); this device "
+                               "has no GPU");
     kv[0] = intel(PT2_KERNEL_SPIRV);
     d = device("gfx942", 0);
     ck_assert_int_eq(gpu(kv, 1, NULL, NULL, &d, &r), I);

@@ -213,6 +213,23 @@ START_TEST(test_layout_mps_and_entries)
     ck_assert_str_eq(js(doc, "models.0.libraries.0.os"), "macos");
     ck_assert_str_eq(js(doc, "models.0.libraries.0.machine"), "arm64");
     ck_assert_str_eq(js(doc, "models.0.libraries.0.needs.macos"), "14.0");
+    ck_assert_int_eq((int)jnum(doc, "models.0.metal_shader_libraries"), 2);
+    cJSON_Delete(doc);
+    doc = doc_of("cpu_x86_64.pt2", PT2_JSON_DEFAULT);
+    ck_assert(cJSON_IsNull(jp(doc, "models.0.metal_shader_libraries")));
+    cJSON_Delete(doc);
+
+    doc = doc_of("xpu_zebin.pt2", PT2_JSON_DEFAULT);
+    ck_assert_str_eq(js(doc, "arch.kernels.0.kind"), "zebin");
+    ck_assert_str_eq(js(doc, "arch.kernels.0.target"), "zebin:pvc");
+    ck_assert_int_eq((int)jnum(doc, "arch.kernels.0.intel_product_family"), 1271);
+    ck_assert_int_eq((int)jnum(doc, "arch.kernels.0.intel_gfxcore_family"), 0x0c08);
+    ck_assert_str_eq(js(doc, "arch.kernels.0.gpu_description"),
+                     "Intel Data Center GPU Max (Ponte Vecchio)");
+    ck_assert_str_eq(js(doc, "models.0.targets.0"), "zebin:pvc");
+    cJSON_Delete(doc);
+    doc = doc_of("xpu_spv.pt2", PT2_JSON_DEFAULT);
+    ck_assert_str_eq(js(doc, "arch.kernels.0.target"), "spirv");
     cJSON_Delete(doc);
 
     doc = doc_of("executorch_pickles.pt2", PT2_JSON_DEFAULT);

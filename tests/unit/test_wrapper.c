@@ -987,6 +987,24 @@ START_TEST(test_corpus_packages)
 }
 END_TEST
 
+/* Shader calls counted the same however the wrapper is cut into chunks. */
+START_TEST(test_shader_count_any_chunking)
+{
+    static const char text[] = "x aoti_torch_mps_create_shader_library(R\"(a)\"); "
+                               "aoti_torch_mps_create_shader_library aoti_torch_mps_create_"
+                               "shader_library(b);aoti_torch_mps_create_shader_library(";
+    size_t len = sizeof(text) - 1;
+
+    for (size_t chunk = 1; chunk <= len; chunk++) {
+        struct pt2_shader_count c = {0};
+
+        for (size_t off = 0; off < len; off += chunk)
+            pt2_wrapper_count_shaders(&c, text + off, off + chunk <= len ? chunk : len - off);
+        ck_assert_msg(c.n == 3, "chunk %zu: %llu", chunk, (unsigned long long)c.n);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("wrapper");
@@ -1007,6 +1025,7 @@ int main(void)
     tcase_add_test(tc, test_garbage);
     tcase_add_test(tc, test_api_misuse);
     tcase_add_test(tc, test_wrapper_names);
+    tcase_add_test(tc, test_shader_count_any_chunking);
     tcase_add_test(tc, test_corpus_packages);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
