@@ -32,6 +32,9 @@ void cli_sanitize(cJSON *doc);
  * caller's; on failure err says why, its message starting with the URL.
  */
 int cli_open_url(const char *url, pt2_package **pkg, struct pt2_error *err);
+/* The same, reading only model `model` (NULL = all; pt2_open_options.model). */
+int cli_open_url_model(const char *url, const char *model, pt2_package **pkg,
+                       struct pt2_error *err);
 
 /* Print the inspection document for a terminal (sanitize it first). */
 void cli_render_inspect(FILE *f, const cJSON *doc);

@@ -42,7 +42,8 @@ enum {
     OPT_LIBTORCH,
     OPT_STRICT,
     OPT_FORMAT,
-    OPT_PLATFORM
+    OPT_PLATFORM,
+    OPT_MODEL
 };
 
 /* Which options each command takes (bits of 1 << (opt - OPT_JSON)); 't' and 'i' below. */
@@ -63,6 +64,7 @@ struct cli_args {
     size_t ninputs;
     const char *driver;
     const char *platform; /* --platform OS/ARCH of every --target */
+    const char *model;    /* --model NAME: judge that model of the package only */
     const char *device;
     const char *libcuda;
     const char *sysfs_root;
@@ -94,6 +96,9 @@ struct cli_args {
 #define H_PLATFORM                                                                                 \
     "  --platform P     the --target nodes' OS/arch: linux/amd64, linux/arm64 or windows/amd64\n"  \
     "                   (default: Linux on amd64 or arm64, where GPUs ship)\n"
+#define H_MODEL                                                                                    \
+    "  --model NAME     only this model of a package with several (data/aotinductor/NAME/):\n"     \
+    "                   the one torch's loader is given (its model_name)\n"
 #define H_DRIVER                                                                                   \
     "  --driver X.Y     the CUDA version the driver supports (12.4, or cuDriverGetVersion()'s\n"   \
     "                   12040); applies to every --target\n"
@@ -117,16 +122,16 @@ static const struct command {
     int needs_file;
     const char *help;
 } commands[] = {
-    {"inspect", O(OPT_JSON) | O(OPT_OIP), 1,
-     "usage: pt2scope inspect FILE [--json] [--oip]\n\n"
+    {"inspect", O(OPT_JSON) | O(OPT_OIP) | O(OPT_MODEL), 1,
+     "usage: pt2scope inspect FILE [--json] [--oip] [--model NAME]\n\n"
      "What FILE was compiled for (targets, host code, CPU ISA), its models' inputs and outputs,\n"
      "its metadata and warnings.\n\n"
      "  --json           the document GET /v1/inspect returns\n"
      "  --oip            with --json: the metadata as the Open Inference Protocol's model "
-     "metadata\n\n" H_URL "\nexit status: 0 inspected, " H_EXIT},
+     "metadata\n" H_MODEL "\n" H_URL "\nexit status: 0 inspected, " H_EXIT},
     {"check",
      O(OPT_JSON) | O(OPT_DRIVER) | O(OPT_DEVICE) | O(OPT_LIBCUDA) | O(OPT_SYSFS) | O(OPT_NODES) |
-         O_TARGET | O_RUNTIME | O(OPT_FORMAT) | O(OPT_PLATFORM),
+         O_TARGET | O_RUNTIME | O(OPT_FORMAT) | O(OPT_PLATFORM) | O(OPT_MODEL),
      1,
      "usage: pt2scope check FILE --target T [--target T ...] [--driver X.Y] [--json]\n"
      "       pt2scope check FILE [--device cuda:N] [--json]\n"
@@ -135,7 +140,7 @@ static const struct command {
      "Will FILE run on these GPUs; without --target, on this node's GPUs and CPU and this\n"
      "machine's runtime (then an \"overall:\" line: the one answer); with --nodes, on each\n"
      "Kubernetes node. Runtimes: does its library load there (README, \"Runtime "
-     "needs\").\n\n" H_TARGET H_PLATFORM H_RUNTIME H_STRICT H_DRIVER
+     "needs\").\n\n" H_TARGET H_PLATFORM H_RUNTIME H_STRICT H_DRIVER H_MODEL
      "  --device D       keep one GPU of this node: cuda:N (rocm:N for AMD)\n"
      "  --nodes FILE     Kubernetes nodes with GPU Feature Discovery labels (kubectl get nodes\n"
      "                   -o json); no --target or --device with it\n"
@@ -148,24 +153,24 @@ static const struct command {
      "node? FILE is a local file.\n\n" H_TARGET H_DRIVER
      "  --device D       one GPU of this node: cuda:N (rocm:N for AMD)\n" H_PROBE
      "\nexit status: 0 compatible, 1 incompatible, " H_EXIT},
-    {"validate", O(OPT_JSON) | O_INPUT | O(OPT_FORMAT), 1,
+    {"validate", O(OPT_JSON) | O_INPUT | O(OPT_FORMAT) | O(OPT_MODEL), 1,
      "usage: pt2scope validate FILE --input NAME=D1,D2,... [--input ...] [--json]\n\n"
      "Are these input shapes acceptable to FILE's models (fixed dimensions, dynamic bounds,\n"
      "shared size symbols)? Every violation is printed.\n\n"
      "  --input N=D,...  one input's proposed shape; repeatable\n"
-     "  --json           the document POST /v1/validate returns\n" H_FORMAT "\n" H_URL
+     "  --json           the document POST /v1/validate returns\n" H_FORMAT H_MODEL "\n" H_URL
      "\nexit status: 0 valid, 1 invalid, " H_EXIT},
     {"gpus", O(OPT_JSON) | O(OPT_LIBCUDA) | O(OPT_SYSFS), 0,
      "usage: pt2scope gpus [--json]\n\n"
      "This node's GPUs (NVIDIA through the CUDA Driver API, AMD from the KFD topology) and CPU.\n\n"
      "  --json           the document GET /v1/node returns\n" H_PROBE
      "\nexit status: 0, 2 error\n"},
-    {"affinity", O(OPT_JSON) | O(OPT_YAML), 1,
+    {"affinity", O(OPT_JSON) | O(OPT_YAML) | O(OPT_MODEL), 1,
      "usage: pt2scope affinity FILE [--json | --yaml]\n\n"
      "The Kubernetes nodeAffinity that selects the nodes FILE runs on, over GPU Feature\n"
      "Discovery labels (JSON by default).\n\n"
      "  --json           the same JSON (the default)\n"
-     "  --yaml           a snippet to paste under a pod template's spec:\n\n" H_URL
+     "  --yaml           a snippet to paste under a pod template's spec:\n" H_MODEL "\n" H_URL
      "\nexit status: 0, 1 no node can run it, " H_EXIT},
     {"scan", O(OPT_JSON) | O(OPT_DRIVER) | O_TARGET | O_RUNTIME | O(OPT_FORMAT) | O(OPT_PLATFORM),
      2, /* 2: one or more paths */
@@ -197,6 +202,7 @@ static const struct option long_opts[] = {
     {"libtorch", required_argument, NULL, OPT_LIBTORCH},
     {"strict", no_argument, NULL, OPT_STRICT},
     {"platform", required_argument, NULL, OPT_PLATFORM},
+    {"model", required_argument, NULL, OPT_MODEL},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -415,6 +421,11 @@ static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
         case OPT_PLATFORM:
             a->platform = optarg;
             break;
+        case OPT_MODEL:
+            if (optarg[0] == '\0')
+                return fail("usage", "--model takes a model name (data/aotinductor/NAME/)");
+            a->model = optarg;
+            break;
         case OPT_FORMAT:
             if (cli_format_parse(optarg, &a->format) != 0)
                 return fail("usage", "--format takes text, json, junit or sarif");
@@ -459,6 +470,11 @@ static void print_json(const cJSON *doc)
  */
 int cli_open_url(const char *url, pt2_package **pkg, struct pt2_error *err)
 {
+    return cli_open_url_model(url, NULL, pkg, err);
+}
+
+int cli_open_url_model(const char *url, const char *model, pt2_package **pkg, struct pt2_error *err)
+{
     struct pt2_remote_opts ro = {0};
     struct pt2_open_options oo = {0};
     pt2_remote *r = NULL;
@@ -470,6 +486,7 @@ int cli_open_url(const char *url, pt2_package **pkg, struct pt2_error *err)
     rc = pt2_remote_open(&r, url, &ro, err);
     if (rc == PT2_OK) {
         oo.display_name = pt2_remote_name(r);
+        oo.model = model;
         rc = pt2_package_open_source(pkg, pt2_remote_source(r), &oo, err);
     }
     if (rc == PT2_OK)
@@ -542,13 +559,17 @@ static int pkg_fail(const struct cli_args *a, const char *what, const struct pt2
 static int open_pkg(const struct cli_args *a, pt2_package **pkg)
 {
     struct pt2_error err = {0};
+    struct pt2_open_options oo = {0};
 
     if (a->file == NULL)
         return fail("usage", "no package file given");
     /* The remote layer's messages start with the URL, without credentials or query. */
     if (pt2_remote_is_url(a->file))
-        return cli_open_url(a->file, pkg, &err) == PT2_OK ? CLI_OK : pkg_fail(a, "remote", &err);
-    if (pt2_package_open_path(pkg, a->file, NULL, &err) != PT2_OK)
+        return cli_open_url_model(a->file, a->model, pkg, &err) == PT2_OK
+                   ? CLI_OK
+                   : pkg_fail(a, "remote", &err);
+    oo.model = a->model;
+    if (pt2_package_open_path(pkg, a->file, &oo, &err) != PT2_OK)
         return pkg_fail(a, a->file, &err);
     return CLI_OK;
 }

@@ -26,7 +26,11 @@ static const char *platform_text(const char *platform)
 {
     static const struct {
         const char *key, *text;
-    } names[] = {{"cuda", "CUDA"}, {"rocm", "ROCm"}, {"xpu", "Intel XPU"}, {"cpu", "CPU"}};
+    } names[] = {{"cuda", "CUDA"},
+                 {"rocm", "ROCm"},
+                 {"xpu", "Intel XPU"},
+                 {"mps", "Apple MPS"},
+                 {"cpu", "CPU"}};
     size_t i;
 
     for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -74,6 +78,57 @@ static void render_size(FILE *f, const cJSON *size)
     fprintf(f, "  size      %.0f constants, %.0f bytes, %.0f elements%s%s%s\n",
             num_or(size, "constants", 0), num_or(size, "bytes", 0), num_or(size, "elements", 0),
             by[0] ? " (" : "", by, by[0] ? ")" : "");
+}
+
+/* "  weights   binary-blob, 1 entry, 8192 bytes stored (declares 4096)"; nothing for none. */
+static void render_weights(FILE *f, const cJSON *w)
+{
+    const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(w, "bytes");
+    const cJSON *declared = cJSON_GetObjectItemCaseSensitive(w, "declared_bytes");
+
+    if (!cJSON_IsObject(w) || strcmp(str_or(w, "where", "none"), "none") == 0)
+        return;
+    fprintf(f, "  weights   %s, %.0f %s", str_or(w, "where", "?"), num_or(w, "entries", 0),
+            num_or(w, "entries", 0) == 1 ? "entry" : "entries");
+    if (cJSON_IsNumber(bytes))
+        fprintf(f, ", %.0f bytes stored", bytes->valuedouble);
+    if (cJSON_IsNumber(declared))
+        fprintf(f, " (declares %.0f)", declared->valuedouble);
+    if (num_or(w, "missing", 0) > 0)
+        fprintf(f, ", %.0f missing", num_or(w, "missing", 0));
+    fputc('\n', f);
+}
+
+/* What a model needs beyond its library: a build, custom operators, Metal shaders. */
+static void render_model_needs(FILE *f, const cJSON *m)
+{
+    char buf[512];
+    const cJSON *shaders = cJSON_GetObjectItemCaseSensitive(m, "metal_shader_libraries");
+
+    if (strcmp(str_or(m, "build", "compiled"), "cpp-only") == 0)
+        fprintf(f, "  build     C++ sources only%s%s%s: compile it before it can load\n",
+                str_or(m, "cmake_target", NULL) != NULL ? " (CMake target " : "",
+                str_or(m, "cmake_target", ""), str_or(m, "cmake_target", NULL) != NULL ? ")" : "");
+    render_weights(f, cJSON_GetObjectItemCaseSensitive(m, "weights"));
+    join(cJSON_GetObjectItemCaseSensitive(m, "custom_ops"), buf, sizeof(buf));
+    if (num_or(m, "proxy_nodes", 0) > 0)
+        fprintf(f, "  custom    %.0f proxy-executor node%s%s%s\n", num_or(m, "proxy_nodes", 0),
+                num_or(m, "proxy_nodes", 0) == 1 ? "" : "s", buf[0] ? ": " : "", buf);
+    if (cJSON_IsNumber(shaders))
+        fprintf(f, "  shaders   %.0f Metal shader librar%s, compiled from source at load\n",
+                shaders->valuedouble, shaders->valuedouble == 1 ? "y" : "ies");
+}
+
+/* ExecuTorch programs and pickles the package carries besides its models. */
+static void render_extras(FILE *f, const cJSON *pkg)
+{
+    const cJSON *e;
+
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(pkg, "executorch"))
+        fprintf(f, "ExecuTorch  %s (%.0f bytes)\n", str_or(e, "name", "?"), num_or(e, "size", 0));
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(pkg, "pickles"))
+        fprintf(f, "Pickle      %s (%s, %.0f bytes; loading it executes code)\n",
+                str_or(e, "entry", "?"), str_or(e, "kind", "?"), num_or(e, "size", 0));
 }
 
 static void render_tensors(FILE *f, const char *title, const cJSON *arr)
@@ -305,6 +360,7 @@ void cli_render_inspect(FILE *f, const cJSON *doc)
     {
         fprintf(f, "Program     %s (%s)\n", str_or(m, "name", "?"), str_or(m, "source", "?"));
         render_size(f, cJSON_GetObjectItemCaseSensitive(m, "size"));
+        render_weights(f, cJSON_GetObjectItemCaseSensitive(m, "weights"));
     }
     cJSON_ArrayForEach(m, models)
     {
@@ -313,7 +369,9 @@ void cli_render_inspect(FILE *f, const cJSON *doc)
                 platform_text(str_or(m, "platform", "?")), str_or(m, "device_key", "none"),
                 buf[0] ? ", targets " : "", buf);
         render_size(f, cJSON_GetObjectItemCaseSensitive(m, "size"));
+        render_model_needs(f, m);
     }
+    render_extras(f, pkg);
     if (str_or(arch, "cuda_compute_capability", NULL) != NULL)
         fprintf(f, "GPU         compute capability %s: %s\n",
                 str_or(arch, "cuda_compute_capability", ""),

@@ -278,6 +278,13 @@ struct pt2_open_options {
     const char *display_name;
     /* Cap on any single small JSON entry read (0 = default 1 MiB). */
     size_t json_cap;
+    /*
+     * Judge one model (NULL or "" = all): only data/aotinductor/<model>/ and
+     * models/<model>.json are read, so every document, verdict and listing
+     * item is that model's, as torch's loader given model_name loads only it.
+     * PT2_ERR_NOT_FOUND, naming the models the package has, when absent.
+     */
+    const char *model;
 };
 
 /*

@@ -145,6 +145,11 @@ struct pt2_package {
 
     uint64_t bytes_read, read_calls;
     cJSON *source; /* package.source (pt2_package_set_source), or NULL */
+
+    /* pt2_open_options.model: the one model read, and the others the archive names. */
+    char only[PT2_NAME_MAX];
+    char others[512];
+    size_t nothers;
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -639,6 +644,17 @@ cleanup:
     return rc;
 }
 
+/* The name an exported-program entry gives its model ("models/m.json" -> "m"). */
+static void eprog_name(const char *rel, char *out, size_t len)
+{
+    const char *b = base_name(rel);
+
+    if (strcmp(rel, LEGACY_EPROG) == 0)
+        snprintf(out, len, "model");
+    else
+        snprintf(out, len, "%.*s", (int)(strlen(b) - 5), b);
+}
+
 /* A dtype code no schema names is kept as a number ("dtype": null, "dtype_code"), and said. */
 static void warn_unknown_dtypes(struct pt2_package *pkg, const char *rel,
                                 const struct pt2_tensor_list *l, const char *role)
@@ -662,7 +678,6 @@ static int load_eprog(struct pt2_package *pkg, pt2_zip *z, size_t i, const char 
     size_t len = 0;
     struct pkg_eprog ep, *nv;
     struct pt2_error local = {0};
-    const char *b = base_name(rel);
     int rc = PT2_OK;
 
     memset(&ep, 0, sizeof(ep));
@@ -682,10 +697,7 @@ static int load_eprog(struct pt2_package *pkg, pt2_zip *z, size_t i, const char 
         return PT2_OK;
     }
     /* torch.export.save (<= 2.4) has one program at the root: the model. */
-    if (strcmp(rel, LEGACY_EPROG) == 0)
-        snprintf(ep.name, sizeof(ep.name), "model");
-    else
-        snprintf(ep.name, sizeof(ep.name), "%.*s", (int)(strlen(b) - 5), b);
+    eprog_name(rel, ep.name, sizeof(ep.name));
     snprintf(ep.entry, sizeof(ep.entry), "%s", rel);
     rc = pt2_zip_read_small(z, i, cap, &buf, &len, &local);
     if (rc == PT2_OK)
@@ -1026,6 +1038,22 @@ static void plan_sections(pt2_zip *z)
     free(all);
 }
 
+/* 1 when `name` is not the model pt2_open_options.model asks for (noted for the error). */
+static int skip_model(struct pt2_package *pkg, const char *name)
+{
+    size_t n = strlen(pkg->others), nl = strlen(name);
+    int seen = 0;
+
+    if (pkg->only[0] == '\0' || strcmp(pkg->only, name) == 0)
+        return 0;
+    for (const char *p = pkg->others; !seen && (p = strstr(p, name)) != NULL; p += nl)
+        seen = (p == pkg->others || p[-1] == ' ') && (p[nl] == ',' || p[nl] == '\0');
+    if (!seen && n + nl + 3 < sizeof(pkg->others))
+        snprintf(pkg->others + n, sizeof(pkg->others) - n, "%s%s", n > 0 ? ", " : "", name);
+    pkg->nothers += !seen;
+    return 1;
+}
+
 static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_error *err)
 {
     size_t n = pt2_zip_count(z);
@@ -1042,6 +1070,12 @@ static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_erro
         if (rel == NULL)
             continue;
         kind = entry_kind(rel, mname, sizeof(mname));
+        if (kind == ENTRY_EPROG)
+            eprog_name(rel, mname, sizeof(mname));
+        if ((kind == ENTRY_EPROG || kind == ENTRY_AOTI_META || kind == ENTRY_CPP ||
+             kind == ENTRY_BINARY || kind == ENTRY_MODEL_FILE) &&
+            skip_model(pkg, mname))
+            continue;
         if (kind == ENTRY_OTHER) {
             note_other(pkg, z, i, rel);
         } else if (kind == ENTRY_USER_META) {
@@ -1095,9 +1129,15 @@ static int open_common(pt2_package **out, pt2_zip *z, const char *name,
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
     snprintf(pkg->display_name, sizeof(pkg->display_name), "%s",
              (opts && opts->display_name) ? opts->display_name : name);
+    if (opts != NULL && opts->model != NULL)
+        snprintf(pkg->only, sizeof(pkg->only), "%s", opts->model);
     rc = pt2_zip_layout(z, &pkg->layout, err);
     if (rc == PT2_OK)
         rc = walk(pkg, z, cap, err);
+    if (rc == PT2_OK && pkg->only[0] != '\0' && pkg->nmodels == 0 && pkg->neprogs == 0)
+        rc = pt2_error_set(err, PT2_ERR_NOT_FOUND,
+                           "no model '%.100s' in the package; available models: %s", pkg->only,
+                           pkg->nothers > 0 ? pkg->others : "none");
     /* A source that failed underneath (a remote object replaced, a timeout) fails the whole
      * inspection: never an answer from a mix of what was read before and after. */
     if (rc == PT2_OK)
@@ -1279,6 +1319,11 @@ size_t pt2_package_model_custom_ops(const pt2_package *pkg, size_t i, size_t k, 
     if (op != NULL)
         *op = k < pkg->models[i].ncustom_ops ? pkg->models[i].custom_ops[k] : NULL;
     return pkg->models[i].ncustom_ops;
+}
+
+const char *pt2_package_selected_model(const pt2_package *pkg)
+{
+    return pkg->only[0] != '\0' ? pkg->only : NULL;
 }
 
 int64_t pt2_package_model_shaders(const pt2_package *pkg, size_t i)
@@ -1625,6 +1670,19 @@ static int verdict_rank(int v)
     return v == PT2_INCOMPATIBLE ? 2 : v == PT2_COMPATIBLE_PTX_JIT ? 1 : 0;
 }
 
+int pt2_package_check_device_model(const pt2_package *pkg, size_t m, const struct pt2_device *dev,
+                                   struct pt2_verdict_result *out, struct pt2_error *err)
+{
+    struct pt2_kernel_list ks = {0};
+    int rc = model_kernels(pkg, m, &ks, err);
+
+    if (rc == PT2_OK)
+        rc = pt2_compat_gpu(&ks, pt2_package_device_key(pkg, m),
+                            model_meta_str(pkg, m, "AOTI_COMPUTE_CAPABILITY"), dev, out, err);
+    pt2_kernel_list_free(&ks);
+    return rc;
+}
+
 int pt2_package_check_device(const pt2_package *pkg, const struct pt2_device *dev,
                              struct pt2_verdict_result *out, struct pt2_error *err)
 {
@@ -1640,14 +1698,9 @@ int pt2_package_check_device(const pt2_package *pkg, const struct pt2_device *de
     }
     /* Each model loads on its own; the package verdict is the worst of them. */
     for (size_t m = 0; m < pkg->nmodels; m++) {
-        struct pt2_kernel_list ks = {0};
         struct pt2_verdict_result r;
 
-        rc = model_kernels(pkg, m, &ks, err);
-        if (rc == PT2_OK)
-            rc = pt2_compat_gpu(&ks, pt2_package_device_key(pkg, m),
-                                model_meta_str(pkg, m, "AOTI_COMPUTE_CAPABILITY"), dev, &r, err);
-        pt2_kernel_list_free(&ks);
+        rc = pt2_package_check_device_model(pkg, m, dev, &r, err);
         if (rc != PT2_OK)
             return rc;
         if (!have || verdict_rank(r.verdict) > verdict_rank(out->verdict)) {

@@ -50,6 +50,11 @@ const struct pt2_weights *pt2_package_eprog_weights(const pt2_package *pkg, size
  * *nodes = the proxy-executor nodes counted. Either out pointer may be NULL. */
 size_t pt2_package_model_custom_ops(const pt2_package *pkg, size_t i, size_t k, const char **op,
                                     size_t *nodes);
+/* The GPU verdict of model m alone on dev (pt2_package_check_device is the worst of these). */
+int pt2_package_check_device_model(const pt2_package *pkg, size_t m, const struct pt2_device *dev,
+                                   struct pt2_verdict_result *out, struct pt2_error *err);
+/* The model pt2_open_options.model selected, or NULL when every model was read. */
+const char *pt2_package_selected_model(const pt2_package *pkg);
 /* Metal shader libraries model i's MPS wrapper creates; -1 when not an MPS model. */
 int64_t pt2_package_model_shaders(const pt2_package *pkg, size_t i);
 /* ExecuTorch programs (pickles = 0) or pickled constants (1): how many are listed; the k-th's

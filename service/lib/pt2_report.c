@@ -773,6 +773,7 @@ static cJSON *package_json(struct jb *b, const pt2_package *pkg)
     jstr(b, o, "layout", layout_name(pkg, l), 0);
     jbool(b, o, "zip64", l->zip64);
     jnum(b, o, "entries", (double)l->entries);
+    jstr(b, o, "model", pt2_package_selected_model(pkg), 0);
     jadd(b, o, "executorch", extras_json(b, pkg, 0));
     jadd(b, o, "pickles", extras_json(b, pkg, 1));
     if (pt2_package_source(pkg) != NULL)

@@ -463,24 +463,67 @@ static int req_platform(const struct pt2_host *h, const struct pt2_device *dev, 
     return 0;
 }
 
+/* 1 when model m's library loads on the target's nodes, else 0 with *r filled. */
+static int model_host(const pt2_package *pkg, size_t m, const struct pt2_device *dev,
+                      const char *devname, struct pt2_verdict_result *r)
+{
+    char dir[PT2_PATH_MAX];
+    const struct pt2_host *h = NULL;
+    size_t i;
+
+    snprintf(dir, sizeof(dir), "data/aotinductor/%.400s/", pt2_package_model_name(pkg, m));
+    if (pt2_package_model_library(pkg, m, &i))
+        h = &pt2_package_hosts(pkg)->v[i];
+    if (req_library(pkg, m, dir, h, r) && req_platform(h, dev, devname, r))
+        return 1;
+    r->verdict = PT2_INCOMPATIBLE;
+    return 0;
+}
+
 /* Fills *r only when the host side fails (r->verdict stays compatible else). */
 static void target_host(const pt2_package *pkg, const struct pt2_device *dev, const char *devname,
                         struct pt2_verdict_result *r)
 {
     memset(r, 0, sizeof(*r));
-    for (size_t m = 0; m < pt2_package_model_count(pkg); m++) {
-        char dir[PT2_PATH_MAX];
-        const struct pt2_host *h = NULL;
-        size_t i;
-
-        snprintf(dir, sizeof(dir), "data/aotinductor/%.400s/", pt2_package_model_name(pkg, m));
-        if (pt2_package_model_library(pkg, m, &i))
-            h = &pt2_package_hosts(pkg)->v[i];
-        if (!req_library(pkg, m, dir, h, r) || !req_platform(h, dev, devname, r)) {
-            r->verdict = PT2_INCOMPATIBLE;
+    for (size_t m = 0; m < pt2_package_model_count(pkg); m++)
+        if (!model_host(pkg, m, dev, devname, r))
             return;
-        }
+}
+
+/*
+ * A package with several models: each model's verdict on the target (its GPU code, then
+ * its library), as "models" of the entry. Which model a process loads is its choice
+ * (pt2_open_options.model judges one); the entry's own verdict is the worst of them.
+ */
+static int add_model_verdicts(const pt2_package *pkg, const struct pt2_device *dev,
+                              const char *devname, cJSON *entry, struct pt2_error *err)
+{
+    cJSON *arr;
+
+    if (pt2_package_model_count(pkg) < 2)
+        return PT2_OK;
+    if ((arr = cJSON_AddArrayToObject(entry, "models")) == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
+    for (size_t m = 0; m < pt2_package_model_count(pkg); m++) {
+        struct pt2_verdict_result r, host;
+        cJSON *o;
+        int rc = pt2_package_check_device_model(pkg, m, dev, &r, err);
+
+        if (rc != PT2_OK)
+            return rc;
+        memset(&host, 0, sizeof(host));
+        if ((dev->cc_major > 0 || dev->gfx[0] != '\0') &&
+            !model_host(pkg, m, dev, devname, &host) && host.verdict > r.verdict)
+            r = host;
+        /* the object is the array's once added; what fails after is freed with the entry */
+        if ((o = cJSON_CreateObject()) == NULL || !pt2_json_add_owned(arr, NULL, o) ||
+            cJSON_AddStringToObject(o, "model", pt2_package_model_name(pkg, m)) == NULL ||
+            cJSON_AddStringToObject(o, "verdict", pt2_verdict_name(r.verdict)) == NULL ||
+            cJSON_AddStringToObject(o, "code", pt2_verdicts_code(r.code, r.verdict)) == NULL ||
+            cJSON_AddStringToObject(o, "reason", r.reason) == NULL)
+            return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
     }
+    return PT2_OK;
 }
 
 /* The CPU ISA requirement of a target: a GPU names no CPU, so the features the host code
@@ -516,9 +559,13 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
 {
     struct pt2_verdict_result r;
     int rc, loads = 1;
+    char devname[160];
+    cJSON *entry;
 
     if (v == NULL || pkg == NULL || label == NULL || dev == NULL)
         return pt2_error_set(err, PT2_ERR_INVALID, "pt2_verdicts_add_target: missing argument");
+    snprintf(devname, sizeof(devname), "%.*s", (int)sizeof(dev->name),
+             dev->name[0] != '\0' ? dev->name : label);
     if ((rc = judgeable(pkg, err)) != PT2_OK)
         return rc;
     rc = pt2_package_check_device(pkg, dev, &r, err);
@@ -526,10 +573,7 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
         return rc;
     if (dev->cc_major > 0 || dev->gfx[0] != '\0') {
         struct pt2_verdict_result host;
-        char devname[160];
 
-        snprintf(devname, sizeof(devname), "%.*s", (int)sizeof(dev->name),
-                 dev->name[0] != '\0' ? dev->name : label);
         target_host(pkg, dev, devname, &host);
         loads = host.verdict <= r.verdict;
         if (!loads)
@@ -541,12 +585,12 @@ int pt2_verdicts_add_target(pt2_verdicts *v, const pt2_package *pkg, const char 
     rc = add_entry(v, "target", label, pt2_target_json(dev), &r, err);
     if (rc != PT2_OK)
         return rc;
+    entry = cJSON_GetArrayItem(v->entries, cJSON_GetArraySize(v->entries) - 1);
     /* what the library needs of the node's runtime, as data (judged by runtime entries) */
-    if (loads && !pt2_runtime_floors_json(
-                     pkg, cJSON_GetObjectItemCaseSensitive(
-                              cJSON_GetArrayItem(v->entries, cJSON_GetArraySize(v->entries) - 1),
-                              "requires")))
+    if (loads && !pt2_runtime_floors_json(pkg, cJSON_GetObjectItemCaseSensitive(entry, "requires")))
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
+    if ((rc = add_model_verdicts(pkg, dev, devname, entry, err)) != PT2_OK)
+        return rc;
     /* The first of the worst targets speaks for all of them. */
     if (v->ntargets++ == 0 || r.verdict > v->worst_target.verdict) {
         v->worst_target.verdict = r.verdict;

@@ -40,7 +40,7 @@ same "$(echo "$OUT" | python3 -c 'import json,sys; d=json.load(sys.stdin); print
 expect 1 "$B" check --target=A100 $F/cuda_sm90a_v8.pt2
 same "$(echo "$OUT" | head -1)" "A100: incompatible: kernels are sm_90a only; NVIDIA A100 is 8.0"
 expect 0 "$B" inspect --help
-same "$(echo "$OUT" | head -1)" "usage: pt2scope inspect FILE [--json] [--oip]"
+same "$(echo "$OUT" | head -1)" "usage: pt2scope inspect FILE [--json] [--oip] [--model NAME]"
 # One help per command, naming every option the parser lets that command take
 # (asked of the parser itself: an option it refuses says "does not take").
 for cmd in inspect check check-kernel validate gpus affinity scan version; do
@@ -49,7 +49,7 @@ for cmd in inspect check check-kernel validate gpus affinity scan version; do
     same "$(echo "$help" | head -1 | cut -d' ' -f1-3)" "usage: pt2scope $cmd"
     expect 0 "$B" help "$cmd"
     same "$OUT" "$help"
-    for opt in json oip yaml target input driver device libcuda sysfs-root nodes; do
+    for opt in json oip yaml target input driver device libcuda sysfs-root nodes model; do
         "$B" "$cmd" "--$opt" x >/dev/null 2>"$ERRF"
         if ! grep -q "does not take --$opt" "$ERRF"; then
             case "$help" in *"--$opt"*) pass=$((pass+1)) ;;

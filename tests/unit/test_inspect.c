@@ -248,6 +248,54 @@ START_TEST(test_layout_mps_and_entries)
 }
 END_TEST
 
+/* pt2_open_options.model: one model read, as torch's loader given a model_name loads it. */
+START_TEST(test_layout_model_selection)
+{
+    char path[256];
+    struct pt2_open_options oo = {0};
+    struct pt2_error err = {0};
+    pt2_package *pkg = NULL;
+    cJSON *doc = NULL;
+
+    oo.model = "model2";
+    ck_assert_int_eq(
+        pt2_package_open_path(&pkg, tu_fixture("multi_model.pt2", path, sizeof(path)), &oo, &err),
+        PT2_OK);
+    ck_assert_int_eq(pt2_package_to_json(pkg, PT2_JSON_DEFAULT, &doc, &err), PT2_OK);
+    ck_assert_str_eq(js(doc, "package.model"), "model2");
+    ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "models")), 1);
+    ck_assert_str_eq(js(doc, "models.0.name"), "model2");
+    ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "runtime.libraries")), 1);
+    ck_assert_int_eq((int)jnum(doc, "arch.kernels_total"), 1);
+    ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "warnings")), 1); /* model2's wrapper only */
+    cJSON_Delete(doc);
+    pt2_package_free(pkg);
+
+    oo.model = "model3";
+    ck_assert_int_eq(
+        pt2_package_open_path(&pkg, tu_fixture("multi_model.pt2", path, sizeof(path)), &oo, &err),
+        PT2_ERR_NOT_FOUND);
+    ck_assert_ptr_null(pkg);
+    ck_assert_str_eq(err.message,
+                     "no model 'model3' in the package; available models: model, model2");
+    /* an exported program is a model by its name too */
+    oo.model = "model";
+    ck_assert_int_eq(pt2_package_open_path(
+                         &pkg, tu_fixture("export_program.pt2", path, sizeof(path)), &oo, &err),
+                     PT2_OK);
+    ck_assert_int_eq(pt2_package_to_json(pkg, PT2_JSON_DEFAULT, &doc, &err), PT2_OK);
+    ck_assert_int_eq(cJSON_GetArraySize(jp(doc, "metadata.exported_programs")), 1);
+    cJSON_Delete(doc);
+    pt2_package_free(pkg);
+    oo.model = "mod";
+    memset(&err, 0, sizeof(err));
+    ck_assert_int_eq(pt2_package_open_path(
+                         &pkg, tu_fixture("export_program.pt2", path, sizeof(path)), &oo, &err),
+                     PT2_ERR_NOT_FOUND);
+    ck_assert_str_eq(err.message, "no model 'mod' in the package; available models: model");
+}
+END_TEST
+
 START_TEST(test_layout_schema_820_dtypes)
 {
     cJSON *doc = doc_of("export_program_v820.pt2", PT2_JSON_DEFAULT);
@@ -1688,6 +1736,7 @@ int main(void)
     tcase_add_test(tc, test_layout_cpp_only_unhashed);
     tcase_add_test(tc, test_layout_mps_and_entries);
     tcase_add_test(tc, test_layout_schema_820_dtypes);
+    tcase_add_test(tc, test_layout_model_selection);
     tcase_add_test(big, test_wrapper_over_cap);
     tcase_add_test(big, test_sparse_5gib_reads_under_1mib);
     tcase_set_timeout(big, 60);
