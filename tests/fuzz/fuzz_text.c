@@ -71,7 +71,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(s3);
     /* The wrapper scanner, fed in pieces whose size the first byte chooses. */
     if (pt2_wrapper_scan_new(&scan, "fuzz", 1u << 20, &err) == PT2_OK) {
+        struct pt2_shader_count shaders = {0};
+
         step = size > 0 ? (size_t)(data[0] % 61) + 1 : 1;
+        for (k = 0; k < size; k += step)
+            pt2_wrapper_count_shaders(&shaders, (const char *)data + k,
+                                      size - k < step ? size - k : step);
         for (k = 0; k < size; k += step)
             if (pt2_wrapper_scan_feed(scan, data + k, size - k < step ? size - k : step, &err) !=
                 PT2_OK)

@@ -27,7 +27,7 @@ seed() { # seed NAME DIR: the harness's starting corpus in DIR
         # The first byte picks the reader (fuzz_json.c): one seed per reader and document.
         i=0
         for f in tests/fixtures/json/*.json tests/fixtures/k8s/nodes.json; do
-            for sel in 0 1 2 3 4 5; do
+            for sel in 0 1 2 3 4 5 6 7; do
                 { printf "\\x3$sel"; cat "$f"; } >"$dir/seed$i.$sel"
             done
             i=$((i + 1))
