@@ -345,6 +345,10 @@ START_TEST(test_resolve)
         {"//p.example.com/z.pt2", "http://p.example.com/z.pt2"},
         {"HTTP://P.example.com:80/z", "http://P.example.com:80/z"},
         {"ftp://f.example.com/x", "ftp://f.example.com/x"}, /* the hop check refuses it */
+        /* credentials in a Location are dropped, never sent to the host it names */
+        {"http://user:pass@o.example.com/c.pt2", "http://o.example.com/c.pt2"},
+        {"http://user@o.example.com/c.pt2", "http://o.example.com/c.pt2"},
+        {"https://:secret@o.example.com:8443/c.pt2", "https://o.example.com:8443/c.pt2"},
     };
     const char *base = "http://h.example.com/a/b/c.pt2";
     char out[PT2_REMOTE_URL_MAX + 1];
