@@ -368,7 +368,9 @@ remote_start_s3() {
     _remote_dir s3 || return 1
     REMOTE_S3_KEY=${REMOTE_S3_KEY:-S3RVER} REMOTE_S3_SECRET=${REMOTE_S3_SECRET:-S3RVER}
     REMOTE_S3_REGION=${REMOTE_S3_REGION:-us-east-1}
-    node "$REMOTE_HOME/s3/server.mjs" --dir "$dir" --bucket "$bucket" --port-file "$REMOTE_D/port" \
+    # s3rver makes ListObjectsV2 continuation tokens with DES, which OpenSSL 3 keeps in
+    # its legacy provider: without it every listing that has a next page is a 500.
+    node --openssl-legacy-provider "$REMOTE_HOME/s3/server.mjs" --dir "$dir" --bucket "$bucket" --port-file "$REMOTE_D/port" \
         --log "$REMOTE_D/requests.log" --region "$REMOTE_S3_REGION" --access-key "$REMOTE_S3_KEY" \
         --secret "$REMOTE_S3_SECRET" --parent $$ ${unsigned[@]+"${unsigned[@]}"} "$@" \
         </dev/null >"$REMOTE_D/stderr.log" 2>&1 &
