@@ -197,8 +197,10 @@ int cli_state_write(cli_state *s, const char *url, const char *etag, uint64_t si
         cJSON_AddStringToObject(line, "etag", etag) != NULL &&
         cJSON_AddNumberToObject(line, "size", (double)size) != NULL &&
         (copy = cJSON_Duplicate(answer, 1)) != NULL) {
-        cJSON_AddItemToObject(line, "answer", copy);
-        text = cJSON_PrintUnformatted(line);
+        if (cJSON_AddItemToObject(line, "answer", copy))
+            text = cJSON_PrintUnformatted(line);
+        else
+            cJSON_Delete(copy); /* not the line's: ours to free */
     }
     if (text != NULL) {
         pt2_utf8_scrub(text, strlen(text));

@@ -368,8 +368,8 @@ static int key_wanted(const char *bucket, const char *prefix, const char *key,
 
 /* Every <Contents> of the page's XML, then the continuation token. */
 static int page_parse(const struct s3_call *c, const char *bucket, const char *prefix,
-                      const struct pt2_remote_opts *opts, struct pt2_remote_page *pg,
-                      struct pt2_error *err)
+                      unsigned max_keys, const struct pt2_remote_opts *opts,
+                      struct pt2_remote_page *pg, struct pt2_error *err)
 {
     const char *p = c->body, *end = c->body + c->body_len, *e;
     char *k = NULL, etag[PT2_REMOTE_LIST_ETAG_MAX + 1], size_text[32], trunc[8];
@@ -380,7 +380,9 @@ static int page_parse(const struct s3_call *c, const char *bucket, const char *p
     k = malloc(PT2_REMOTE_URL_MAX + 1);
     if (k == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
-    while (rc == PT2_OK && (p = memmem(p, (size_t)(end - p), "<Contents>", 10)) != NULL) {
+    /* a store that answers more keys than asked is not believed past max_keys */
+    while (rc == PT2_OK && pg->listed < max_keys &&
+           (p = memmem(p, (size_t)(end - p), "<Contents>", 10)) != NULL) {
         e = memmem(p, (size_t)(end - p), "</Contents>", 11);
         if (e == NULL)
             break;
@@ -484,7 +486,7 @@ int pt2_remote_list_page(const char *prefix_url, const char *token, unsigned max
     if (rc == PT2_OK)
         rc = s3_call(c, opts, err);
     if (rc == PT2_OK)
-        rc = page_parse(c, bucket, prefix, opts, page, err);
+        rc = page_parse(c, bucket, prefix, max_keys, opts, page, err);
     free(c->body);
     free(c);
     return rc;
