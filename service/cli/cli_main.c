@@ -485,8 +485,10 @@ static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
             break;
         }
     }
+    if (a->json && a->format == CLI_FORMAT_JSONL)
+        return fail("usage", "--json and --format jsonl exclude each other");
     if (a->json && a->format > CLI_FORMAT_JSON)
-        return fail("usage", "--json and --format junit/sarif/jsonl exclude each other");
+        return fail("usage", "--json and --format junit/sarif exclude each other");
     for (int i = optind + 1; i < argc; i++) {
         if (cmd->needs_file == 2) {
             a->paths = argv + i;
