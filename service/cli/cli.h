@@ -36,6 +36,12 @@ int cli_open_url(const char *url, pt2_package **pkg, struct pt2_error *err);
 int cli_open_url_model(const char *url, const char *model, pt2_package **pkg,
                        struct pt2_error *err);
 
+struct pt2_remote_opts;
+/* The same with the caller's remote options (limits, a pool's handles; NULL = defaults),
+ * curl_global_init() already done by the caller. Thread-safe for different packages. */
+int cli_open_url_opts(const char *url, const struct pt2_remote_opts *ro, const char *model,
+                      pt2_package **pkg, struct pt2_error *err);
+
 /* Print the inspection document for a terminal (sanitize it first). */
 void cli_render_inspect(FILE *f, const cJSON *doc);
 
@@ -56,9 +62,17 @@ int cli_fail(int code, const char *what, const char *why);
  * package under the paths as a listing item (pt2_listing_item), printed in `format` (enum
  * cli_format), then a summary line. CLI_UNREADABLE when any is a problem, else
  * CLI_NEGATIVE when any is incompatible with a target; CLI_ERROR when none is found. */
+struct cli_scan_opts {
+    unsigned concurrency; /* --remote-concurrency N: packages in flight; 0 = the default */
+    const char *state;    /* --state FILE: incremental (cli_scan_state.h); NULL = none */
+    unsigned shard;       /* --shard I/N: I */
+    unsigned shards;      /* N; 0 = no sharding */
+    const char *output;   /* --output s3://BUCKET/KEY or .../PREFIX/: the JSON Lines uploaded */
+};
 int cli_scan(char *const *paths, size_t npaths, const char *const *targets, size_t ntargets,
              const char *driver, const char *platform, int format, const char *const *runtimes,
-             size_t nruntimes, const char *sysroot, const char *libtorch);
+             size_t nruntimes, const char *sysroot, const char *libtorch,
+             const struct cli_scan_opts *so);
 
 /* --target TEXT into *dev, with the --driver version (0: none) and --platform (NULL: none);
  * CLI_OK, else the one-line error is printed and CLI_ERROR returned. */

@@ -22,6 +22,8 @@
 #include <cJSON.h>
 
 enum cli_format { CLI_FORMAT_TEXT = 0, CLI_FORMAT_JSON, CLI_FORMAT_JUNIT, CLI_FORMAT_SARIF };
+/* `scan --format jsonl` only (cli_main.c parses it): one item per line as each completes. */
+#define CLI_FORMAT_JSONL 16
 
 /* "text", "json", "junit" or "sarif" into *out: 0, or -1 for anything else (out untouched). */
 int cli_format_parse(const char *name, int *out);

@@ -43,13 +43,18 @@ enum {
     OPT_STRICT,
     OPT_FORMAT,
     OPT_PLATFORM,
+    OPT_CONCURRENCY,
+    OPT_STATE,
+    OPT_SHARD,
+    OPT_OUTPUT,
     OPT_MODEL
 };
+_Static_assert(OPT_MODEL - OPT_JSON < 24, "option bits stay below O_TARGET and O_INPUT");
 
 /* Which options each command takes (bits of 1 << (opt - OPT_JSON)); 't' and 'i' below. */
 #define O(x) (1u << ((x)-OPT_JSON))
-#define O_TARGET (1u << 16)
-#define O_INPUT (1u << 17)
+#define O_TARGET (1u << 24)
+#define O_INPUT (1u << 25)
 #define O_RUNTIME (O(OPT_RUNTIME) | O(OPT_SYSROOT) | O(OPT_LIBTORCH) | O(OPT_STRICT))
 #define MAX_RUNTIMES 16
 
@@ -76,6 +81,7 @@ struct cli_args {
     const char *help_text; /* `COMMAND --help`: that command's help */
     char *const *paths;    /* scan: every path after the options */
     size_t npaths;
+    struct cli_scan_opts scan; /* scan: --remote-concurrency, --state, --shard, --output */
 };
 
 /* Shared lines of the per-command help texts. */
@@ -172,15 +178,30 @@ static const struct command {
      "  --json           the same JSON (the default)\n"
      "  --yaml           a snippet to paste under a pod template's spec:\n" H_MODEL "\n" H_URL
      "\nexit status: 0, 1 no node can run it, " H_EXIT},
-    {"scan", O(OPT_JSON) | O(OPT_DRIVER) | O_TARGET | O_RUNTIME | O(OPT_FORMAT) | O(OPT_PLATFORM),
+    {"scan",
+     O(OPT_JSON) | O(OPT_DRIVER) | O_TARGET | O_RUNTIME | O(OPT_FORMAT) | O(OPT_PLATFORM) |
+         O(OPT_CONCURRENCY) | O(OPT_STATE) | O(OPT_SHARD) | O(OPT_OUTPUT),
      2, /* 2: one or more paths */
      "usage: pt2scope scan PATH... [--target T]... [--runtime SPEC]... [--sysroot DIR]\n"
-     "                     [--libtorch PATH] [--driver X.Y] [--json | --format F]\n\n"
+     "                     [--libtorch PATH] [--driver X.Y] [--json | --format F]\n"
+     "                     [--remote-concurrency N] [--state FILE] [--shard I/N]\n"
+     "                     [--output s3://BUCKET/PREFIX/]\n\n"
      "Every package under the files and folders given (a folder recursively: its *.pt2 files),\n"
-     "and URLs, one line each: name, kind, targets, and with --target / --runtime the verdict\n"
-     "per target and runtime; then \"N packages: N compatible, N incompatible, N "
+     "URLs, and every *.pt2 object under an s3://BUCKET/PREFIX/ (a URL ending in '/', listed\n"
+     "with ListObjectsV2), one line each: name, kind, targets, and with --target / --runtime\n"
+     "the verdict per target and runtime; then \"N packages: N compatible, N incompatible, N "
      "unreadable\".\n\n" H_TARGET H_PLATFORM H_RUNTIME H_DRIVER
      "  --json           one JSON array of the items GET /v1/packages lists\n" H_FORMAT
+     "  --format jsonl   one item per line, printed as each completes (not in order)\n"
+     "  --remote-concurrency N\n"
+     "                   remote packages in flight at once (1..256, default 16)\n"
+     "  --state FILE     incremental: read only the listed objects whose ETag or size changed\n"
+     "                   since the scan that wrote FILE (JSON Lines; rewritten at the end)\n"
+     "  --shard I/N      only the packages whose key hashes to shard I of N (0 <= I < N; FNV-1a\n"
+     "                   64 of the object key, or of the path as given, modulo N)\n"
+     "  --output URL     also upload the items as JSON Lines with one PUT: to s3://BUCKET/KEY,\n"
+     "                   or under s3://BUCKET/PREFIX/ as scan.jsonl (scan-I-of-N.jsonl with "
+     "--shard)\n"
      "\nexit status: 0 all compatible, 1 any incompatible, 2 a path that does not exist, no\n"
      "package found or a usage error, 3 any package could not be read (3 wins over 1)\n"},
     {"version", 0, 0, "usage: pt2scope version\n\nThe version and the JSON schema version.\n"},
@@ -204,6 +225,10 @@ static const struct option long_opts[] = {
     {"platform", required_argument, NULL, OPT_PLATFORM},
     {"model", required_argument, NULL, OPT_MODEL},
     {"format", required_argument, NULL, OPT_FORMAT},
+    {"remote-concurrency", required_argument, NULL, OPT_CONCURRENCY},
+    {"state", required_argument, NULL, OPT_STATE},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"output", required_argument, NULL, OPT_OUTPUT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -247,6 +272,8 @@ static void usage(FILE *f)
         "  scan PATH... [--target T]... [--driver X.Y] [--json]\n"
         "                                          every package under files and folders (and "
         "URLs), one line each\n"
+        "                                          (s3://BUCKET/PREFIX/: every *.pt2 object "
+        "listed there)\n"
         "  version\n"
         "\n"
         "  --libcuda PATH, --sysfs-root DIR        where to probe this node's GPUs\n"
@@ -308,6 +335,27 @@ static int fail(const char *what, const char *why)
 static int fail_err(const char *what, const struct pt2_error *err)
 {
     return fail_code(err->code, what, err->message);
+}
+
+/* --remote-concurrency N (1..256) or --shard I/N (0 <= I < N <= 65536) into so. */
+static int parse_scan_number(int opt, const char *v, struct cli_scan_opts *so)
+{
+    const char *slash = strchr(v, '/');
+    uint64_t a = 0, b = 0;
+
+    if (opt == OPT_CONCURRENCY) {
+        if (pt2_num_u64n(v, strlen(v), 10, &a) != PT2_OK || a < 1 || a > 256)
+            return fail("--remote-concurrency", "takes a number from 1 to 256");
+        so->concurrency = (unsigned)a;
+        return CLI_OK;
+    }
+    if (slash == NULL || pt2_num_u64n(v, (size_t)(slash - v), 10, &a) != PT2_OK ||
+        pt2_num_u64n(slash + 1, strlen(slash + 1), 10, &b) != PT2_OK || b < 1 || b > 65536 ||
+        a >= b)
+        return fail("--shard", "takes I/N: shard I (0 to N-1) of N (1 to 65536)");
+    so->shard = (unsigned)a;
+    so->shards = (unsigned)b;
+    return CLI_OK;
 }
 
 /* *help: 1 when the arguments ask for help (a->help_text: the command's, or NULL). */
@@ -426,7 +474,22 @@ static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
                 return fail("usage", "--model takes a model name (data/aotinductor/NAME/)");
             a->model = optarg;
             break;
+        case OPT_CONCURRENCY:
+        case OPT_SHARD:
+            if (parse_scan_number(c, optarg, &a->scan) != CLI_OK)
+                return CLI_ERROR;
+            break;
+        case OPT_STATE:
+            a->scan.state = optarg;
+            break;
+        case OPT_OUTPUT:
+            a->scan.output = optarg;
+            break;
         case OPT_FORMAT:
+            if (strcmp(optarg, "jsonl") == 0 && strcmp(cmd->name, "scan") == 0) {
+                a->format = CLI_FORMAT_JSONL;
+                break;
+            }
             if (cli_format_parse(optarg, &a->format) != 0)
                 return fail("usage", "--format takes text, json, junit or sarif");
             if (a->format == CLI_FORMAT_JSON)
@@ -434,6 +497,8 @@ static int parse_args(int argc, char **argv, struct cli_args *a, int *help)
             break;
         }
     }
+    if (a->json && a->format == CLI_FORMAT_JSONL)
+        return fail("usage", "--json and --format jsonl exclude each other");
     if (a->json && a->format > CLI_FORMAT_JSON)
         return fail("usage", "--json and --format junit/sarif exclude each other");
     for (int i = optind + 1; i < argc; i++) {
@@ -468,22 +533,15 @@ static void print_json(const cJSON *doc)
  * CLI's user chose it, so no allow list applies (the daemon's do).
  * package.source then says where it came from and what reading it cost.
  */
-int cli_open_url(const char *url, pt2_package **pkg, struct pt2_error *err)
+int cli_open_url_opts(const char *url, const struct pt2_remote_opts *ro, const char *model,
+                      pt2_package **pkg, struct pt2_error *err)
 {
-    return cli_open_url_model(url, NULL, pkg, err);
-}
-
-int cli_open_url_model(const char *url, const char *model, pt2_package **pkg, struct pt2_error *err)
-{
-    struct pt2_remote_opts ro = {0};
     struct pt2_open_options oo = {0};
     pt2_remote *r = NULL;
     int rc;
 
     *pkg = NULL;
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-        return pt2_error_set(err, PT2_ERR_INTERNAL, "cannot initialise libcurl");
-    rc = pt2_remote_open(&r, url, &ro, err);
+    rc = pt2_remote_open(&r, url, ro, err);
     if (rc == PT2_OK) {
         oo.display_name = pt2_remote_name(r);
         oo.model = model;
@@ -492,8 +550,25 @@ int cli_open_url_model(const char *url, const char *model, pt2_package **pkg, st
     if (rc == PT2_OK)
         pt2_package_set_source(*pkg, pt2_remote_source_json(r));
     pt2_remote_free(r);
+    return rc;
+}
+
+int cli_open_url_model(const char *url, const char *model, pt2_package **pkg, struct pt2_error *err)
+{
+    struct pt2_remote_opts ro = {0};
+    int rc;
+
+    *pkg = NULL;
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return pt2_error_set(err, PT2_ERR_INTERNAL, "cannot initialise libcurl");
+    rc = cli_open_url_opts(url, &ro, model, pkg, err);
     curl_global_cleanup();
     return rc;
+}
+
+int cli_open_url(const char *url, pt2_package **pkg, struct pt2_error *err)
+{
+    return cli_open_url_model(url, NULL, pkg, err);
 }
 
 enum { REPORT_VERDICTS, REPORT_PROBLEM, REPORT_VALIDATION };
@@ -996,7 +1071,7 @@ int main(int argc, char **argv)
     if (strcmp(a.cmd, "scan") == 0)
         return cli_scan(a.paths, a.npaths, a.targets, a.ntargets, a.driver, a.platform,
                         a.json ? CLI_FORMAT_JSON : a.format, a.runtimes, a.nruntimes, a.sysroot,
-                        a.libtorch);
+                        a.libtorch, &a.scan);
     printf("pt2scope %s (schema %d)\n", PT2SCOPE_VERSION, PT2SCOPE_SCHEMA_VERSION);
     return CLI_OK;
 }

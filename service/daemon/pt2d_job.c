@@ -393,8 +393,6 @@ static int job_remote(const struct pt2d_job *job, const char *url, struct job_sr
                       struct pt2_error *err)
 {
     const char *validator;
-    struct sha256_ctx sha;
-    uint8_t d[SHA256_DIGEST_SIZE];
     int rc;
 
     if (job->env->remote == NULL)
@@ -416,13 +414,8 @@ static int job_remote(const struct pt2d_job *job, const char *url, struct job_sr
         js->key_after = 1;
         return PT2_OK;
     }
-    /* The URL as given (a query string can name another object) with its validator, hashed:
-     * a fixed-size key that keeps no credential in memory. */
-    sha256_init(&sha);
-    sha256_update(&sha, strlen(url) + 1, (const uint8_t *)url);
-    sha256_update(&sha, strlen(validator) + 1, (const uint8_t *)validator);
-    sha256_digest(&sha, sizeof(d), d);
-    job_hash_key(js->key, sizeof(js->key), "r", d, pt2_remote_size(js->remote), js->name);
+    pt2d_job_remote_key(js->key, sizeof(js->key), url, validator, pt2_remote_size(js->remote),
+                        js->name);
     return PT2_OK;
 }
 
@@ -652,4 +645,19 @@ void pt2d_job_run(struct pt2d_job *job)
 int pt2d_job_run_cached(struct pt2d_job *job)
 {
     return job_run(job, 1);
+}
+
+void pt2d_job_remote_key(char *key, size_t cap, const char *url, const char *validator,
+                         uint64_t size, const char *name)
+{
+    struct sha256_ctx sha;
+    uint8_t d[SHA256_DIGEST_SIZE];
+
+    /* The URL as given (a query string can name another object) with its validator, hashed:
+     * a fixed-size key that keeps no credential in memory. */
+    sha256_init(&sha);
+    sha256_update(&sha, strlen(url) + 1, (const uint8_t *)url);
+    sha256_update(&sha, strlen(validator) + 1, (const uint8_t *)validator);
+    sha256_digest(&sha, sizeof(d), d);
+    job_hash_key(key, cap, "r", d, size, name);
 }

@@ -98,6 +98,11 @@ int pt2d_job_run_cached(struct pt2d_job *job);
 /* Options are bounded by PT2D_MAX_INPUTS x PT2D_MAX_DIMS; this fits their fingerprint. */
 #define PT2D_JOB_FINGERPRINT_MAX (2u << 20)
 
+/* The cache key of a remote object with a strong ETag `validator`, as /v1/inspect?url= makes
+ * it: `url` as given and the validator hashed, the size, the display `name`. */
+void pt2d_job_remote_key(char *key, size_t cap, const char *url, const char *validator,
+                         uint64_t size, const char *name);
+
 /* The cache key of a file (pt2d_cache.h): its identity in `st` and its display `name`. */
 void pt2d_job_file_key(char *key, size_t cap, const struct stat *st, const char *name);
 

@@ -144,6 +144,8 @@ int pt2d_packages_add_query(struct pt2d_packages_query *q, struct pt2d_options *
     }
     if (strcmp(key, "prefix") == 0)
         return pkgs_set_text(key, value, q->prefix, sizeof(q->prefix), &q->has_prefix, err);
+    if (strcmp(key, "url") == 0) /* a bucket prefix instead of the roots: pt2d_bucket_serve */
+        return pkgs_set_text(key, value, q->url, sizeof(q->url), &q->has_url, err);
     if (strcmp(key, "contains") == 0)
         return pkgs_set_text(key, value, q->contains, sizeof(q->contains), &q->has_contains, err);
     if (strcmp(key, "target") == 0 || strcmp(key, "driver") == 0 || strcmp(key, "nocache") == 0 ||
@@ -369,51 +371,66 @@ static int pkgs_item(const struct pt2d_job_env *env, const struct pt2d_options *
     return rc;
 }
 
-static int pkgs_page(const struct pt2d_job_env *env, const struct pkgs_walk *w, size_t count,
-                     const struct pt2d_options *o, cJSON *items)
+int pt2d_packages_judge_begin(const struct pt2d_job_env *env, const struct pt2d_options *o,
+                              struct pt2d_packages_judge *jd, struct pt2_error *err)
 {
-    struct pt2_listing_target targets[PT2D_MAX_TARGETS + PT2D_JOB_RUNTIMES_MAX];
-    pt2_runtime *owned[PT2D_MAX_RUNTIMES];
-    const pt2_runtime *rts[PT2D_JOB_RUNTIMES_MAX];
-    const struct pt2d_node_snap *snap = NULL;
-    struct pt2d_buf scratch;
-    struct pt2_error err = {0};
-    size_t i, nrts = 0, nt = 0;
+    size_t i;
     int rc;
 
-    memset(targets, 0, sizeof(targets));
+    memset(jd, 0, sizeof(*jd));
     for (i = 0; i < o->n_targets; i++) {
-        targets[i].label = o->targets[i].text;
-        targets[i].dev = o->targets[i].dev;
+        jd->targets[i].label = o->targets[i].text;
+        jd->targets[i].dev = o->targets[i].dev;
         if (o->driver_version != 0)
-            targets[i].dev.driver_cuda_version = o->driver_version;
+            jd->targets[i].dev.driver_cuda_version = o->driver_version;
     }
-    nt = o->n_targets;
+    jd->nt = o->n_targets;
     /* A listing judges the runtimes /v1/inspect would, the same way: only when asked
      * (runtime=, or targets with the daemon's defaults). */
-    rc = pt2d_job_runtimes(env, o, owned, rts, sizeof(rts) / sizeof(rts[0]), &nrts, &err);
+    rc = pt2d_job_runtimes(env, o, jd->owned, jd->rts, sizeof(jd->rts) / sizeof(jd->rts[0]),
+                           &jd->nrts, err);
     if (rc != PT2_OK)
         return rc;
-    for (i = 0; i < nrts && (o->n_runtimes > 0 || o->n_targets > 0); i++) {
-        targets[nt].label = pt2_runtime_label(rts[i]);
-        targets[nt++].runtime = rts[i];
+    jd->n_owned = o->n_runtimes > 0 ? jd->nrts : 0;
+    for (i = 0; i < jd->nrts && (o->n_runtimes > 0 || o->n_targets > 0); i++) {
+        jd->targets[jd->nt].label = pt2_runtime_label(jd->rts[i]);
+        jd->targets[jd->nt++].runtime = jd->rts[i];
     }
     /* The snapshot /v1/inspect's ETag covers: one for the page, as for one job. */
     if (env->node != NULL)
-        snap = pt2d_node_acquire(env->node);
-    pt2d_buf_init(&scratch, PT2D_JOB_FINGERPRINT_MAX);
+        jd->snap = pt2d_node_acquire(env->node);
+    pt2d_buf_init(&jd->scratch, PT2D_JOB_FINGERPRINT_MAX);
+    return PT2_OK;
+}
+
+void pt2d_packages_judge_end(struct pt2d_packages_judge *jd)
+{
+    pt2d_buf_free(&jd->scratch);
+    pt2d_node_release(jd->snap);
+    pt2d_job_runtimes_free(jd->owned, jd->n_owned);
+}
+
+static int pkgs_page(const struct pt2d_job_env *env, const struct pkgs_walk *w, size_t count,
+                     const struct pt2d_options *o, cJSON *items)
+{
+    struct pt2d_packages_judge jd;
+    struct pt2_error err = {0};
+    size_t i;
+    int rc;
+
+    rc = pt2d_packages_judge_begin(env, o, &jd, &err);
+    if (rc != PT2_OK)
+        return rc;
     for (i = 0; rc == PT2_OK && i < count; i++) {
         cJSON *item = NULL;
 
-        rc = pkgs_item(env, o, targets, nt, snap, &scratch, w->heap[i], &item, &err);
+        rc = pkgs_item(env, o, jd.targets, jd.nt, jd.snap, &jd.scratch, w->heap[i], &item, &err);
         if (rc == PT2_OK && !cJSON_AddItemToArray(items, item)) {
             cJSON_Delete(item);
             rc = PT2_ERR_NOMEM;
         }
     }
-    pt2d_buf_free(&scratch);
-    pt2d_node_release(snap);
-    pt2d_job_runtimes_free(owned, o->n_runtimes > 0 ? nrts : 0);
+    pt2d_packages_judge_end(&jd);
     return rc;
 }
 
@@ -444,7 +461,7 @@ static int pkgs_warnings(const struct pt2d_job_env *env, size_t unopened, cJSON 
  * A strong ETag of the page's bytes (each item carries its own size, mtime and etag, so any
  * change to a listed package changes it), and 304 when the client has it.
  */
-static void pkgs_etag_304(struct pt2d_reply *reply, const char *if_none_match)
+void pt2d_packages_etag_304(struct pt2d_reply *reply, const char *if_none_match)
 {
     char etag[PT2D_ETAG_MAX], *body;
 
@@ -516,7 +533,7 @@ void pt2d_packages_serve(const struct pt2d_job_env *env, const struct pt2d_packa
     else if (rc != PT2_OK)
         pt2d_reply_problem(reply, PT2_ERR_NOMEM, "out of memory listing packages", request_id);
     else if (pt2d_reply_json(reply, 200, doc) == PT2_OK)
-        pkgs_etag_304(reply, if_none_match);
+        pt2d_packages_etag_304(reply, if_none_match);
 cleanup:
     cJSON_Delete(doc);
     for (i = 0; i < w.n; i++)

@@ -25,6 +25,7 @@
 #ifndef PT2D_PACKAGES_H
 #define PT2D_PACKAGES_H
 
+#include "pt2d_buf.h"
 #include "pt2d_job.h"
 #include "pt2d_options.h"
 #include "pt2d_path.h"
@@ -38,7 +39,9 @@
 #define PT2D_PACKAGES_CURSOR_MAX ((PT2D_PATH_MAX + 2) / 3 * 4 + 1)
 
 struct pt2d_packages_query {
-    unsigned limit;               /* 1..PT2D_PACKAGES_LIMIT_MAX */
+    unsigned limit;                   /* 1..PT2D_PACKAGES_LIMIT_MAX */
+    char url[PT2_REMOTE_URL_MAX + 1]; /* url=s3://BUCKET/PREFIX/: list it (pt2d_bucket.h) */
+    int has_url;
     char prefix[PT2D_PATH_MAX];   /* only names starting with it; "" = all */
     char after[PT2D_PATH_MAX];    /* the decoded cursor: names after it; "" = from the first */
     char contains[PT2D_PATH_MAX]; /* only names holding it anywhere; "" = all */
@@ -64,6 +67,28 @@ int pt2d_packages_add_query(struct pt2d_packages_query *q, struct pt2d_options *
 void pt2d_packages_serve(const struct pt2d_job_env *env, const struct pt2d_packages_query *q,
                          const struct pt2d_options *o, const char *if_none_match,
                          const char *request_id, struct pt2d_reply *reply);
+
+/*
+ * What every item of a page is judged on, as /v1/inspect would judge it: the
+ * request's targets, its runtimes (or the daemon's defaults when asked), one
+ * node snapshot for the page, a fingerprint buffer for the items' ETags.
+ * begin fills jd (end releases it, also after a failed begin).
+ */
+struct pt2d_packages_judge {
+    struct pt2_listing_target targets[PT2D_MAX_TARGETS + PT2D_JOB_RUNTIMES_MAX];
+    size_t nt;
+    pt2_runtime *owned[PT2D_MAX_RUNTIMES];
+    const pt2_runtime *rts[PT2D_JOB_RUNTIMES_MAX];
+    size_t nrts, n_owned;
+    const struct pt2d_node_snap *snap;
+    struct pt2d_buf scratch;
+};
+int pt2d_packages_judge_begin(const struct pt2d_job_env *env, const struct pt2d_options *o,
+                              struct pt2d_packages_judge *jd, struct pt2_error *err);
+void pt2d_packages_judge_end(struct pt2d_packages_judge *jd);
+
+/* A strong ETag of a 200 reply's bytes, and 304 when if_none_match (NULL: none) matches. */
+void pt2d_packages_etag_304(struct pt2d_reply *reply, const char *if_none_match);
 
 /* base64url without padding of `name` into out (PT2D_PACKAGES_CURSOR_MAX): the cursor. */
 void pt2d_packages_cursor(const char *name, char *out, size_t cap);

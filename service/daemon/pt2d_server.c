@@ -46,6 +46,7 @@
 #include "pt2d_metrics.h"
 #include "pt2d_node.h"
 #include "pt2d_options.h"
+#include "pt2d_bucket.h"
 #include "pt2d_packages.h"
 #include "pt2d_page.h"
 #include "pt2d_path.h"
@@ -601,6 +602,9 @@ static void run_task(void *arg)
 
     if (rq->route->id == PT2D_ROUTE_CLUSTER)
         pt2d_cluster_serve(&s->cluster, &rq->opts, rq->id, rq->authorization, &rq->reply);
+    else if (rq->route->id == PT2D_ROUTE_PACKAGES && rq->list.has_url) /* url=s3://B/P/ */
+        pt2d_bucket_serve(&s->env, &rq->list, &rq->opts, rq->inm[0] != '\0' ? rq->inm : NULL,
+                          rq->id, &rq->reply);
     else if (rq->route->id == PT2D_ROUTE_PACKAGES)
         pt2d_packages_serve(&s->env, &rq->list, &rq->opts, rq->inm[0] != '\0' ? rq->inm : NULL,
                             rq->id, &rq->reply);

@@ -39,6 +39,7 @@
 #include <curl/curl.h>
 
 #include "pt2_remote.h"
+#include "pt2_remote_int.h"
 #include "pt2_remote_url.h"
 #include "pt2scope.h"
 
@@ -148,15 +149,21 @@ struct pt2_remote {
     uint8_t *first_buf;
     pt2_source *src;
     CURLM *multi;
+    int own_multi; /* 0: opts.multi, the caller's */
     struct slot slots[SLOTS_MAX];
 };
 
-static int64_t now_ms(void)
+int64_t pt2_remote_now_ms(void)
 {
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t now_ms(void)
+{
+    return pt2_remote_now_ms();
 }
 
 /* ---- errors ------------------------------------------------------------- */
@@ -337,23 +344,26 @@ static int lookup_bounded(const char *name, const char *service, const struct ad
 }
 
 /*
- * Resolve the hop's host, refuse it when any address is in a blocked class,
- * and pin the addresses so that curl connects to exactly these.
+ * Resolve a host, refuse it when any address is in a blocked class, and pin
+ * the addresses so that curl connects to exactly these (pt2_remote_int.h).
  */
-static int hop_resolve(pt2_remote *r, struct slot *s, long port, struct pt2_error *err)
+int pt2_remote_pin_host(const char *display, const char *host, long port, int64_t deadline_ms,
+                        long timeout_ms, struct curl_slist **pin_out, struct pt2_error *err)
 {
     char name[PT2_REMOTE_HOST_MAX], service[8], addr[INET6_ADDRSTRLEN + 8], pin[PIN_MAX];
     struct addrinfo hints, *res = NULL, *ai;
-    size_t n = strlen(s->host), used;
+    size_t n = strlen(host), used;
     unsigned count = 0;
     int grc, rc = PT2_OK, literal = 0;
 
+    *pin_out = NULL;
+
     /* getaddrinfo takes an IPv6 literal without its brackets */
-    if (n >= 2 && s->host[0] == '[') {
-        memcpy(name, s->host + 1, n - 2);
+    if (n >= 2 && host[0] == '[') {
+        memcpy(name, host + 1, n - 2);
         name[n - 2] = '\0';
     } else {
-        memcpy(name, s->host, n + 1);
+        memcpy(name, host, n + 1);
     }
     snprintf(service, sizeof(service), "%ld", port);
     memset(&hints, 0, sizeof(hints));
@@ -367,16 +377,16 @@ static int hop_resolve(pt2_remote *r, struct slot *s, long port, struct pt2_erro
         int timed_out;
 
         hints.ai_flags = 0;
-        grc = lookup_bounded(name, service, &hints, r->deadline_ms, &res, &timed_out);
+        grc = lookup_bounded(name, service, &hints, deadline_ms, &res, &timed_out);
         if (timed_out)
             return pt2_error_set(err, PT2_ERR_REMOTE_TIMEOUT,
                                  SHOWN ": no answer from the resolver for %.200s within %ld ms "
                                        "(the remote timeout)",
-                                 r->display, s->host, r->timeout_ms);
+                                 display, host, timeout_ms);
     }
     if (grc != 0)
         return pt2_error_set(err, PT2_ERR_REMOTE_UNREACHABLE, SHOWN ": cannot resolve %.200s: %s",
-                             r->display, s->host, gai_strerror(grc));
+                             display, host, gai_strerror(grc));
     used = (size_t)snprintf(pin, sizeof(pin), "%s:%ld:", name, port);
     for (ai = res; ai != NULL && used < sizeof(pin); ai = ai->ai_next) {
         int cls;
@@ -389,15 +399,15 @@ static int hop_resolve(pt2_remote *r, struct slot *s, long port, struct pt2_erro
             snprintf(addr, sizeof(addr), "?");
         if (cls != PT2_REMOTE_ADDR_PUBLIC && literal) {
             rc = pt2_error_set(err, PT2_ERR_REMOTE_REFUSED,
-                               SHOWN ": %.200s is a %s address (refused)", r->display, s->host,
+                               SHOWN ": %.200s is a %s address (refused)", display, host,
                                pt2_remote_addr_class_name(cls));
             goto cleanup;
         }
         if (cls != PT2_REMOTE_ADDR_PUBLIC) {
             /* the class, not the address: an answer must not map internal DNS for a caller */
             rc = pt2_error_set(err, PT2_ERR_REMOTE_REFUSED,
-                               SHOWN ": %.200s resolves to a %s address (refused)", r->display,
-                               s->host, pt2_remote_addr_class_name(cls));
+                               SHOWN ": %.200s resolves to a %s address (refused)", display, host,
+                               pt2_remote_addr_class_name(cls));
             goto cleanup;
         }
         if (count < PIN_ADDRS_MAX) {
@@ -408,21 +418,29 @@ static int hop_resolve(pt2_remote *r, struct slot *s, long port, struct pt2_erro
         }
     }
     if (count == 0 || used >= sizeof(pin)) {
-        rc =
-            pt2_error_set(err, PT2_ERR_REMOTE_UNREACHABLE,
-                          SHOWN ": %.200s has no usable IPv4 or IPv6 address", r->display, s->host);
+        rc = pt2_error_set(err, PT2_ERR_REMOTE_UNREACHABLE,
+                           SHOWN ": %.200s has no usable IPv4 or IPv6 address", display, host);
         goto cleanup;
     }
     if (!literal) {
-        s->pin_own = curl_slist_append(NULL, pin);
-        if (s->pin_own == NULL) {
+        *pin_out = curl_slist_append(NULL, pin);
+        if (*pin_out == NULL) {
             rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
             goto cleanup;
         }
-        s->pin = s->pin_own;
     }
 cleanup:
     freeaddrinfo(res);
+    return rc;
+}
+
+/* Resolve and pin the hop's host (pt2_remote_pin_host). */
+static int hop_resolve(pt2_remote *r, struct slot *s, long port, struct pt2_error *err)
+{
+    int rc = pt2_remote_pin_host(r->display, s->host, port, r->deadline_ms, r->timeout_ms,
+                                 &s->pin_own, err);
+
+    s->pin = s->pin_own;
     return rc;
 }
 
@@ -814,6 +832,9 @@ static int slot_start(pt2_remote *r, struct slot *s, int kind, struct pt2_error 
          curl_easy_setopt(s->h, CURLOPT_OPENSOCKETFUNCTION, on_socket) != CURLE_OK ||
          curl_easy_setopt(s->h, CURLOPT_OPENSOCKETDATA, s) != CURLE_OK))
         return pt2_error_set(err, PT2_ERR_INTERNAL, "libcurl refused a transfer option");
+    if (r->opts.share != NULL &&
+        curl_easy_setopt(s->h, CURLOPT_SHARE, (CURLSH *)r->opts.share) != CURLE_OK)
+        return pt2_error_set(err, PT2_ERR_INTERNAL, "libcurl refused a transfer option");
     if (s->sign && (curl_easy_setopt(s->h, CURLOPT_AWS_SIGV4, r->sigv4) != CURLE_OK ||
                     curl_easy_setopt(s->h, CURLOPT_USERNAME, r->key_id) != CURLE_OK ||
                     curl_easy_setopt(s->h, CURLOPT_PASSWORD, r->secret) != CURLE_OK))
@@ -1109,12 +1130,54 @@ static int env_value_ok(const char *v)
     return 1;
 }
 
+static void free_secret(char *s)
+{
+    if (s != NULL)
+        explicit_bzero(s, strlen(s));
+    free(s);
+}
+
+void pt2_remote_cred_clear(struct pt2_remote_cred *c)
+{
+    free(c->key_id);
+    free_secret(c->secret);
+    free_secret(c->token_header);
+    memset(c, 0, sizeof(*c));
+}
+
+int pt2_remote_cred_load(struct pt2_remote_cred *c, struct pt2_error *err)
+{
+    const char *id = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY");
+    const char *token = getenv("AWS_SESSION_TOKEN");
+    int has_token = token != NULL && token[0] != '\0';
+
+    memset(c, 0, sizeof(*c));
+    if (id == NULL || id[0] == '\0' || secret == NULL || secret[0] == '\0')
+        return PT2_OK; /* no keys: unsigned requests (public objects) */
+    if (!env_value_ok(id) || !env_value_ok(secret) || (has_token && !env_value_ok(token)))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY or AWS_SESSION_TOKEN has "
+                             "bytes a request header cannot carry");
+    c->key_id = strdup(id);
+    c->secret = strdup(secret);
+    if (has_token) {
+        size_t n = strlen(token) + sizeof("x-amz-security-token: ");
+
+        c->token_header = malloc(n);
+        if (c->token_header != NULL)
+            snprintf(c->token_header, n, "x-amz-security-token: %s", token);
+    }
+    if (c->key_id == NULL || c->secret == NULL || (has_token && c->token_header == NULL))
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    c->sign = 1;
+    return PT2_OK;
+}
+
 static int setup_s3(pt2_remote *r, const char *url, struct pt2_error *err)
 {
     struct pt2_remote_s3_env env;
     struct pt2_remote_s3 *m;
-    const char *id = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY");
-    const char *token = getenv("AWS_SESSION_TOKEN");
+    struct pt2_remote_cred c;
     int rc;
 
     m = malloc(sizeof(*m));
@@ -1130,30 +1193,12 @@ static int setup_s3(pt2_remote *r, const char *url, struct pt2_error *err)
     memcpy(r->s3_host, m->host, sizeof(r->s3_host));
     r->s3_port = m->port;
     snprintf(r->sigv4, sizeof(r->sigv4), "aws:amz:%s:s3", m->region);
-    if (id == NULL || id[0] == '\0' || secret == NULL || secret[0] == '\0')
-        goto cleanup; /* no keys: unsigned requests (public objects) */
-    if (!env_value_ok(id) || !env_value_ok(secret) ||
-        (token != NULL && token[0] != '\0' && !env_value_ok(token))) {
-        rc = pt2_error_set(err, PT2_ERR_INVALID,
-                           "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY or AWS_SESSION_TOKEN has "
-                           "bytes a request header cannot carry");
-        goto cleanup;
-    }
-    r->key_id = strdup(id);
-    r->secret = strdup(secret);
-    if (token != NULL && token[0] != '\0') {
-        size_t n = strlen(token) + sizeof("x-amz-security-token: ");
-
-        r->token_header = malloc(n);
-        if (r->token_header != NULL)
-            snprintf(r->token_header, n, "x-amz-security-token: %s", token);
-    }
-    if (r->key_id == NULL || r->secret == NULL ||
-        (token != NULL && token[0] != '\0' && r->token_header == NULL)) {
-        rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
-        goto cleanup;
-    }
-    r->sign = 1;
+    rc = pt2_remote_cred_load(&c, err);
+    /* the remote owns them from here (pt2_remote_free wipes them) */
+    r->key_id = c.key_id;
+    r->secret = c.secret;
+    r->token_header = c.token_header;
+    r->sign = rc == PT2_OK && c.sign;
 cleanup:
     free(m);
     return rc;
@@ -1203,7 +1248,8 @@ static int setup(pt2_remote *r, const char *url, const struct pt2_remote_opts *o
     }
     for (i = 0; i < SLOTS_MAX; i++)
         r->slots[i].r = r;
-    r->multi = curl_multi_init();
+    r->own_multi = o->multi == NULL;
+    r->multi = o->multi != NULL ? (CURLM *)o->multi : curl_multi_init();
     if (r->multi == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
     return PT2_OK;
@@ -1239,13 +1285,6 @@ int pt2_remote_open(pt2_remote **out, const char *url, const struct pt2_remote_o
     return PT2_OK;
 }
 
-static void free_secret(char *s)
-{
-    if (s != NULL)
-        explicit_bzero(s, strlen(s));
-    free(s);
-}
-
 void pt2_remote_free(pt2_remote *r)
 {
     size_t i;
@@ -1258,7 +1297,7 @@ void pt2_remote_free(pt2_remote *r)
         if (r->slots[i].h != NULL)
             curl_easy_cleanup(r->slots[i].h);
     }
-    if (r->multi != NULL)
+    if (r->multi != NULL && r->own_multi)
         curl_multi_cleanup(r->multi);
     curl_slist_free_all(r->pin);
     if (r->fd >= 0)

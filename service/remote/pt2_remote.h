@@ -76,6 +76,13 @@ struct pt2_remote_opts {
     uint64_t max_bytes;      /* bytes transferred per inspection (every body but a whole
                                 download, which max_download bounds); 0 = default */
     const char *spool_dir;   /* for servers without Range; NULL = $TMPDIR or /tmp */
+    /* Reuse across objects (pt2_remote_multi.h): a CURLM* the transfers run on, borrowed
+     * (one thread at a time; its connection cache outlives the remote, so the next object
+     * on this thread reuses the connection), and a CURLSH* set on every transfer (name
+     * lookups and TLS sessions shared between threads). NULL: a multi handle of its own,
+     * no share. */
+    void *multi;
+    void *share;
 };
 
 typedef struct pt2_remote pt2_remote;

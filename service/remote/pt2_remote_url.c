@@ -218,8 +218,7 @@ static int region_ok(const char *r)
     return 1;
 }
 
-/* Percent-encode every byte but unreserved ones and '/'. */
-static int s3_encode_key(const char *key, char *out, size_t len)
+int pt2_remote_s3_encode(const char *key, int keep_slash, char *out, size_t len)
 {
     static const char hex[] = "0123456789ABCDEF";
     size_t o = 0;
@@ -227,7 +226,7 @@ static int s3_encode_key(const char *key, char *out, size_t len)
     for (; *key != '\0'; key++) {
         unsigned char c = (unsigned char)*key;
         int keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                   c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
+                   c == '-' || c == '.' || c == '_' || c == '~' || (c == '/' && keep_slash);
 
         if (o + (keep ? 1 : 3) >= len)
             return PT2_ERR_INVALID;
@@ -253,24 +252,18 @@ void pt2_remote_s3_env_get(struct pt2_remote_s3_env *env)
     env->region = getenv("AWS_REGION");
 }
 
-int pt2_remote_s3_map(const char *s3url, const struct pt2_remote_s3_env *env,
-                      struct pt2_remote_s3 *out, struct pt2_error *err)
+/* The HTTP URL of `ekey` (encoded; "" for the bucket itself) in `bucket`. */
+static int s3_build(const char *bucket, const char *ekey, const struct pt2_remote_s3_env *env,
+                    struct pt2_remote_s3 *out, struct pt2_error *err)
 {
-    char bucket[PT2_REMOTE_BUCKET_MAX + 1], ekey[PT2_REMOTE_URL_MAX + 1];
-    const char *key, *region, *ep = env != NULL ? env->endpoint : NULL;
+    const char *region, *ep = env != NULL ? env->endpoint : NULL;
     int n;
 
-    memset(out, 0, sizeof(*out));
-    if (s3_split(s3url, bucket, &key) != PT2_OK || key[0] == '\0' || !s3_key_ok(key))
-        return pt2_error_set(err, PT2_ERR_INVALID,
-                             "not an s3://BUCKET/KEY URL (a bucket name, then an object key)");
     region =
         env != NULL && env->region != NULL && env->region[0] != '\0' ? env->region : DEFAULT_REGION;
     if (!region_ok(region))
         return pt2_error_set(err, PT2_ERR_INVALID, "AWS_REGION '%.40s' is not a region name",
                              region);
-    if (s3_encode_key(key, ekey, sizeof(ekey)) != PT2_OK)
-        return pt2_error_set(err, PT2_ERR_INVALID, "the S3 key is too long");
     if (ep != NULL && ep[0] != '\0') {
         size_t base = strlen(ep);
         CURLU *h;
@@ -306,6 +299,45 @@ int pt2_remote_s3_map(const char *s3url, const struct pt2_remote_s3_env *env,
         return pt2_error_set(err, PT2_ERR_INVALID, "the S3 object's URL is not valid");
     memcpy(out->region, region, strlen(region) + 1);
     return PT2_OK;
+}
+
+int pt2_remote_s3_map(const char *s3url, const struct pt2_remote_s3_env *env,
+                      struct pt2_remote_s3 *out, struct pt2_error *err)
+{
+    char bucket[PT2_REMOTE_BUCKET_MAX + 1], ekey[PT2_REMOTE_URL_MAX + 1];
+    const char *key;
+
+    memset(out, 0, sizeof(*out));
+    if (s3_split(s3url, bucket, &key) != PT2_OK || key[0] == '\0' || !s3_key_ok(key))
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "not an s3://BUCKET/KEY URL (a bucket name, then an object key)");
+    if (pt2_remote_s3_encode(key, 1, ekey, sizeof(ekey)) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID, "the S3 key is too long");
+    return s3_build(bucket, ekey, env, out, err);
+}
+
+int pt2_remote_url_is_prefix(const char *url)
+{
+    char bucket[PT2_REMOTE_BUCKET_MAX + 1];
+    const char *key;
+    size_t n;
+
+    if (url == NULL || s3_split(url, bucket, &key) != PT2_OK)
+        return 0;
+    n = strlen(key);
+    return n == 0 || (key[n - 1] == '/' && s3_key_ok(key));
+}
+
+int pt2_remote_s3_map_bucket(const char *s3url, const struct pt2_remote_s3_env *env,
+                             struct pt2_remote_s3 *out, char *bucket, const char **prefix,
+                             struct pt2_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!pt2_remote_url_is_prefix(s3url) || s3_split(s3url, bucket, prefix) != PT2_OK)
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "not an s3://BUCKET/PREFIX/ URL (a bucket name, then a key prefix "
+                             "ending in '/')");
+    return s3_build(bucket, "", env, out, err);
 }
 
 /* ---- display, name, redirects --------------------------------------------- */
@@ -400,6 +432,10 @@ int pt2_remote_url_resolve(const char *base, const char *location, char *out, si
     /* set on a handle that holds a URL, a relative reference is resolved against it */
     if (curl_url_set(h, CURLUPART_URL, location, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
         curl_url_set(h, CURLUPART_FRAGMENT, NULL, 0) == CURLUE_OK &&
+        /* a Location's user:pass@ would be sent as Basic credentials to its host */
+        curl_url_set(h, CURLUPART_USER, NULL, 0) == CURLUE_OK &&
+        curl_url_set(h, CURLUPART_PASSWORD, NULL, 0) == CURLUE_OK &&
+        curl_url_set(h, CURLUPART_OPTIONS, NULL, 0) == CURLUE_OK &&
         part_copy(h, CURLUPART_URL, 0, out, len) == PT2_OK && strlen(out) <= PT2_REMOTE_URL_MAX)
         rc = PT2_OK;
     curl_url_cleanup(h);

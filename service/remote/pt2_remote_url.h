@@ -61,6 +61,26 @@ struct pt2_remote_s3 {
 int pt2_remote_s3_map(const char *s3url, const struct pt2_remote_s3_env *env,
                       struct pt2_remote_s3 *out, struct pt2_error *err);
 
+/*
+ * 1 when `url` names a prefix to list rather than an object: s3://BUCKET/
+ * or s3://BUCKET/PREFIX/ (a key prefix ending in '/'; s3://BUCKET alone too).
+ */
+int pt2_remote_url_is_prefix(const char *url);
+
+/*
+ * The bucket of a prefix URL (pt2_remote_url_is_prefix) as an HTTP URL
+ * ending in '/' (out->url, mapped as pt2_remote_s3_map maps objects), its
+ * name into bucket (PT2_REMOTE_BUCKET_MAX + 1) and *prefix pointing at the
+ * key prefix inside s3url ("" for the whole bucket). PT2_ERR_INVALID.
+ */
+int pt2_remote_s3_map_bucket(const char *s3url, const struct pt2_remote_s3_env *env,
+                             struct pt2_remote_s3 *out, char *bucket, const char **prefix,
+                             struct pt2_error *err);
+
+/* Percent-encode every byte of `s` but unreserved ones (and '/' when keep_slash), as
+ * SigV4 and S3 want: PT2_OK, or PT2_ERR_INVALID when `len` is too small. */
+int pt2_remote_s3_encode(const char *s, int keep_slash, char *out, size_t len);
+
 /* ---- parts, display, redirects ---------------------------------------------- */
 
 /*
@@ -81,7 +101,8 @@ void pt2_remote_url_name(const char *display, char *out, size_t len);
 
 /*
  * The URL a Location header points to, resolved against `base` (relative
- * references included), without its fragment. Any scheme parses (the hop
+ * references included), without its fragment and without any user, password
+ * or login options (a Location's "user:pass@" is never sent on). Any scheme parses (the hop
  * check refuses what is not http or https). PT2_OK or PT2_ERR_INVALID.
  */
 int pt2_remote_url_resolve(const char *base, const char *location, char *out, size_t len);

@@ -12,6 +12,9 @@
 #      upload and error requests; errors, p99, RSS and descriptors before/after
 #   6. a 5 GiB package by URL (remote.sh): loopback nginx with 0 and 50 ms added
 #      per request, beside the local file: requests, round trips, bytes, time
+#   7. a bucket of 200 and 2,000 packages (bucket.sh): `scan s3://...` through the S3
+#      test server with 50 ms added per request, at concurrency 1 and the default:
+#      packages/s, requests per package, peak RSS
 #
 # Results go to tests/bench/results/*.json (one file per part, plus
 # machine.json) and summary.md, the table tests/bench/README.md shows.
@@ -239,6 +242,10 @@ BUILD=$BUILD BENCH_RESULTS=$RESULTS BENCH_TMPDIR=$WORK bash tests/bench/soak.sh
 # ---- 6. remote -----------------------------------------------------------------
 say "6. a 5 GiB package by URL: loopback nginx, +0 and +50 ms per request, vs the local file"
 BUILD=$BUILD BENCH_RESULTS=$RESULTS BENCH_TMPDIR=$WORK bash tests/bench/remote.sh
+
+# ---- 7. a bucket ---------------------------------------------------------------
+say "7. a bucket of 200 and 2,000 packages: scan s3://, +50 ms per request, concurrency 1 and default"
+BUILD=$BUILD BENCH_RESULTS=$RESULTS BENCH_TMPDIR=$WORK bash tests/bench/bucket.sh
 
 # ---- report ------------------------------------------------------------------
 python3 tests/bench/summarize.py machine "$BUILD" >"$RESULTS/machine.json"

@@ -340,6 +340,29 @@ def report_remote(rm, out, targets):
                         "median %.1f ms" % d["median_ms"], d["median_ms"] < 250))
 
 
+def report_bucket(bk, out, targets):
+    out.append("### 7. A bucket (`pt2scope scan s3://BUCKET/PREFIX/`, S3 test server, +%d ms "
+               "per request)\n" % bk["delay_ms"])
+    out.append("Wall time of the whole scan, listing included; requests per package from the "
+               "S3 proxy's log.\n")
+    out.append("| packages | concurrency | packages/s | requests per package |")
+    out.append("|---:|---:|---:|---:|")
+    for r in bk["rows"]:
+        out.append("| %d | %d | %.1f | %.2f |" % (r["packages"], r["concurrency"],
+                                                 r["packages_per_s"], r["requests_per_package"]))
+    out.append("")
+    out.append("Peak RSS: %d KiB at 200 packages, %d KiB at 2,000.\n" % (
+        bk["peak_rss_kib"]["200"], bk["peak_rss_kib"]["2000"]))
+    d = bk["rows"][-1]
+    targets.append(("bucket at the default concurrency: >= 100 packages/s, <= 3 requests each",
+                    "%.1f packages/s, %.2f requests" % (d["packages_per_s"],
+                                                        d["requests_per_package"]),
+                    d["packages_per_s"] >= 100 and d["requests_per_package"] <= 3))
+    targets.append(("bucket: peak RSS flat from 200 to 2,000 packages (within 25 %)",
+                    "%d -> %d KiB" % (bk["peak_rss_kib"]["200"], bk["peak_rss_kib"]["2000"]),
+                    bk["peak_rss_kib"]["2000"] <= bk["peak_rss_kib"]["200"] * 1.25))
+
+
 def cmd_report(results):
     out, targets = [], []
     m = load(results, "machine.json")
@@ -354,7 +377,8 @@ def cmd_report(results):
                        m["date_utc"]))
     for name, fn in (("inspect.json", report_inspect), ("wrapper.json", report_wrapper), ("http.json", report_http),
                      ("upload.json", report_upload), ("startup.json", report_startup),
-                     ("soak.json", report_soak), ("remote.json", report_remote)):
+                     ("soak.json", report_soak), ("remote.json", report_remote),
+                     ("bucket.json", report_bucket)):
         doc = load(results, name)
         if doc is not None:
             fn(doc, out, targets)

@@ -19,7 +19,10 @@
 //    (the fields the admission controller reads), plus readOnlyRootFilesystem;
 //  - pt2scope's own rules: the node name from spec.nodeName, no hard-coded namespace, the
 //    spool inside its emptyDir (max-upload x max-uploads <= sizeLimit, emptyDirs within the
-//    ephemeral-storage limit), a drain delay inside terminationGracePeriodSeconds, probes.
+//    ephemeral-storage limit), a drain delay inside terminationGracePeriodSeconds, probes;
+//    for a scan Job (a container running the pt2scope CLI): Indexed, --shard
+//    $(JOB_COMPLETION_INDEX)/N with N = completions, the index from the pod's annotation,
+//    JSON Lines out, exit 1/3 (answers) never retried, /tmp on an emptyDir.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -216,10 +219,14 @@ function setting(c, flag, variable) {
   return e ? (e.value ?? { from: e.valueFrom }) : undefined;
 }
 
+// A container running the CLI (a scan Job), not the daemon.
+const isCli = (c) => /(^|\/)pt2scope$/.test((c.command || [])[0] || "");
+
 function pt2scopeChecks(spec, label) {
   const volumes = new Map((spec.volumes || []).map((v) => [v.name, v]));
   const grace = spec.terminationGracePeriodSeconds ?? 30;
   for (const c of spec.containers || []) {
+    if (isCli(c)) continue; // scanJobChecks
     const cl = `${label} container ${c.name}`;
     const env = c.env || [];
     const mounts = new Map((c.volumeMounts || []).map((m) => [m.mountPath, m]));
@@ -300,6 +307,46 @@ function pt2scopeChecks(spec, label) {
   }
 }
 
+// A scan Job (docker/k8s/scan-job.yaml): N pods, pod I scanning shard I of N.
+function scanJobChecks(job, label) {
+  const spec = job.spec || {};
+  const pod = spec.template?.spec || {};
+  const n = spec.completions;
+  const volumes = new Map((pod.volumes || []).map((v) => [v.name, v]));
+  check(`${label}: Indexed`, spec.completionMode === "Indexed", "completionMode must be Indexed");
+  check(`${label}: parallelism within completions`, Number.isInteger(n) && n >= 1 &&
+    (spec.parallelism ?? 1) <= n, `completions ${n}, parallelism ${spec.parallelism}`);
+  check(`${label}: restartPolicy Never`, pod.restartPolicy === "Never",
+    "restartPolicy must be Never (a podFailurePolicy needs it)");
+  const codes = (spec.podFailurePolicy?.rules || [])
+    .filter((r) => r.action === "FailIndex" || r.action === "FailJob")
+    .flatMap((r) => (r.onExitCodes?.operator === "In" ? r.onExitCodes.values : []));
+  check(`${label}: answers are not retried`, codes.includes(1) && codes.includes(3),
+    "exit 1 (incompatible) and 3 (unreadable) are answers: a podFailurePolicy rule must fail " +
+    "the index on them instead of rerunning the shard");
+  for (const c of (pod.containers || []).filter(isCli)) {
+    const cl = `${label} container ${c.name}`;
+    const args = c.args || [];
+    const shard = args[args.indexOf("--shard") + 1];
+    check(`${cl}: --shard $(JOB_COMPLETION_INDEX)/completions`,
+      args.includes("--shard") && shard === `$(JOB_COMPLETION_INDEX)/${n}`,
+      `--shard is '${shard}', must be '$(JOB_COMPLETION_INDEX)/${n}' (N = spec.completions)`);
+    const idx = (c.env || []).find((v) => v.name === "JOB_COMPLETION_INDEX");
+    check(`${cl}: the index from the pod's annotation`,
+      idx?.valueFrom?.fieldRef?.fieldPath ===
+        "metadata.annotations['batch.kubernetes.io/job-completion-index']",
+      "JOB_COMPLETION_INDEX must be declared from fieldRef metadata.annotations" +
+      "['batch.kubernetes.io/job-completion-index']");
+    check(`${cl}: JSON Lines`, args[0] === "scan" && args[args.indexOf("--format") + 1] === "jsonl",
+      "scan --format jsonl: one item a line in the log");
+    check(`${cl}: a bucket prefix`, /^s3:\/\/[^/]+\/(.*\/)?$/.test(args[args.length - 1] || ""),
+      `the last argument '${args[args.length - 1]}' must be an s3://BUCKET/PREFIX/ to list`);
+    const m = (c.volumeMounts || []).find((x) => x.mountPath === "/tmp");
+    check(`${cl}: /tmp on an emptyDir`, m && volumes.get(m.name)?.emptyDir && !m.readOnly,
+      "no writable emptyDir at /tmp (--output's report is written there)");
+  }
+}
+
 // ---- a kustomization -----------------------------------------------------------------------
 
 const KUSTOMIZE_KEYS = new Set(["apiVersion", "kind", "namespace", "labels", "commonLabels",
@@ -344,6 +391,7 @@ async function checkDir(dir) {
         restrictedChecks(spec, name);
         pt2scopeChecks(spec, name);
       }
+      if (obj.kind === "Job") scanJobChecks(obj, name);
     }
   }
 }

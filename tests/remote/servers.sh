@@ -27,11 +27,13 @@
 #         /chain/N/NAME         N redirects (N = 1..20) ending at /NAME (relative)
 #         /to-metadata/...      302 to http://169.254.169.254/latest/meta-data/
 #         /to-localhost/NAME    302 to http://localhost:PORT/NAME (same server, by name)
+#         /to-userinfo/NAME     302 to http://user:pass@127.0.0.1:PORT/NAME (credentials in Location)
 #         /slow/NAME            the file at 1 KiB/s (limit_rate 1k)
 #         /norange/NAME         the file without Range support (200 to a Range request)
 #       Exports REMOTE_NGINX_URL (http://127.0.0.1:PORT), REMOTE_NGINX_PORT,
 #       REMOTE_NGINX_LOG (access log; one line per request, tab-separated:
-#       METHOD REQUEST-URI STATUS RANGE BODY-BYTES REQUEST-TIME IF-MATCH IF-RANGE ETAG,
+#       METHOD REQUEST-URI STATUS RANGE BODY-BYTES REQUEST-TIME IF-MATCH IF-RANGE ETAG
+#       AUTHORIZATION,
 #       "-" for an absent header; nginx writes a line after the response, so read it
 #       through the helpers below, which first sync with the server).
 #   remote_nginx_requests [ERE]   number of logged requests whose REQUEST-URI matches ERE
@@ -206,7 +208,8 @@ http {
     map \$http_if_match \$log_if_match { "" "-"; default \$http_if_match; }
     map \$http_if_range \$log_if_range { "" "-"; default \$http_if_range; }
     map \$sent_http_etag \$log_etag { "" "-"; default \$sent_http_etag; }
-    log_format pt2 escape=none "\$request_method\t\$request_uri\t\$status\t\$log_range\t\$body_bytes_sent\t\$request_time\t\$log_if_match\t\$log_if_range\t\$log_etag";
+    map \$http_authorization \$log_auth { "" "-"; default \$http_authorization; }
+    log_format pt2 escape=none "\$request_method\t\$request_uri\t\$status\t\$log_range\t\$body_bytes_sent\t\$request_time\t\$log_if_match\t\$log_if_range\t\$log_etag\t\$log_auth";
     server {
         listen 127.0.0.1:$port;
         server_name localhost;
@@ -237,6 +240,9 @@ EOF
         }
         location /to-localhost/ {
             if (\$request_uri ~ "^/to-localhost/(.*)\$") { return 302 http://localhost:$port/\$1; }
+        }
+        location /to-userinfo/ {
+            if (\$request_uri ~ "^/to-userinfo/(.*)\$") { return 302 http://user:pass@127.0.0.1:$port/\$1; }
         }
         location /slow/ {
             alias "$root/";
@@ -362,7 +368,9 @@ remote_start_s3() {
     _remote_dir s3 || return 1
     REMOTE_S3_KEY=${REMOTE_S3_KEY:-S3RVER} REMOTE_S3_SECRET=${REMOTE_S3_SECRET:-S3RVER}
     REMOTE_S3_REGION=${REMOTE_S3_REGION:-us-east-1}
-    node "$REMOTE_HOME/s3/server.mjs" --dir "$dir" --bucket "$bucket" --port-file "$REMOTE_D/port" \
+    # s3rver makes ListObjectsV2 continuation tokens with DES, which OpenSSL 3 keeps in
+    # its legacy provider: without it every listing that has a next page is a 500.
+    node --openssl-legacy-provider "$REMOTE_HOME/s3/server.mjs" --dir "$dir" --bucket "$bucket" --port-file "$REMOTE_D/port" \
         --log "$REMOTE_D/requests.log" --region "$REMOTE_S3_REGION" --access-key "$REMOTE_S3_KEY" \
         --secret "$REMOTE_S3_SECRET" --parent $$ ${unsigned[@]+"${unsigned[@]}"} "$@" \
         </dev/null >"$REMOTE_D/stderr.log" 2>&1 &

@@ -134,6 +134,13 @@ same "cli: no Range: same answer" "$(strip "$TMP/nr.json")" \
 same "cli: credentials and query stripped from the URL shown" \
     "$(j "$TMP/cred.json" 'd["package"]["source"]["url"]')" "$N/cpu_x86_64.pt2"
 
+# a Location's user:pass@ is dropped: never sent as Basic credentials to the host it names
+remote_nginx_log_reset
+"$CLI" inspect --json "$N/to-userinfo/cpu_x86_64.pt2" >"$TMP/ui.json" 2>"$TMP/ui.err"
+same "cli: redirect with credentials: followed" "$?" 0
+same "cli: redirect with credentials: no Authorization sent" \
+    "$(remote_nginx_sync && awk -F'\t' '$2 == "/cpu_x86_64.pt2" { print $10 }' "$REMOTE_NGINX_LOG" | sort -u)" "-"
+
 # ---- the daemon --------------------------------------------------------------
 start_daemon() { # start_daemon NAME ARGS...: $U_<NAME> is its base URL
     local name=$1

@@ -87,6 +87,14 @@ same "to the metadata address" "$CODE $(hdr Location)" "302 http://169.254.169.2
 req "$U/to-localhost/f"
 same "to localhost by name" "$CODE $(hdr Location)" "302 http://localhost:$REMOTE_NGINX_PORT/f"
 
+req "$U/to-userinfo/f"
+same "to a Location with credentials" "$CODE $(hdr Location)" "302 http://user:pass@127.0.0.1:$REMOTE_NGINX_PORT/f"
+remote_nginx_log_reset
+curl -s -o /dev/null -u user:pass "$U/f"
+curl -s -o /dev/null "$U/f"
+same "log: the Authorization header (the oracle for credentials sent)" \
+    "$(remote_nginx_sync && cut -f 10 "$REMOTE_NGINX_LOG" | tr '\n' ' ')" "Basic dXNlcjpwYXNz - "
+
 req -r 100-199 "$U/norange/f"
 same "norange: 200 to a Range request" "$CODE" 200
 same "norange: no Content-Range" "$(hdr Content-Range)" ""

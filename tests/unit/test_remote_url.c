@@ -345,6 +345,10 @@ START_TEST(test_resolve)
         {"//p.example.com/z.pt2", "http://p.example.com/z.pt2"},
         {"HTTP://P.example.com:80/z", "http://P.example.com:80/z"},
         {"ftp://f.example.com/x", "ftp://f.example.com/x"}, /* the hop check refuses it */
+        /* credentials in a Location are dropped, never sent to the host it names */
+        {"http://user:pass@o.example.com/c.pt2", "http://o.example.com/c.pt2"},
+        {"http://user@o.example.com/c.pt2", "http://o.example.com/c.pt2"},
+        {"https://:secret@o.example.com:8443/c.pt2", "https://o.example.com:8443/c.pt2"},
     };
     const char *base = "http://h.example.com/a/b/c.pt2";
     char out[PT2_REMOTE_URL_MAX + 1];
@@ -712,6 +716,7 @@ struct srv {
     pthread_mutex_t mu;
     int served;
     char if_match[128], if_unmod[128], range[64];
+    char auth[128]; /* the last request's Authorization header, "" without one */
 };
 
 static uint8_t obj_byte(uint64_t i)
@@ -785,11 +790,20 @@ static void answer(struct srv *s, int fd, const char *req)
     snprintf(s->range, sizeof(s->range), "%s", range);
     snprintf(s->if_match, sizeof(s->if_match), "%s", im);
     req_header(req, "If-Unmodified-Since", s->if_unmod, sizeof(s->if_unmod));
+    req_header(req, "Authorization", s->auth, sizeof(s->auth));
     pthread_mutex_unlock(&s->mu);
 
     if (s->mode == M_STALL) {
         while (!s->stop)
             usleep(10000);
+        return;
+    }
+    if (s->mode == M_REDIRECT && strcmp(path, "/cred/x.pt2") == 0) {
+        snprintf(hdr, sizeof(hdr),
+                 "HTTP/1.1 302 Found\r\nLocation: http://user:pass@127.0.0.1:%d/r0/x.pt2\r\n"
+                 "Content-Length: 5\r\nConnection: close\r\n\r\nmoved",
+                 s->port);
+        send_all(fd, hdr, strlen(hdr));
         return;
     }
     if (s->mode == M_REDIRECT && strncmp(path, "/r", 2) == 0 && path[2] > '0' && path[2] <= '9') {
@@ -1138,6 +1152,17 @@ START_TEST(test_xfer_redirects)
     pt2_remote_free(r);
 
     ck_assert_int_eq(open_at(&r, &s, "/r5/x.pt2", &o, &err), PT2_OK);
+    pt2_remote_free(r);
+
+    /* credentials in a Location are never sent: the hop after it has no Authorization... */
+    ck_assert_int_eq(open_at(&r, &s, "/cred/x.pt2", &o, &err), PT2_OK);
+    ck_assert_uint_eq(pt2_remote_requests(r), 2);
+    ck_assert_str_eq(s.auth, "");
+    pt2_remote_free(r);
+    /* ... while the user's own in the URL given are (the server does see the header) */
+    snprintf(want, sizeof(want), "http://user:pass@127.0.0.1:%d/r0/x.pt2", s.port);
+    ck_assert_int_eq(pt2_remote_open(&r, want, &o, &err), PT2_OK);
+    ck_assert_str_eq(s.auth, "Basic dXNlcjpwYXNz");
     pt2_remote_free(r);
     ck_assert_int_eq(open_at(&r, &s, "/r6/x.pt2", &o, &err), PT2_ERR_REMOTE_UNREACHABLE);
     snprintf(want, sizeof(want), "http://127.0.0.1:%d/r6/x.pt2: more than 5 redirects", s.port);
