@@ -103,17 +103,24 @@ static int abi_opened(int rc, const struct pt2_error *err, char **problem)
     return problem != NULL ? abi_fail(err, problem) : rc;
 }
 
-int pt2scope_open_path(const char *path, pt2_package **pkg, char **problem)
+static int abi_open_path(const char *path, const char *model, pt2_package **pkg, char **problem)
 {
+    struct pt2_open_options oo = {0};
     struct pt2_error err = {0};
     int rc;
 
     if (pkg == NULL)
         return PT2_ERR_INVALID;
     *pkg = NULL;
+    oo.model = model;
     rc = path == NULL ? pt2_error_set(&err, PT2_ERR_INVALID, "no package path given")
-                      : pt2_package_open_path(pkg, path, NULL, &err);
+                      : pt2_package_open_path(pkg, path, &oo, &err);
     return abi_opened(rc, &err, problem);
+}
+
+int pt2scope_open_path(const char *path, pt2_package **pkg, char **problem)
+{
+    return abi_open_path(path, NULL, pkg, problem);
 }
 
 static pthread_once_t abi_curl_once = PTHREAD_ONCE_INIT;
@@ -124,7 +131,7 @@ static void abi_curl_init(void)
     abi_curl_ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
 }
 
-int pt2scope_open_url(const char *url, pt2_package **pkg, char **problem)
+static int abi_open_url(const char *url, const char *model, pt2_package **pkg, char **problem)
 {
     struct pt2_remote_opts ro = {0};
     struct pt2_open_options oo = {0};
@@ -144,12 +151,18 @@ int pt2scope_open_url(const char *url, pt2_package **pkg, char **problem)
         rc = pt2_remote_open(&r, url, &ro, &err);
     if (rc == PT2_OK) {
         oo.display_name = pt2_remote_name(r);
+        oo.model = model;
         rc = pt2_package_open_source(pkg, pt2_remote_source(r), &oo, &err);
     }
     if (rc == PT2_OK)
         pt2_package_set_source(*pkg, pt2_remote_source_json(r));
     pt2_remote_free(r);
     return abi_opened(rc, &err, problem);
+}
+
+int pt2scope_open_url(const char *url, pt2_package **pkg, char **problem)
+{
+    return abi_open_url(url, NULL, pkg, problem);
 }
 
 /* A byte source over the caller's buffer, for the length of one open. */
@@ -172,8 +185,8 @@ static int abi_buffer_read(void *ctx, uint64_t off, void *buf, size_t len, size_
     return PT2_OK;
 }
 
-int pt2scope_open_buffer(const void *data, size_t len, const char *name, pt2_package **pkg,
-                         char **problem)
+static int abi_open_buffer(const void *data, size_t len, const char *name, const char *model,
+                           pt2_package **pkg, char **problem)
 {
     static const struct pt2_source_ops ops = {abi_buffer_read, NULL};
     struct abi_buffer b = {data, len};
@@ -186,6 +199,7 @@ int pt2scope_open_buffer(const void *data, size_t len, const char *name, pt2_pac
         return PT2_ERR_INVALID;
     *pkg = NULL;
     oo.display_name = name != NULL && name[0] != '\0' ? name : NULL;
+    oo.model = model;
     if (data == NULL && len > 0)
         rc = pt2_error_set(&err, PT2_ERR_INVALID, "no package bytes given");
     else
@@ -194,6 +208,24 @@ int pt2scope_open_buffer(const void *data, size_t len, const char *name, pt2_pac
         rc = pt2_package_open_source(pkg, src, &oo, &err);
     pt2_source_free(src);
     return abi_opened(rc, &err, problem);
+}
+
+int pt2scope_open_buffer(const void *data, size_t len, const char *name, pt2_package **pkg,
+                         char **problem)
+{
+    return abi_open_buffer(data, len, name, NULL, pkg, problem);
+}
+
+int pt2scope_open_model(const char *ref, const void *data, size_t len, const char *model,
+                        pt2_package **pkg, char **problem)
+{
+    const char *m = model != NULL && model[0] != '\0' ? model : NULL;
+
+    if (data != NULL)
+        return abi_open_buffer(data, len, ref, m, pkg, problem);
+    if (ref != NULL && pt2_remote_is_url(ref))
+        return abi_open_url(ref, m, pkg, problem);
+    return abi_open_path(ref, m, pkg, problem);
 }
 
 static int abi_request_string(const cJSON *doc, const char *key, const char **out,

@@ -324,13 +324,14 @@ int pt2d_job_etag(enum pt2d_route route, const char *key, const struct pt2d_opti
 
 /* Open the package behind `src`, timed and counted; *out is the caller's. */
 static int job_open(const struct pt2d_job_env *env, pt2_source *src, const char *name,
-                    pt2_package **out, struct pt2_error *err)
+                    const char *model, pt2_package **out, struct pt2_error *err)
 {
     struct pt2_open_options oo = {0};
     double t0 = job_now();
     int rc;
 
     oo.display_name = name;
+    oo.model = model != NULL && model[0] != '\0' ? model : NULL;
     rc = pt2_package_open_source(out, src, &oo, err);
     if (rc == PT2_OK && env->metrics != NULL)
         pt2d_metrics_inspection(env->metrics, job_now() - t0, pt2_package_bytes_read(*out));
@@ -367,7 +368,17 @@ struct job_src {
     char key[PT2D_CACHE_KEY_MAX];
     int key_after;
     uint64_t opened_bytes; /* pt2_package_memory of a package this job opened, else 0 */
+    const char *model;     /* ?model=: only that model is read (""/NULL = all) */
 };
+
+/* A package read for one model is another package: its key says which. */
+static void job_key_model(struct job_src *js)
+{
+    size_t n = strlen(js->key);
+
+    if (js->model != NULL && js->model[0] != '\0')
+        snprintf(js->key + n, sizeof(js->key) - n, "#model=%s", js->model);
+}
 
 static void job_src_free(struct job_src *js)
 {
@@ -427,20 +438,26 @@ static int job_resolve(const struct pt2d_job *job, const struct pt2d_options *o,
     rc = pt2d_options_check_package(o, job->upload_fd >= 0, 1, err);
     if (rc != PT2_OK)
         return rc;
+    js->model = o->model;
     if (job->upload_fd >= 0) {
         rc = pt2_source_new_fd(&js->src, job->upload_fd, NULL, err);
         js->name = job->upload_name != NULL ? job->upload_name : "upload.pt2";
         js->key_after = 1;
         return rc;
     }
-    if (o->has_url)
-        return job_remote(job, o->url, js, err);
+    if (o->has_url) {
+        rc = job_remote(job, o->url, js, err);
+        if (rc == PT2_OK && !js->key_after)
+            job_key_model(js);
+        return rc;
+    }
     rc = pt2d_path_open_at(job->env->roots, job->env->root_fds, job->env->n_roots, o->path, &js->pf,
                            err);
     if (rc != PT2_OK)
         return rc;
     js->name = js->pf.name;
     pt2d_job_file_key(js->key, sizeof(js->key), &js->pf.st, js->name);
+    job_key_model(js);
     return PT2_OK;
 }
 
@@ -466,12 +483,13 @@ static int job_open_unkeyed(const struct pt2d_job *job, struct job_src *js,
     int rc;
 
     pt2_source_record_digest(js->src);
-    rc = job_open(job->env, js->src, js->name, &pkg, err);
+    rc = job_open(job->env, js->src, js->name, js->model, &pkg, err);
     if (rc != PT2_OK)
         return rc;
     pt2_source_digest(js->src, d);
     job_hash_key(js->key, sizeof(js->key), js->remote != NULL ? "rd" : "u", d,
                  pt2_source_size(js->src), js->name);
+    job_key_model(js);
     return job_keep_opened(job->env, 1, js, pkg, ref, err);
 }
 
@@ -489,7 +507,7 @@ static int job_open_keyed(const struct pt2d_job_env *env, int nocache, struct jo
     }
     if (js->src == NULL && (rc = pt2_source_new_fd(&js->src, js->pf.fd, NULL, err)) != PT2_OK)
         return rc;
-    rc = job_open(env, js->src, js->name, &pkg, err);
+    rc = job_open(env, js->src, js->name, js->model, &pkg, err);
     if (rc != PT2_OK)
         return rc;
     return job_keep_opened(env, nocache, js, pkg, ref, err);

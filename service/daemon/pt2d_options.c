@@ -106,6 +106,24 @@ static int set_platform(struct pt2d_options *o, const char *text, struct pt2_err
     return PT2_OK;
 }
 
+/* A model folder name: data/aotinductor/<model>/, so no slash, no dot-only name. */
+static int set_model(struct pt2d_options *o, const char *text, struct pt2_error *err)
+{
+    size_t n = strlen(text);
+
+    if (n == 0 || n >= sizeof(o->model) || strchr(text, '/') != NULL || strcmp(text, ".") == 0 ||
+        strcmp(text, "..") == 0)
+        return pt2_error_set(err, PT2_ERR_INVALID,
+                             "model must be a model folder name (data/aotinductor/NAME/), 1 to "
+                             "%zu bytes without '/'",
+                             sizeof(o->model) - 1);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+            return pt2_error_set(err, PT2_ERR_INVALID, "model must not hold control characters");
+    memcpy(o->model, text, n + 1);
+    return PT2_OK;
+}
+
 static int set_view(struct pt2d_options *o, const char *text, struct pt2_error *err)
 {
     if (strcmp(text, "oip") == 0)
@@ -316,6 +334,8 @@ int pt2d_options_add_query(struct pt2d_options *o, const char *key, const char *
         return set_platform(o, value, err);
     if (strcmp(key, "view") == 0)
         return set_view(o, value, err);
+    if (strcmp(key, "model") == 0)
+        return set_model(o, value, err);
     if (strcmp(key, "nocache") == 0) {
         o->nocache = flag_value(value);
         return PT2_OK;
@@ -382,7 +402,7 @@ int pt2d_options_apply_json(struct pt2d_options *o, const cJSON *doc, struct pt2
             rc = add_strings(o, m, add_runtime, err);
         } else if (strcmp(k, "path") == 0 || strcmp(k, "url") == 0 || strcmp(k, "driver") == 0 ||
                    strcmp(k, "view") == 0 || strcmp(k, "device") == 0 ||
-                   strcmp(k, "platform") == 0) {
+                   strcmp(k, "platform") == 0 || strcmp(k, "model") == 0) {
             if (!cJSON_IsString(m))
                 rc = pt2_error_set(err, PT2_ERR_INVALID, "%s must be a string", k);
             else
@@ -432,6 +452,8 @@ int pt2d_options_fingerprint(const struct pt2d_options *o, struct pt2d_buf *out)
         rc = pt2d_buf_printf(out, ";strict");
     if (rc == PT2_OK && o->platform[0] != '\0')
         rc = pt2d_buf_printf(out, ";platform=%s", o->platform);
+    if (rc == PT2_OK && o->model[0] != '\0')
+        rc = pt2d_buf_printf(out, ";model=%zu:%s", strlen(o->model), o->model);
     for (i = 0; rc == PT2_OK && i < o->n_runtimes; i++)
         rc = pt2d_buf_printf(out, ";runtime=%zu:%s", strlen(o->runtimes[i]), o->runtimes[i]);
     if (rc == PT2_OK && o->inputs != NULL) {

@@ -37,6 +37,8 @@ struct pt2d_target {
     struct pt2_device dev;
 };
 
+#define PT2D_MODEL_MAX 128 /* a model folder name, NUL included */
+
 struct pt2d_options {
     char path[PT2D_PATH_MAX];
     int has_path;
@@ -57,6 +59,8 @@ struct pt2d_options {
      * they replace the daemon's default runtimes for this request. */
     char runtimes[PT2D_MAX_RUNTIMES][PT2D_RUNTIME_TEXT_MAX];
     size_t n_runtimes;
+    /* ?model= / {"model"}: judge that model of the package only (pt2_open_options.model). */
+    char model[PT2D_MODEL_MAX];
 };
 
 void pt2d_options_init(struct pt2d_options *o);

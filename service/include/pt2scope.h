@@ -773,7 +773,7 @@ int pt2_cuda_current_device(const char *libcuda, int *ordinal, struct pt2_error 
  * pt2scope_close; an opened package is immutable, so one handle may be read
  * by many threads at once.
  */
-#define PT2SCOPE_ABI_VERSION 1
+#define PT2SCOPE_ABI_VERSION 2
 int pt2scope_abi_version(void);
 /* PT2SCOPE_VERSION, static. */
 const char *pt2scope_version(void);
@@ -784,6 +784,11 @@ int pt2scope_open_path(const char *path, pt2_package **pkg, char **problem);
 int pt2scope_open_url(const char *url, pt2_package **pkg, char **problem);
 int pt2scope_open_buffer(const void *data, size_t len, const char *name, pt2_package **pkg,
                          char **problem);
+/* (ABI 2) The same, reading only model `model` of the package (NULL or "" = all; see
+ * pt2_open_options.model): `len` bytes at `data` when data is not NULL (`ref` the name shown),
+ * else `ref` as a URL or a path. */
+int pt2scope_open_model(const char *ref, const void *data, size_t len, const char *model,
+                        pt2_package **pkg, char **problem);
 void pt2scope_close(pt2_package *pkg);
 /*
  * `request` is NULL, "" or a JSON object {"targets": ["H100", "8.0"], "driver": "12.4",

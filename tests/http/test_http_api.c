@@ -259,6 +259,63 @@ START_TEST(test_inspect_compatibility)
 }
 END_TEST
 
+/* model=: one model of several, cached apart from the whole package; an absent one is 404. */
+START_TEST(test_inspect_model)
+{
+    static const char body[] = "{\"path\": \"multi_model.pt2\", \"model\": \"model2\"}";
+    struct th_req rq = {.path = "/v1/metadata",
+                        .body = body,
+                        .body_len = sizeof(body) - 1,
+                        .ctype = "application/json"};
+    struct th_resp r, all;
+    cJSON *doc, *e;
+    char etag_all[128], etag[128];
+
+    th_get(T.base, "/v1/inspect?path=multi_model.pt2&target=H100", &all);
+    ck_assert_int_eq(all.status, 200);
+    doc = th_json(&all);
+    e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "compatibility"), 0);
+    ck_assert_str_eq(th_str(e, "verdict"), "incompatible");
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(e, "models")), 2);
+    ck_assert(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "package"), "model")));
+    ck_assert(th_header(&all, "ETag", etag_all, sizeof(etag_all)));
+    cJSON_Delete(doc);
+    th_resp_free(&all);
+
+    th_get(T.base, "/v1/inspect?path=multi_model.pt2&target=H100&model=model", &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert(th_header(&r, "ETag", etag, sizeof(etag)));
+    ck_assert_str_ne(etag, etag_all);
+    doc = th_json(&r);
+    e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "compatibility"), 0);
+    ck_assert_str_eq(th_str(e, "verdict"), "compatible");
+    ck_assert_ptr_null(cJSON_GetObjectItem(e, "models"));
+    ck_assert_str_eq(th_str(cJSON_GetObjectItem(doc, "package"), "model"), "model");
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "models")), 1);
+    cJSON_Delete(doc);
+    th_resp_free(&r);
+
+    /* the whole package is still answered whole after the one-model read was cached */
+    th_get(T.base, "/v1/inspect?path=multi_model.pt2&target=H100", &r);
+    doc = th_json(&r);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "models")), 2);
+    cJSON_Delete(doc);
+    th_resp_free(&r);
+
+    th_do(T.base, &rq, &r);
+    ck_assert_int_eq(r.status, 200);
+    th_resp_free(&r);
+    th_get(T.base, "/v1/inspect?path=multi_model.pt2&model=nope", &r);
+    ck_assert_int_eq(r.status, 404);
+    ck_assert(strstr(r.body, "no model 'nope' in the package; available models: model, model2") !=
+              NULL);
+    th_resp_free(&r);
+    th_get(T.base, "/v1/inspect?path=multi_model.pt2&model=a/b", &r);
+    ck_assert_int_eq(r.status, 400);
+    th_resp_free(&r);
+}
+END_TEST
+
 /* The verdict through HTTP equals the library's own for the same device. */
 START_TEST(test_inspect_compatibility_driver_matches_library)
 {
@@ -1031,6 +1088,7 @@ static Suite *api_suite(void)
     tcase_add_test(tc, test_inspect_get_path);
     tcase_add_test(tc, test_inspect_compatibility);
     tcase_add_test(tc, test_inspect_compatibility_driver_matches_library);
+    tcase_add_test(tc, test_inspect_model);
     tcase_add_test(tc, test_inspect_post_octet_stream);
     tcase_add_test(tc, test_inspect_post_multipart);
     tcase_add_test(tc, test_inspect_post_json_path);

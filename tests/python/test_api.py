@@ -275,6 +275,23 @@ def test_inspect_document_typed(backend):
     assert oip.raw["metadata"]["inputs"][0] == {"name": "image", "datatype": "FP32", "shape": [-1, 3, 512, 512]}
 
 
+def test_model_selects_one_of_several(backend):
+    """model= judges one model, as torch's loader given a model_name loads only it."""
+    api, ref = backend
+    both = api.check(ref("multi_model.pt2"), targets=["H100"])
+    assert both.overall.verdict == "incompatible"
+    assert [(m["model"], m["code"]) for m in both.compatibility[0].raw["models"]] == [
+        ("model", "compatible"), ("model2", "arch-mismatch")]
+    one = api.check(ref("multi_model.pt2"), targets=["H100"], model="model")
+    assert one.overall.verdict == "compatible" and "models" not in one.compatibility[0].raw
+    doc = api.inspect(ref("multi_model.pt2"), model="model2", node=False)
+    assert (doc.raw["package"]["model"], [m["name"] for m in doc.raw["models"]]) == ("model2", ["model2"])
+    assert api.validate(ref("multi_model.pt2"), {"image": [1, 3, 512, 512], "scale": [1]}, model="model").valid
+    with pytest.raises(pt2scope.NotFound) as e:
+        api.check(ref("multi_model.pt2"), targets=["H100"], model="nope")
+    assert "available models: model, model2" in str(e.value)
+
+
 def test_check_verdicts(backend):
     api, ref = backend
     r = api.check(ref(SM90A), targets=["H100", "A100"])

@@ -82,36 +82,38 @@ class Api:
         return self._backend.current_device() if spelled == "current" else spelled
 
     def inspect(self, path_or_url, targets=None, driver=None, device=None, node=True, view=None,
-                runtime=None, sysroot=None, libtorch=None, platform=None):
+                runtime=None, sysroot=None, libtorch=None, platform=None, model=None):
         """The full inspection document: arch, metadata, package, models, runtime needs,
         warnings, and the verdicts for `targets` (and this node's GPUs, or only `device`, and
         CPU unless node=False). `driver` ("12.4") is the CUDA driver the targets have,
         `platform` ("linux/arm64", "windows/amd64") their nodes' OS and architecture.
         `runtime` ("debian12,torch=2.8", or a list) adds a runtime verdict per spec; `sysroot`
         (a mounted image) and `libtorch` (a libtorch_cpu.so or its folder) judge the library's
-        needs exactly (the local library only)."""
+        needs exactly (the local library only). `model` ("model2") judges that model of a
+        package with several only, as torch's loader given a model_name loads only it."""
         dev = self._device(device) if device is not None else None
         doc = self._backend.inspect(path_or_url, self._request(targets, driver, dev, runtime, node=node, view=view,
                                                                sysroot=sysroot, libtorch=libtorch,
-                                                               platform=platform))
+                                                               platform=platform, model=model))
         return Inspection.from_json(doc, (self._backend, path_or_url))
 
     def check(self, path_or_url, targets=None, driver=None, device=None, runtime=None,
-              sysroot=None, libtorch=None, platform=None):
+              sysroot=None, libtorch=None, platform=None, model=None):
         """The verdicts for `targets`, or without targets for this node (every GPU, or only
-        `device`, then the CPU, and this machine's runtime); `runtime`, `sysroot` and
-        `libtorch` as for inspect: a CheckResult with `overall`."""
+        `device`, then the CPU, and this machine's runtime); `runtime`, `sysroot`,
+        `libtorch` and `model` as for inspect: a CheckResult with `overall`."""
         dev = self._device(device) if device is not None and not targets else None
         return CheckResult.from_json(self._backend.check(
             path_or_url, self._request(targets, driver, dev, runtime, sysroot=sysroot, libtorch=libtorch,
-                                       platform=platform)))
+                                       platform=platform, model=model)))
 
-    def validate(self, path_or_url, inputs):
-        """Validation of proposed input shapes {name: tensor, array or shape}."""
+    def validate(self, path_or_url, inputs, model=None):
+        """Validation of proposed input shapes {name: tensor, array or shape} (of model `model`
+        of a package with several, when given)."""
         if not isinstance(inputs, Mapping):
             raise TypeError("inputs must be a mapping of input name to tensor, array or shape")
         shapes = {str(k): _shape_of(k, v) for k, v in inputs.items()}
-        return Validation.from_json(self._backend.validate(path_or_url, shapes))
+        return Validation.from_json(self._backend.validate(path_or_url, shapes, model))
 
     def get_package_arch_info(self, path):
         """What the package was compiled for; raises a Pt2ScopeError on an unreadable archive."""

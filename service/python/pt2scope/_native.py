@@ -15,7 +15,7 @@ import threading
 
 from . import errors
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 _URL_SCHEMES = ("http://", "https://", "s3://")
 
 _lib = None
@@ -45,10 +45,11 @@ def _load():
     lib.pt2scope_open_path.argtypes = [ctypes.c_char_p, pp, pp]
     lib.pt2scope_open_url.argtypes = [ctypes.c_char_p, pp, pp]
     lib.pt2scope_open_buffer.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, pp, pp]
+    lib.pt2scope_open_model.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, pp, pp]
     for fn in (lib.pt2scope_inspect, lib.pt2scope_check, lib.pt2scope_validate):
         fn.argtypes = [ctypes.c_void_p, ctypes.c_char_p, pp]
         fn.restype = ctypes.c_int
-    for fn in (lib.pt2scope_open_path, lib.pt2scope_open_url, lib.pt2scope_open_buffer):
+    for fn in (lib.pt2scope_open_path, lib.pt2scope_open_url, lib.pt2scope_open_buffer, lib.pt2scope_open_model):
         fn.restype = ctypes.c_int
     lib.pt2scope_close.argtypes = [ctypes.c_void_p]
     lib.pt2scope_close.restype = None
@@ -93,26 +94,27 @@ class LocalBackend:
 
     remote = False
 
-    def _open(self, ref):
+    def _open(self, ref, model=None):
         lib = library()
         handle = ctypes.c_void_p()
         problem = ctypes.c_void_p()
+        m = model.encode() if model is not None else None
         if isinstance(ref, (bytes, bytearray, memoryview)):
             data = bytes(ref)
-            rc = lib.pt2scope_open_buffer(data, len(data), None, ctypes.byref(handle), ctypes.byref(problem))
+            rc = lib.pt2scope_open_model(None, data, len(data), m, ctypes.byref(handle), ctypes.byref(problem))
         elif is_url(ref):
-            rc = lib.pt2scope_open_url(ref.encode(), ctypes.byref(handle), ctypes.byref(problem))
+            rc = lib.pt2scope_open_model(ref.encode(), None, 0, m, ctypes.byref(handle), ctypes.byref(problem))
         elif isinstance(ref, (str, os.PathLike)):
-            rc = lib.pt2scope_open_path(os.fsencode(ref), ctypes.byref(handle), ctypes.byref(problem))
+            rc = lib.pt2scope_open_model(os.fsencode(ref), None, 0, m, ctypes.byref(handle), ctypes.byref(problem))
         else:
             raise TypeError("a package is a path, a URL or bytes, not %s" % type(ref).__name__)
         if rc != 0:
             _raise(lib, rc, problem)
         return handle
 
-    def _ask(self, fn_name, ref, text):
+    def _ask(self, fn_name, ref, text, model=None):
         lib = library()
-        handle = self._open(ref)
+        handle = self._open(ref, model)
         out = ctypes.c_void_p()
         try:
             rc = getattr(lib, fn_name)(handle, text.encode(), ctypes.byref(out))
@@ -123,13 +125,17 @@ class LocalBackend:
         return json.loads(_take_text(lib, out))
 
     def inspect(self, ref, request):
-        return self._ask("pt2scope_inspect", ref, json.dumps(request))
+        request = dict(request)
+        model = request.pop("model", None)
+        return self._ask("pt2scope_inspect", ref, json.dumps(request), model)
 
     def check(self, ref, request):
-        return self._ask("pt2scope_check", ref, json.dumps(request))
+        request = dict(request)
+        model = request.pop("model", None)
+        return self._ask("pt2scope_check", ref, json.dumps(request), model)
 
-    def validate(self, ref, shapes):
-        return self._ask("pt2scope_validate", ref, json.dumps(shapes))
+    def validate(self, ref, shapes, model=None):
+        return self._ask("pt2scope_validate", ref, json.dumps(shapes), model)
 
     def current_device(self):
         """None ("the device the worker was given") as this process knows it: torch's

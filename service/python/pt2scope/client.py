@@ -153,7 +153,7 @@ class _HttpBackend:
             q["target"] = list(request["targets"])
         if request.get("runtimes"):
             q["runtime"] = list(request["runtimes"])
-        for k in ("driver", "platform", "device", "view"):
+        for k in ("driver", "platform", "device", "view", "model"):
             if request.get(k) is not None:
                 q[k] = request[k]
         return q
@@ -178,8 +178,9 @@ class _HttpBackend:
             entries = [e for e in entries if e.get("kind") in ("target", "runtime")]
         return {"compatibility": entries, "overall": doc.get("overall")}
 
-    def validate(self, ref, shapes):
-        return self._ask("/v1/validate", ref, {}, {"inputs": shapes})
+    def validate(self, ref, shapes, model=None):
+        return self._ask("/v1/validate", ref, {"model": model} if model is not None else {},
+                         {"inputs": shapes})
 
     def node(self):
         return self._send("GET", "/v1/node", {})
