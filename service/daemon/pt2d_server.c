@@ -38,6 +38,7 @@
 #include "pt2d_cluster.h"
 #include "pt2d_docs.h"
 #include "pt2d_cors.h"
+#include "pt2d_frame.h"
 #include "pt2d_deadline.h"
 #include "pt2d_intake.h"
 #include "pt2d_job.h"
@@ -694,18 +695,32 @@ static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const ch
     return MHD_YES;
 }
 
+/* The first header line RFC 9112 refuses (pt2d_frame.h): *cls keeps its reason. */
+static enum MHD_Result check_header_line(void *cls, enum MHD_ValueKind kind, const char *key,
+                                         const char *value)
+{
+    const char **why = cls;
+
+    (void)kind;
+    *why = pt2d_frame_header_problem(key, value);
+    return *why == NULL ? MHD_YES : MHD_NO;
+}
+
 /*
  * What RFC 9112 refuses and a proxy in front might read differently (request
- * smuggling): a repeated Content-Length, a Transfer-Encoding other than
- * chunked alone, both at once, and an HTTP/1.1 request without Host. NULL
- * when the framing is sound, else why not.
+ * smuggling): whitespace before a colon, an obs-folded line, a repeated Content-Length, a
+ * Transfer-Encoding other than chunked alone, both at once, and an HTTP/1.1 request without Host.
+ * NULL when the framing is sound, else why not.
  */
 static const char *framing_problem(struct MHD_Connection *c, const char *version)
 {
     struct header_count cl = {"Content-Length", 0}, te = {"Transfer-Encoding", 0},
                         host = {"Host", 0};
-    const char *v;
+    const char *v = NULL;
 
+    MHD_get_connection_values(c, MHD_HEADER_KIND, check_header_line, &v);
+    if (v != NULL)
+        return v;
     MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &cl);
     MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &te);
     MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &host);
@@ -759,14 +774,19 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
  * on_access answers it with the same 400 as 257 arguments get.
  */
 static char too_many_args; /* the mark: *con_cls before on_access */
+/* The other mark: %00 in the path, which MHD decodes to a NUL that ends the route early. */
+static char nul_in_path;
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
     const char *q = uri != NULL ? strchr(uri, '?') : NULL;
+    const char *pct = uri != NULL ? strstr(uri, "%00") : NULL;
     unsigned n = 1;
 
     (void)cls;
     (void)c;
+    if (pct != NULL && (q == NULL || pct < q))
+        return &nul_in_path;
     if (q == NULL)
         return NULL;
     for (const char *p = q + 1; *p != '\0'; p++)
@@ -783,9 +803,9 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 {
     struct request *rq = *con_cls;
 
-    if (rq == NULL || *con_cls == &too_many_args) {
+    if (rq == NULL || *con_cls == &too_many_args || *con_cls == &nul_in_path) {
         const char *edge;
-        int cut = *con_cls == &too_many_args;
+        int cut = *con_cls == &too_many_args, nul = *con_cls == &nul_in_path;
 
         /* The headers are in: from now on the body's pace is what is timed. */
         pt2d_deadlines_body(((struct pt2d_server *)cls)->deadlines, conn_deadline(c), 0);
@@ -798,8 +818,13 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
             pt2_error_set(&rq->qerr, PT2_ERR_INVALID, "more than %d query arguments",
                           MAX_QUERY_ARGS);
         edge = framing_problem(c, version);
-        if (edge != NULL)
+        if (edge == NULL && nul)
+            edge = "the URL path contains %00 (a NUL byte)";
+        if (edge != NULL) {
+            /* Whatever follows these headers is not read as another request. */
+            rq->reply.close = 1;
             return early_problem(rq, PT2_ERR_INVALID, edge);
+        }
         return request_begin(rq);
     }
     if (*upload_data_size > 0) {
@@ -849,8 +874,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     struct request *rq = *con_cls;
     struct pt2d_access_record rec;
 
-    if (rq == NULL || *con_cls == &too_many_args) {
-        *con_cls = NULL; /* cut by on_uri, never reached on_access */
+    if (rq == NULL || *con_cls == &too_many_args || *con_cls == &nul_in_path) {
+        *con_cls = NULL; /* marked by on_uri, never reached on_access */
         return;
     }
     *con_cls = NULL;
