@@ -72,6 +72,7 @@
 #define LOG_PATH_MAX 512
 #define CLUSTER_WORKERS 2u /* concurrent cluster fan-outs */
 #define CLUSTER_QUEUE 8u   /* cluster requests that may wait, then 503 */
+#define RELOAD_STOP_S 2    /* how long shutdown waits for a token re-read in progress */
 
 enum req_state { REQ_BODY, REQ_QUEUED, REQ_DONE, REQ_ANSWERED };
 
@@ -93,6 +94,15 @@ struct pt2d_server {
     struct pt2d_cache *cache;
     struct pt2d_metrics *metrics;
     struct pt2d_auth *auth; /* Host check and bearer tokens (pt2d_auth.h) */
+    /*
+     * SIGHUP's token re-read runs on a thread of its own: the signal thread
+     * only posts it, so no file (a FIFO, a hung mount) can keep SIGTERM
+     * from being seen. `reload_*` are guarded by reload_lock.
+     */
+    pthread_t reload_thread;
+    pthread_mutex_t reload_lock;
+    pthread_cond_t reload_wake;
+    int reload_started, reload_pending, reload_stop, reload_busy;
     FILE *log;
     struct pt2d_listener listener;
     atomic_int draining;
@@ -119,6 +129,8 @@ struct pt2d_server {
     int has_file_gate;
 #endif
 };
+
+static void *reload_main(void *arg);
 
 struct header_count {
     const char *name;
@@ -1027,6 +1039,8 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     pt2d_reqid_gen_init(&s->ids);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->idle, NULL);
+    pthread_mutex_init(&s->reload_lock, NULL);
+    pthread_cond_init(&s->reload_wake, NULL);
     for (i = 0; i < s->cfg.n_roots; i++)
         s->roots[i] = s->cfg.roots[i];
     pt2d_path_roots_open(s->root_fds, s->roots, s->cfg.n_roots);
@@ -1039,6 +1053,8 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
                                         s->cfg.n_allowed_hosts, s->cfg.metrics_public};
         rc = rc ? rc : pt2d_auth_create(&s->auth, &as, err);
     }
+    if (rc == PT2_OK && pt2d_auth_has_tokens(s->auth))
+        s->reload_started = pthread_create(&s->reload_thread, NULL, reload_main, s) == 0;
     rc = rc ? rc : pt2d_cache_create(&s->cache, s->cfg.cache_entries, s->cfg.cache_bytes, err);
     rc = rc ? rc : pt2d_deadlines_start(&s->deadlines, s->cfg.header_timeout, err);
     rc = rc ? rc : pt2d_pool_create(&s->pool, s->cfg.workers, s->cfg.queue, err);
@@ -1115,21 +1131,80 @@ const char *pt2d_server_address(const struct pt2d_server *s)
     return s->listener.address;
 }
 
-void pt2d_server_reload(struct pt2d_server *s)
+static void server_reload_now(struct pt2d_server *s)
 {
     struct pt2_error err = {0};
     unsigned n = 0;
 
-    if (!pt2d_auth_has_tokens(s->auth)) {
-        pt2d_log_event(s->log, "info", "SIGHUP: nothing to re-read (no --token-file)");
-        return;
-    }
     if (pt2d_auth_reload(s->auth, &n, &err) != PT2_OK)
         pt2d_log_event(s->log, "warn", "SIGHUP: %s; keeping the %u token%s loaded before",
                        err.message, n, n == 1 ? "" : "s");
     else
         pt2d_log_event(s->log, "info", "SIGHUP: token file re-read, %u token%s", n,
                        n == 1 ? "" : "s");
+}
+
+static void *reload_main(void *arg)
+{
+    struct pt2d_server *s = arg;
+
+    pthread_mutex_lock(&s->reload_lock);
+    for (;;) {
+        while (!s->reload_pending && !s->reload_stop)
+            pthread_cond_wait(&s->reload_wake, &s->reload_lock);
+        if (s->reload_stop)
+            break;
+        s->reload_pending = 0;
+        s->reload_busy = 1;
+        pthread_mutex_unlock(&s->reload_lock);
+        server_reload_now(s);
+        pthread_mutex_lock(&s->reload_lock);
+        s->reload_busy = 0;
+        pthread_cond_broadcast(&s->reload_wake);
+    }
+    pthread_mutex_unlock(&s->reload_lock);
+    return NULL;
+}
+
+void pt2d_server_reload(struct pt2d_server *s)
+{
+    if (!pt2d_auth_has_tokens(s->auth)) {
+        pt2d_log_event(s->log, "info", "SIGHUP: nothing to re-read (no --token-file)");
+        return;
+    }
+    if (!s->reload_started) { /* no thread could be made: read here */
+        server_reload_now(s);
+        return;
+    }
+    pthread_mutex_lock(&s->reload_lock);
+    s->reload_pending = 1; /* a second SIGHUP while one is pending is the same re-read */
+    pthread_cond_signal(&s->reload_wake);
+    pthread_mutex_unlock(&s->reload_lock);
+}
+
+/*
+ * Stop the reload thread. 1 when it ended; 0 when a re-read is still stuck
+ * after RELOAD_STOP_S (then it keeps the auth object, which is left to the
+ * process's exit).
+ */
+static int reload_stop(struct pt2d_server *s)
+{
+    struct timespec until;
+
+    if (!s->reload_started)
+        return 1;
+    pthread_mutex_lock(&s->reload_lock);
+    s->reload_stop = 1;
+    pthread_cond_broadcast(&s->reload_wake);
+    pthread_mutex_unlock(&s->reload_lock);
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += RELOAD_STOP_S;
+    if (pthread_timedjoin_np(s->reload_thread, NULL, &until) != 0) {
+        pthread_detach(s->reload_thread);
+        return 0;
+    }
+    s->reload_started = 0;
+    return 1;
 }
 
 void pt2d_server_unready(struct pt2d_server *s)
@@ -1202,7 +1277,11 @@ void pt2d_server_free(struct pt2d_server *s)
         pt2_runtime_free(s->runtimes[r]);
     pt2d_cache_free(s->cache);
     pt2d_metrics_free(s->metrics);
-    pt2d_auth_free(s->auth);
+    if (reload_stop(s)) {
+        pt2d_auth_free(s->auth);
+        pthread_cond_destroy(&s->reload_wake);
+        pthread_mutex_destroy(&s->reload_lock);
+    }
     pt2d_deadlines_stop(s->deadlines);
     pt2d_path_roots_close(s->root_fds, s->cfg.n_roots);
 #ifdef PT2SCOPE_TEST_HOOKS

@@ -91,5 +91,81 @@ same "Content-Length: 28 (control)" \
 same "%00 in the URL path" "$(raw 'GET /v1/version%00/x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')" \
     "HTTP/1.1 400 Bad Request | the URL path contains %00 (a NUL byte)"
 
+# 8. Bytes that are not UTF-8 in a path, a header and a query: the log lines stay JSON.
+raw 'GET /v1/x%FF%FE%C0%AF HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' >/dev/null
+raw 'GET /v1/inspect?path=%FF%ED%A0%80.pt2 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: \xff\xfe\r\n\r\n' >/dev/null
+raw 'GET /\xc0\xaf\xff HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' >/dev/null
+same "a raw 0xFF path is logged as \\xFF text" \
+    "$(grep -c '"path":"/v1/x\\\\xFF\\\\xFE\\\\xC0\\\\xAF"' "$TMP/log")" 1
+stop
+
+# 6, 7. A root with links out of it, a unix socket, a FIFO: nothing outside is told apart,
+# and nothing in it is a 500 or names the server's errors.
+mkdir -p "$TMP/root/d"
+cp tests/fixtures/cuda_sm90a_v8.pt2 "$TMP/root/ok.pt2"
+ln -s / "$TMP/root/link"
+ln -s ../.. "$TMP/root/d/up"
+mkfifo "$TMP/root/fifo.pt2"
+python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$TMP/root/sock.pt2"
+ln -s sock.pt2 "$TMP/root/to-sock.pt2" # the listing walks *.pt2 files and links
+ln -s fifo.pt2 "$TMP/root/to-fifo.pt2"
+start "$TMP/log2" --model-root "$TMP/root"
+inspect() { # inspect PATH: status and the problem's detail
+    curl -s -m 10 -o "$TMP/resp" -w '%{http_code}' "$U/v1/arch?path=$1" >"$TMP/code"
+    printf '%s %s' "$(cat "$TMP/code")" \
+        "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("detail","-"))' "$TMP/resp")"
+}
+for p in link/etc/shadow link/etc/nonexistent link/nonexistent/x d/up/etc/passwd d/up/nope; do
+    same "outside: $p" "$(inspect "$p")" "403 path '$p' resolves outside its model root"
+done
+same "unix socket" "$(inspect sock.pt2)" "404 'sock.pt2' is not a regular file"
+same "FIFO" "$(inspect fifo.pt2)" "404 'fifo.pt2' is not a regular file"
+same "a regular file still works" "$(inspect ok.pt2 | cut -c1-3)" "200"
+# The listing: links to the socket and the FIFO are the same 404 problem, no strerror text.
+curl -s -m 20 -o "$TMP/list" "$U/v1/packages"
+same "listing: the items" "$(python3 - "$TMP/list" <<'PY'
+import json, sys
+for it in json.load(open(sys.argv[1]))["items"]:
+    print(it["name"], it.get("status", 200), it.get("detail", "-"))
+PY
+)" "ok.pt2 200 -
+to-fifo.pt2 404 'to-fifo.pt2' is not a regular file
+to-sock.pt2 404 'to-sock.pt2' is not a regular file"
+stop
+
+# 9. A FIFO swapped in as the token file: SIGHUP keeps the old tokens and says why, and
+# SIGTERM still ends the daemon at once.
+echo s3cret >"$TMP/tokens"
+start "$TMP/log3" --model-root tests/fixtures --token-file "$TMP/tokens"
+rm "$TMP/tokens" && mkfifo "$TMP/tokens"
+kill -HUP "$PID"
+for _ in $(seq 1 500); do grep -q SIGHUP "$TMP/log3" && break; sleep 0.01; done
+same "token FIFO: SIGHUP's line" "$(grep -o '"msg":"SIGHUP[^"]*"' "$TMP/log3")" \
+    "\"msg\":\"SIGHUP: token file '$TMP/tokens' is not a regular file; keeping the 1 token loaded before\""
+same "token FIFO: the old token still works" \
+    "$(curl -s -m 5 -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer s3cret' "$U/v1/version")" 200
+kill -TERM "$PID"
+for _ in $(seq 1 1000); do kill -0 "$PID" 2>/dev/null || break; sleep 0.01; done
+same "token FIFO: SIGTERM ends the daemon" "$(kill -0 "$PID" 2>/dev/null && echo running || echo exited)" exited
+wait "$PID"
+same "token FIFO: exit status" "$?" 0
+PID=
+
+# 8. Every line every daemon here wrote, read by a strict UTF-8 decoder and a JSON parser.
+same "every log line is UTF-8 JSON" "$(python3 - "$TMP"/log* <<'PY'
+import json, sys
+n = bad = 0
+for path in sys.argv[1:]:
+    for raw in open(path, "rb"):
+        n += 1
+        try:
+            json.loads(raw.decode("utf-8", "strict"))
+        except Exception as e:
+            bad += 1
+            print(path, repr(raw[:120]), e, file=sys.stderr)
+print("ok" if n > 20 and bad == 0 else "%d of %d lines bad" % (bad, n))
+PY
+)" ok
+
 echo "hostile2: $pass passed, $fail failed"
 [ "$fail" = 0 ]
