@@ -68,6 +68,7 @@
 /* Descriptors kept back from --max-connections 0: packages, spool files, peers, logs. */
 #define FD_RESERVE 128
 #define HTTP_THREADS_MAX 16u
+#define HEADER_SHARE_PCT 50u /* of the connection limit, for connections in their headers */
 #define INM_MAX 1024
 #define LOG_PATH_MAX 512
 #define CLUSTER_WORKERS 2u /* concurrent cluster fan-outs */
@@ -924,23 +925,33 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 /* ---- life cycle -------------------------------------------------------- */
 
 /*
- * --max-connections, or the descriptor limit less FD_RESERVE. MHD splits the
- * limit among its threads, so it is at least one connection per thread.
+ * --max-connections, or the descriptor limit less FD_RESERVE; never more
+ * than that either way, so the descriptors packages, spool files, peers and
+ * logs need are always there (an accept() that fails with EMFILE answers
+ * nobody). MHD splits the limit among its threads, so it is at least one
+ * connection per thread.
  */
 static unsigned connection_limit(const struct pt2d_config *cfg, unsigned threads)
 {
     struct rlimit rl;
-    unsigned long long n = cfg->max_connections;
+    unsigned long long n = cfg->max_connections, fds = 1024;
 
-    if (n == 0) {
-        n = 1024;
-        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-            n = rl.rlim_cur;
-        n = n > FD_RESERVE + 64 ? n - FD_RESERVE : 64;
-        if (n > 1000000)
-            n = 1000000;
-    }
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        fds = rl.rlim_cur;
+    fds = fds > FD_RESERVE + 64 ? fds - FD_RESERVE : 64;
+    if (n == 0 || n > fds)
+        n = fds;
+    if (n > 1000000)
+        n = 1000000;
     return n < threads ? threads : (unsigned)n;
+}
+
+/* Connections still in their headers: at most this share of the limit (pt2d_deadline.h). */
+static unsigned header_budget(unsigned limit)
+{
+    unsigned n = (unsigned)((unsigned long long)limit * HEADER_SHARE_PCT / 100u);
+
+    return n > 0 ? n : 1;
 }
 
 void pt2d_server_log_node(struct pt2d_server *s)
@@ -1056,7 +1067,9 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     if (rc == PT2_OK && pt2d_auth_has_tokens(s->auth))
         s->reload_started = pthread_create(&s->reload_thread, NULL, reload_main, s) == 0;
     rc = rc ? rc : pt2d_cache_create(&s->cache, s->cfg.cache_entries, s->cfg.cache_bytes, err);
-    rc = rc ? rc : pt2d_deadlines_start(&s->deadlines, s->cfg.header_timeout, err);
+    rc = rc ? rc
+            : pt2d_deadlines_start(&s->deadlines, s->cfg.header_timeout,
+                                   header_budget(connection_limit(&s->cfg, threads)), err);
     rc = rc ? rc : pt2d_pool_create(&s->pool, s->cfg.workers, s->cfg.queue, err);
     rc = rc ? rc : pt2d_pool_create(&s->cluster_pool, CLUSTER_WORKERS, CLUSTER_QUEUE, err);
     rc = rc ? rc : server_test_hooks(s, err);

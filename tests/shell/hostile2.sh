@@ -3,7 +3,10 @@
 # now answered without harm. Framing the daemon's libmicrohttpd would read
 # differently from a proxy (whitespace before a colon, obs-folded lines) is
 # one 400 per connection; %00 in a URL path is a 400; every log line stays
-# valid UTF-8 JSON under a hostile run (a strict decoder reads them all).
+# valid UTF-8 JSON under a hostile run (a strict decoder reads them all); nothing
+# outside a model root changes an answer, sockets and FIFOs are 404s; a FIFO as the
+# token file does not hold SIGTERM up; 1,000 slow clients from 8 addresses leave the
+# probes and inspections answered.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${PT2SCOPE_BUILD:-build}
@@ -150,6 +153,56 @@ same "token FIFO: SIGTERM ends the daemon" "$(kill -0 "$PID" 2>/dev/null && echo
 wait "$PID"
 same "token FIFO: exit status" "$?" 0
 PID=
+
+# 5. 1,000 connections from 8 addresses (127.0.0.2..9, 125 each: under the per-address
+# limit), each dripping a header byte at a time, with 1,024 descriptors: /livez, /readyz
+# and an inspection from a ninth address are still answered (the header-phase budget cuts
+# the oldest slow connection for each newcomer; the descriptor reserve keeps accept() alive).
+rm -f "$TMP/port"
+(ulimit -n 1024 && exec "$D" --listen 127.0.0.1:0 --port-file "$TMP/port" \
+    --model-root tests/fixtures 2>"$TMP/log4") &
+PID=$!
+for _ in $(seq 1 500); do [ -s "$TMP/port" ] && break; sleep 0.01; done
+PORT=$(cat "$TMP/port")
+U=http://127.0.0.1:$PORT
+python3 - "$PORT" >"$TMP/slow.out" 2>&1 <<'PY' &
+import resource, socket, sys, time
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+port = int(sys.argv[1])
+held = []
+for i in range(1000):
+    s = socket.socket()
+    s.bind(("127.0.0.%d" % (2 + i % 8), 0))
+    try:
+        s.connect(("127.0.0.1", port))
+        s.send(b"GET /livez HTTP/1.1\r\nHo")
+    except OSError:
+        pass
+    held.append(s)
+print("open", flush=True)
+for _ in range(60):  # drip, as an attacker would, until killed
+    for s in held:
+        try:
+            s.send(b"s")
+        except OSError:
+            pass
+    time.sleep(0.5)
+PY
+SLOW=$!
+for _ in $(seq 1 3000); do grep -q open "$TMP/slow.out" 2>/dev/null && break; sleep 0.01; done
+same "1,000 slow connections from 8 addresses: opened" "$(head -1 "$TMP/slow.out")" open
+for probe in livez readyz; do
+    same "slow flood: /$probe" \
+        "$(curl -s -m 5 --interface 127.0.0.10 -o /dev/null -w '%{http_code}' "$U/$probe")" 200
+done
+same "slow flood: an inspection" \
+    "$(curl -s -m 10 --interface 127.0.0.10 -o /dev/null -w '%{http_code}' "$U/v1/arch?path=cuda_sm90a_v8.pt2")" 200
+same "slow flood: /livez from a flooding address" \
+    "$(curl -s -m 5 --interface 127.0.0.3 -o /dev/null -w '%{http_code}' "$U/livez")" 200
+kill "$SLOW" 2>/dev/null
+wait "$SLOW" 2>/dev/null
+stop
 
 # 8. Every line every daemon here wrote, read by a strict UTF-8 decoder and a JSON parser.
 same "every log line is UTF-8 JSON" "$(python3 - "$TMP"/log* <<'PY'
