@@ -71,9 +71,10 @@
 #define HEADER_SHARE_PCT 50u /* of the connection limit, for connections in their headers */
 #define INM_MAX 1024
 #define LOG_PATH_MAX 512
-#define CLUSTER_WORKERS 2u /* concurrent cluster fan-outs */
-#define CLUSTER_QUEUE 8u   /* cluster requests that may wait, then 503 */
-#define RELOAD_STOP_S 2    /* how long shutdown waits for a token re-read in progress */
+#define CLUSTER_WORKERS 2u    /* concurrent cluster fan-outs */
+#define CLUSTER_QUEUE 8u      /* cluster requests that may wait, then 503 */
+#define REMOTE_WORKERS_MIN 2u /* the remote pool: half the workers, at least this */
+#define RELOAD_STOP_S 2       /* how long shutdown waits for a token re-read in progress */
 
 enum req_state { REQ_BODY, REQ_QUEUED, REQ_DONE, REQ_ANSWERED };
 
@@ -92,6 +93,13 @@ struct pt2d_server {
      * workers that must answer the peers' own /v1/inspect and /v1/node.
      */
     struct pt2d_pool *cluster_pool;
+    /*
+     * ?url= inspections wait on remote servers for up to --remote-timeout:
+     * on the job pool, as many slow allowed URLs as workers would stall
+     * every local inspection. They run on a bounded pool of their own
+     * (remote_workers() threads, --queue waiting, then 503).
+     */
+    struct pt2d_pool *remote_pool;
     struct pt2d_cache *cache;
     struct pt2d_metrics *metrics;
     struct pt2d_auth *auth; /* Host check and bearer tokens (pt2d_auth.h) */
@@ -288,6 +296,11 @@ static void probe(struct request *rq)
     g->queue_capacity = ps.capacity;
     g->workers_busy = ps.busy;
     g->workers_total = ps.workers;
+    pt2d_pool_stats(s->remote_pool, &ps);
+    g->remote_queue_depth = ps.queued;
+    g->remote_queue_capacity = ps.capacity;
+    g->remote_workers_busy = ps.busy;
+    g->remote_workers_total = ps.workers;
     pt2d_cache_stats(s->cache, &cs);
     g->cache_hits = cs.hits;
     g->cache_misses = cs.misses;
@@ -643,11 +656,6 @@ static enum MHD_Result submit_to(struct request *rq, struct pt2d_pool *pool, voi
     return MHD_YES;
 }
 
-static enum MHD_Result submit(struct request *rq, void (*fn)(void *))
-{
-    return submit_to(rq, rq->srv->pool, fn);
-}
-
 /* Last handler call of the body: hand the work to the pool. */
 static enum MHD_Result request_dispatch(struct request *rq)
 {
@@ -692,7 +700,8 @@ static enum MHD_Result request_dispatch(struct request *rq)
     /* A response already rendered for a cached package is sent from here: no pool trip. */
     if (pt2d_job_run_cached(&rq->job))
         return answer(rq);
-    return submit(rq, run_job);
+    /* A remote read waits on another server: never on the workers local packages need. */
+    return submit_to(rq, rq->opts.has_url ? s->remote_pool : s->pool, run_job);
 }
 
 /* Counts the `name` headers of a request (repeated ones included). */
@@ -946,6 +955,14 @@ static unsigned connection_limit(const struct pt2d_config *cfg, unsigned threads
     return n < threads ? threads : (unsigned)n;
 }
 
+/* The remote pool's threads: half the workers, at least REMOTE_WORKERS_MIN. */
+static unsigned remote_workers(const struct pt2d_config *cfg)
+{
+    unsigned n = cfg->workers / 2;
+
+    return n < REMOTE_WORKERS_MIN ? REMOTE_WORKERS_MIN : n;
+}
+
 /* Connections still in their headers: at most this share of the limit (pt2d_deadline.h). */
 static unsigned header_budget(unsigned limit)
 {
@@ -1072,6 +1089,7 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
                                    header_budget(connection_limit(&s->cfg, threads)), err);
     rc = rc ? rc : pt2d_pool_create(&s->pool, s->cfg.workers, s->cfg.queue, err);
     rc = rc ? rc : pt2d_pool_create(&s->cluster_pool, CLUSTER_WORKERS, CLUSTER_QUEUE, err);
+    rc = rc ? rc : pt2d_pool_create(&s->remote_pool, remote_workers(&s->cfg), s->cfg.queue, err);
     rc = rc ? rc : server_test_hooks(s, err);
     rc = rc ? rc : pt2d_listen_open(s->cfg.host, s->cfg.port, &s->listener, err);
     /* Probe the GPUs once now, not per request (GET /v1/node?refresh=1 probes again). */
@@ -1250,6 +1268,7 @@ unsigned long pt2d_server_drain(struct pt2d_server *s, unsigned timeout_ms)
         /* Work that has not started is answered now; only running jobs are waited for. */
         pt2d_pool_cancel_queued(s->pool, cancel_job);
         pt2d_pool_cancel_queued(s->cluster_pool, cancel_job);
+        pt2d_pool_cancel_queued(s->remote_pool, cancel_job);
     }
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += timeout_ms / 1000;
@@ -1278,12 +1297,14 @@ void pt2d_server_free(struct pt2d_server *s)
          * itself lives on until MHD has stopped: kept-alive connections may
          * still ask for /readyz (pool stats) or submit (refused, 503). */
         pt2d_pool_stop(s->cluster_pool);
+        pt2d_pool_stop(s->remote_pool);
         pt2d_pool_stop(s->pool);
         MHD_stop_daemon(s->mhd);
     } else if (s->listener.fd >= 0) {
         close(s->listener.fd);
     }
     pt2d_pool_free(s->cluster_pool);
+    pt2d_pool_free(s->remote_pool);
     pt2d_pool_free(s->pool);
     pt2d_node_free(s->node);
     for (size_t r = 0; r < s->n_runtimes; r++)

@@ -204,6 +204,55 @@ kill "$SLOW" 2>/dev/null
 wait "$SLOW" 2>/dev/null
 stop
 
+# 4. Remote reads have their own workers: with --workers 2, six ?url= inspections held by
+# a slow allowed server (more than every worker) leave a local inspection answered, and
+# the remote pool's queue shows the ones still waiting.
+python3 - "$TMP" >"$TMP/slowsrv.out" 2>&1 <<'PY' &
+import http.server, os, sys, threading, time
+tmp = sys.argv[1]
+class H(http.server.BaseHTTPRequestHandler):
+    def hold(self):
+        with open(os.path.join(tmp, "held"), "a") as f:
+            f.write("x")
+        while not os.path.exists(os.path.join(tmp, "release")):
+            time.sleep(0.02)
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    do_GET = do_HEAD = hold
+    def log_message(self, *a):
+        pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+with open(os.path.join(tmp, "slowsrv.port.tmp"), "w") as f:
+    f.write(str(s.server_address[1]))
+os.rename(os.path.join(tmp, "slowsrv.port.tmp"), os.path.join(tmp, "slowsrv.port"))
+s.serve_forever()
+PY
+SRV=$!
+for _ in $(seq 1 500); do [ -s "$TMP/slowsrv.port" ] && break; sleep 0.01; done
+R=http://127.0.0.1:$(cat "$TMP/slowsrv.port")
+start "$TMP/log5" --model-root tests/fixtures --workers 2 --remote-allow "$R/" --remote-timeout 60
+metric() { curl -s -m 5 "$U/metrics" | awk -v n="$1" '$1 == n { print $2 }'; }
+same "remote pool: workers" "$(metric pt2scope_remote_workers)" 2
+for i in 1 2 3 4 5 6; do
+    curl -s -m 70 -o /dev/null -w '%{http_code}\n' "$U/v1/arch?url=$R/m$i.pt2" >>"$TMP/remote.codes" &
+done
+for _ in $(seq 1 1000); do
+    [ "$(metric pt2scope_remote_queue_depth)" = 4 ] && [ "$(wc -c <"$TMP/held" 2>/dev/null)" -ge 2 ] && break
+    sleep 0.01
+done
+same "remote pool: busy while held" "$(metric pt2scope_remote_workers_busy)" 2
+same "remote pool: the rest queued" "$(metric pt2scope_remote_queue_depth)" 4
+same "local pool: nothing queued" "$(metric pt2scope_queue_depth)" 0
+same "a local inspection while every remote worker waits" \
+    "$(curl -s -m 10 -o /dev/null -w '%{http_code}' "$U/v1/arch?path=cuda_sm90a_v8.pt2&refresh=1")" 200
+touch "$TMP/release"
+wait $(jobs -p | grep -vx "$SRV" | grep -vx "$PID") 2>/dev/null
+same "the remote ones end too (upstream 404)" "$(sort "$TMP/remote.codes" | uniq -c | awk '{print $1, $2}')" "6 404"
+kill "$SRV" 2>/dev/null
+wait "$SRV" 2>/dev/null
+stop
+
 # 8. Every line every daemon here wrote, read by a strict UTF-8 decoder and a JSON parser.
 same "every log line is UTF-8 JSON" "$(python3 - "$TMP"/log* <<'PY'
 import json, sys
