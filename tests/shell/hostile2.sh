@@ -134,6 +134,21 @@ PY
 )" "ok.pt2 200 -
 to-fifo.pt2 404 'to-fifo.pt2' is not a regular file
 to-sock.pt2 404 'to-sock.pt2' is not a regular file"
+# 1. A failed listing item is remembered by file identity like a good one: the second
+# listing parses neither again (no cache miss), and touching the bad file (a new identity)
+# makes it read once more.
+head -c 30000 tests/fixtures/cuda_sm90a_v8.pt2 >"$TMP/root/bad.pt2"
+misses() { curl -s -m 5 "$U/metrics" | awk '$1 == "pt2scope_cache_misses_total" { print $2 }'; }
+curl -s -m 20 -o "$TMP/list1" "$U/v1/packages"
+m1=$(misses)
+curl -s -m 20 -o "$TMP/list2" "$U/v1/packages"
+same "listing twice: the same document" "$(cmp -s "$TMP/list1" "$TMP/list2" && echo same)" same
+same "listing twice: nothing opened again" "$(misses)" "$m1"
+same "listing: the bad item" "$(python3 -c 'import json,sys; print([(i["status"], i["title"]) for i in json.load(open(sys.argv[1]))["items"] if i["name"] == "bad.pt2"])' "$TMP/list2")" \
+    "[(422, 'The archive is truncated or corrupt')]"
+touch -d '2020-01-01' "$TMP/root/bad.pt2"
+curl -s -m 20 -o /dev/null "$U/v1/packages"
+same "listing after the file changed: read again" "$(misses)" "$((m1 + 1))"
 stop
 
 # 9. A FIFO swapped in as the token file: SIGHUP keeps the old tokens and says why, and
