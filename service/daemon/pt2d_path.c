@@ -162,6 +162,27 @@ static enum walk_result walk_errno(int e)
 }
 
 /*
+ * `comp`, in directory `dir`, is a symlink: splice its text into the walk.
+ * WALK_OK to walk again from the root; else why not (out, a loop, ...).
+ */
+static enum walk_result walk_link(struct walk *w, int dir, const char *comp, const char *rest,
+                                  const char *root)
+{
+    char target[PT2D_PATH_MAX], restcopy[2 * PT2D_PATH_MAX];
+    ssize_t n = readlinkat(dir, comp, target, sizeof(target) - 1);
+    int in;
+
+    if (n < 0)
+        return walk_errno(errno);
+    if (++w->links > PATH_LINKS_MAX)
+        return WALK_LOOP;
+    target[n] = '\0';
+    snprintf(restcopy, sizeof(restcopy), "%s", rest); /* rest points into w->path */
+    in = walk_splice(w, root, target, restcopy);
+    return in == 1 ? WALK_OK : in == 0 ? WALK_OUTSIDE : WALK_MISSING;
+}
+
+/*
  * One component at a time from the root, each opened O_PATH | O_NOFOLLOW
  * relative to its parent: a symlink is read (readlinkat, inside the root)
  * and spliced into the text, never followed by the kernel, so nothing
@@ -172,9 +193,8 @@ static enum walk_result walk_root(int rootfd, const char *root, const char *rel,
                                   struct stat *st, char *last, size_t cap)
 {
     struct walk w = {{0}, 0, 0};
-    char comp[PT2D_PATH_MAX], target[PT2D_PATH_MAX];
+    char comp[PT2D_PATH_MAX];
     int cur = -1, next;
-    ssize_t tn;
 
     if (walk_splice(&w, root, "", rel) != 1)
         return WALK_MISSING;
@@ -208,22 +228,13 @@ restart:
             return walk_errno(e);
         }
         if (S_ISLNK(st->st_mode)) {
+            enum walk_result r;
+
             close(next);
-            tn = readlinkat(cur, comp, target, sizeof(target) - 1);
-            if (tn < 0 || ++w.links > PATH_LINKS_MAX) {
+            r = walk_link(&w, cur, comp, rest, root);
+            if (r != WALK_OK) {
                 close(cur);
-                return tn < 0 ? walk_errno(errno) : WALK_LOOP;
-            }
-            target[tn] = '\0';
-            {
-                char restcopy[2 * PT2D_PATH_MAX];
-                int in;
-                snprintf(restcopy, sizeof(restcopy), "%s", rest);
-                in = walk_splice(&w, root, target, restcopy);
-                if (in != 1) {
-                    close(cur);
-                    return in == 0 ? WALK_OUTSIDE : WALK_MISSING;
-                }
+                return r;
             }
             goto restart;
         }
