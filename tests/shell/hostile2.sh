@@ -87,7 +87,7 @@ same "kept alive, then Content-Length : 28" \
     "HTTP/1.1 200 OK + $WS"
 # The sound forms still work, and keep the connection alive.
 same "Content-Length: 28 (control)" \
-    "$(raw "POST /v1/arch HTTP/1.1\r\n$H\r\nContent-Length: 28\r\n\r\n$BODY$NEXT" | cut -d'|' -f1)" \
+    "$(raw "POST /v1/arch HTTP/1.1\r\n$H\r\nContent-Length: 28\r\n\r\n$BODY${NEXT%\\r\\n}Connection: close\r\n\r\n" | cut -d'|' -f1)" \
     "HTTP/1.1 200 OK + HTTP/1.1 200 OK "
 
 # %00 in the path would end the route early: "/v1/version%00/x" is not /v1/version.
@@ -95,9 +95,10 @@ same "%00 in the URL path" "$(raw 'GET /v1/version%00/x HTTP/1.1\r\nHost: 127.0.
     "HTTP/1.1 400 Bad Request | the URL path contains %00 (a NUL byte)"
 
 # 8. Bytes that are not UTF-8 in a path, a header and a query: the log lines stay JSON.
-raw 'GET /v1/x%FF%FE%C0%AF HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' >/dev/null
-raw 'GET /v1/inspect?path=%FF%ED%A0%80.pt2 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: \xff\xfe\r\n\r\n' >/dev/null
-raw 'GET /\xc0\xaf\xff HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' >/dev/null
+C='Connection: close\r\n'
+raw "GET /v1/x%FF%FE%C0%AF HTTP/1.1\r\nHost: 127.0.0.1\r\n$C\r\n" >/dev/null
+raw "GET /v1/inspect?path=%FF%ED%A0%80.pt2 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: \xff\xfe\r\n$C\r\n" >/dev/null
+raw "GET /\xc0\xaf\xff HTTP/1.1\r\nHost: 127.0.0.1\r\n$C\r\n" >/dev/null
 same "a raw 0xFF path is logged as \\xFF text" \
     "$(grep -c '"path":"/v1/x\\\\xFF\\\\xFE\\\\xC0\\\\xAF"' "$TMP/log")" 1
 stop
