@@ -169,6 +169,11 @@ same "token FIFO: SIGTERM ends the daemon" "$(kill -0 "$PID" 2>/dev/null && echo
 wait "$PID"
 same "token FIFO: exit status" "$?" 0
 PID=
+# A FIFO as the token file at start: refused at once (it used to wait for a writer).
+out=$(timeout 10 "$D" --listen 127.0.0.1:0 --token-file "$TMP/tokens" 2>&1)
+same "token FIFO at start: exit status" "$?" 2
+same "token FIFO at start: message" "$out" \
+    "pt2scoped: --token-file: token file '$TMP/tokens' is not a regular file"
 
 # 5. 1,000 connections from 8 addresses (127.0.0.2..9, 125 each: under the per-address
 # limit), each dripping a header byte at a time, with 1,024 descriptors: /livez, /readyz
