@@ -29,6 +29,8 @@
 #include "pt2d_cache.h"
 #include "pt2d_etag.h"
 #include "pt2d_packages.h"
+#include "pt2d_problem.h"
+#include "pt2d_reply.h"
 
 #define PKGS_SUFFIX ".pt2"
 
@@ -380,6 +382,12 @@ static int pkgs_item(const struct pt2d_job_env *env, const struct pt2d_options *
         }
         rc = pkgs_open(env, o->nocache, &pf, key, &ref, &perr);
         close(pf.fd);
+    }
+    /* The server's own failure (a 500: errno text, paths) stays unsaid, as /v1/inspect does. */
+    if (perr.code != PT2_OK && pt2d_problem_lookup(perr.code)->status == 500) {
+        int code = perr.code;
+        pt2_error_clear(&perr);
+        pt2_error_set(&perr, code, "%s", PT2D_REPLY_WITHHELD);
     }
     rc = pt2_listing_item(&file, ref != NULL ? pt2d_pkgref_pkg(ref) : NULL, &perr, targets,
                           ntargets, out, err);
