@@ -313,6 +313,83 @@ START_TEST(test_root_descriptor_used)
 }
 END_TEST
 
+/* A random path of `comps` names, ".." and "." among them when `dots`. */
+static void rnd_path(unsigned *seed, char *out, size_t cap, int comps, int dots)
+{
+    static const char *const names[] = {"a", "b", "c", "d.pt2", "..", "."};
+    int i;
+
+    out[0] = '\0';
+    for (i = 0; i < comps; i++)
+        snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? "/" : "",
+                 names[rand_r(seed) % (dots ? 6 : 4)]);
+}
+
+/*
+ * Seeded random trees of files, directories and links (relative ones that
+ * may climb out and back, absolute ones inside and out, loops): openat2 and
+ * the forced walk agree on every result and message, and nothing opened
+ * lies outside the root.
+ */
+START_TEST(test_random_trees_agree)
+{
+    char rel[256], t[PATH_MAX], p[PATH_MAX + 300], link[64], real[PATH_MAX];
+    unsigned seed = 24u + (unsigned)_i;
+    int fds[1], i, k, ra, rb;
+    const char *rr[1] = {r1};
+    struct pt2d_path_file fa, fb;
+    struct pt2_error ea, eb;
+    ssize_t n;
+
+    for (i = 0; i < 80; i++) {
+        rnd_path(&seed, rel, sizeof(rel), 1 + (int)(rand_r(&seed) % 3), 0);
+        snprintf(p, sizeof(p), "%s/%s", r1, rel);
+        k = (int)(rand_r(&seed) % 6);
+        if (k == 0)
+            mkdir(p, 0700);
+        else if (k == 1) {
+            FILE *f = fopen(p, "w"); /* fails where a parent is missing or not a directory */
+            if (f != NULL)
+                fclose(f);
+        } else if (k == 2)
+            rnd_path(&seed, t, sizeof(t), 1 + (int)(rand_r(&seed) % 4), 1);
+        else if (k == 3) {
+            rnd_path(&seed, rel, sizeof(rel), 1 + (int)(rand_r(&seed) % 2), 0);
+            snprintf(t, sizeof(t), "%s/%s", r1, rel);
+        } else if (k == 4)
+            snprintf(t, sizeof(t), "%s%s", base, rand_r(&seed) % 2 ? "" : "/secret.pt2");
+        else
+            snprintf(t, sizeof(t), "../%s", rand_r(&seed) % 2 ? "r2" : "r1/a.pt2");
+        if (k >= 2)
+            (void)symlink(t, p);
+    }
+    ck_assert_int_eq(pt2d_path_roots_open(fds, rr, 1), have_openat2);
+    for (i = 0; i < 3000; i++) {
+        rnd_path(&seed, rel, sizeof(rel), 1 + (int)(rand_r(&seed) % 4), 0);
+        pt2_error_clear(&ea);
+        pt2_error_clear(&eb);
+        ra = pt2d_path_open_at(rr, fds, 1, rel, &fa, &ea);
+        pt2d_path_test_force_walk(1);
+        rb = pt2d_path_open_at(rr, fds, 1, rel, &fb, &eb);
+        pt2d_path_test_force_walk(0);
+        ck_assert_msg(ra == rb && strcmp(ea.message, eb.message) == 0, "%s: %d '%s' / %d '%s'", rel,
+                      ra, ea.message, rb, eb.message);
+        if (ra != PT2_OK)
+            continue;
+        ck_assert(fa.st.st_ino == fb.st.st_ino);
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fa.fd);
+        n = readlink(link, real, sizeof(real) - 1);
+        ck_assert_int_gt(n, 0);
+        real[n] = '\0';
+        ck_assert_msg(strncmp(real, r1, strlen(r1)) == 0 && real[strlen(r1)] == '/', "%s -> %s",
+                      rel, real);
+        close(fa.fd);
+        close(fb.fd);
+    }
+    pt2d_path_roots_close(fds, 1);
+}
+END_TEST
+
 START_TEST(test_too_long)
 {
     struct pt2_error err;
@@ -340,6 +417,7 @@ int main(void)
     tcase_add_test(tc, test_replaced);
     tcase_add_test(tc, test_root_descriptor_used);
     tcase_add_test(tc, test_too_long);
+    tcase_add_loop_test(tc, test_random_trees_agree, 0, 3);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
