@@ -375,7 +375,7 @@ FUZZ_DIR      := $(BUILD)/fuzz
 FUZZ_NAMES    := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS     := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_DMN      := pt2d_options pt2d_buf pt2d_path
+FUZZ_DMN      := pt2d_options pt2d_buf pt2d_path pt2d_frame
 FUZZ_LIB_OBJ  := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_DMN_OBJ  := $(FUZZ_DMN:%=$(FUZZ_DIR)/obj/service/daemon/%.o)
 FUZZ_REM_OBJ  := $(REM_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
@@ -384,7 +384,7 @@ $(FUZZ_DIR)/obj/service/lib/pt2_shims.o: $(BUILD)/gen/pt2_shim_table.inc
 $(FUZZ_DIR)/obj/%.o: %.c | build-deps
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 $(WARN) -g -O1 \
-	  -fno-omit-frame-pointer $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link -Iservice/include \
+	  -fno-omit-frame-pointer $(FUZZ_SANITIZE) -fsanitize=fuzzer-no-link $(HOOKS_DEF) -Iservice/include \
 	  -Iservice/lib -I$(BUILD)/gen -Iservice/remote -Iservice/daemon $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ) $(FUZZ_REM_OBJ) $(FUZZ_DMN_OBJ)

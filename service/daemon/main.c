@@ -166,8 +166,9 @@ int main(int argc, char **argv)
                    pt2d_server_address(srv), cfg.workers, cfg.queue, cfg.n_roots);
     pt2d_server_log_node(srv);
     if (cfg.port_file[0] != '\0' && write_port_file(cfg.port_file, pt2d_server_port(srv)) != 0) {
-        fprintf(stderr, "pt2scoped: cannot write port file '%s': %s\n", cfg.port_file,
-                strerror(errno));
+        /* After "listening": a log line like the rest of them (JSON, UTF-8). */
+        pt2d_log_event(stderr, "error", "cannot write port file '%s': %s", cfg.port_file,
+                       strerror(errno));
         pt2d_server_free(srv);
         close(sfd);
         return 1;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <nettle/sha2.h>
@@ -113,13 +114,20 @@ cleanup:
 int pt2d_auth_tokens_load(const char *path, struct pt2d_auth_tokens **out, struct pt2_error *err)
 {
     char *buf = NULL;
+    struct stat st;
     size_t n = 0;
     int fd = -1, rc = PT2_OK;
 
     *out = NULL;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO (or a device) planted as the file must not block the open;
+     * then only a regular file is read, so no read blocks either. */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         rc = pt2_error_set(err, PT2_ERR_IO, "token file '%.200s': %s", path, strerror(errno));
+        goto cleanup;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        rc = pt2_error_set(err, PT2_ERR_IO, "token file '%.200s' is not a regular file", path);
         goto cleanup;
     }
     /* One byte past the cap tells "exactly the cap" from "more". */

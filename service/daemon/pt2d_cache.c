@@ -54,8 +54,17 @@ struct cache_entry {
     struct cache_entry *newer, *older; /* recency list */
 };
 
+/* A package that failed to open, remembered by the same content key (a ring, oldest out). */
+struct cache_failure {
+    char key[PT2D_CACHE_KEY_MAX]; /* "" = free */
+    uint64_t hash;
+    struct pt2_error err;
+};
+
 struct pt2d_cache {
     pthread_mutex_t lock;
+    struct cache_failure *failures; /* PT2D_CACHE_FAILURES, NULL when capacity is 0 */
+    size_t next_failure;
     struct cache_entry **buckets;
     size_t nbuckets; /* power of two */
     struct cache_entry *newest, *oldest;
@@ -185,6 +194,14 @@ int pt2d_cache_create(struct pt2d_cache **out, size_t capacity, uint64_t max_byt
     if (c->buckets == NULL) {
         free(c);
         return pt2_error_set(err, PT2_ERR_NOMEM, "cache: out of memory");
+    }
+    if (capacity > 0) {
+        c->failures = calloc(PT2D_CACHE_FAILURES, sizeof(*c->failures));
+        if (c->failures == NULL) {
+            free(c->buckets);
+            free(c);
+            return pt2_error_set(err, PT2_ERR_NOMEM, "cache: out of memory");
+        }
     }
     pthread_mutex_init(&c->lock, NULL);
     c->nbuckets = n;
@@ -324,6 +341,52 @@ cleanup:
     }
 }
 
+static struct cache_failure *failure_slot(struct pt2d_cache *c, const char *key, uint64_t h)
+{
+    size_t i;
+
+    for (i = 0; i < PT2D_CACHE_FAILURES; i++)
+        if (c->failures[i].hash == h && strcmp(c->failures[i].key, key) == 0)
+            return &c->failures[i];
+    return NULL;
+}
+
+void pt2d_cache_put_failure(struct pt2d_cache *c, const char *key, const struct pt2_error *err)
+{
+    uint64_t h = cache_hash(key);
+    struct cache_failure *f;
+
+    if (c->failures == NULL || strlen(key) >= PT2D_CACHE_KEY_MAX || key[0] == '\0')
+        return;
+    pthread_mutex_lock(&c->lock);
+    f = failure_slot(c, key, h);
+    if (f == NULL) {
+        f = &c->failures[c->next_failure];
+        c->next_failure = (c->next_failure + 1) % PT2D_CACHE_FAILURES;
+    }
+    snprintf(f->key, sizeof(f->key), "%s", key);
+    f->hash = h;
+    f->err = *err;
+    pthread_mutex_unlock(&c->lock);
+}
+
+int pt2d_cache_get_failure(struct pt2d_cache *c, const char *key, struct pt2_error *out)
+{
+    struct cache_failure *f;
+    int found = 0;
+
+    if (c->failures == NULL || key[0] == '\0')
+        return 0;
+    pthread_mutex_lock(&c->lock);
+    f = failure_slot(c, key, cache_hash(key));
+    if (f != NULL) {
+        *out = f->err;
+        found = 1;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return found;
+}
+
 void pt2d_cache_stats(struct pt2d_cache *c, struct pt2d_cache_stats *out)
 {
     pthread_mutex_lock(&c->lock);
@@ -348,6 +411,7 @@ void pt2d_cache_free(struct pt2d_cache *c)
         free(e);
     }
     pthread_mutex_destroy(&c->lock);
+    free(c->failures);
     free(c->buckets);
     free(c);
 }

@@ -87,6 +87,17 @@ void pt2d_cache_count_hit(struct pt2d_cache *c);
 /* Insert or replace; keys longer than PT2D_CACHE_KEY_MAX - 1 are not cached. */
 void pt2d_cache_put(struct pt2d_cache *c, const char *key, struct pt2d_pkgref *ref);
 
+/*
+ * Packages that failed to open, by the same content key: a listing over a
+ * root of bad packages (each costing a full parse to refuse) answers them
+ * from here until the file changes (a new key). At most PT2D_CACHE_FAILURES
+ * are kept, the oldest replaced first; none when the capacity is 0.
+ */
+#define PT2D_CACHE_FAILURES 256
+void pt2d_cache_put_failure(struct pt2d_cache *c, const char *key, const struct pt2_error *err);
+/* 1 with *out the remembered error when `key` failed before, else 0. */
+int pt2d_cache_get_failure(struct pt2d_cache *c, const char *key, struct pt2_error *out);
+
 void pt2d_cache_stats(struct pt2d_cache *c, struct pt2d_cache_stats *out);
 
 void pt2d_cache_free(struct pt2d_cache *c);

@@ -16,6 +16,16 @@
  * it closes the descriptor, so a number reused by another socket is never
  * touched.
  *
+ *
+ * Header-phase budget: connections still in their headers (new ones, and
+ * kept-alive ones waiting for the next request) are at most
+ * `max_in_headers`. A connection that arrives when the budget is full cuts
+ * the oldest such connection first (the same shutdown), so a flood of slow
+ * clients from any number of addresses only ever pushes out its own
+ * oldest members, and a fresh client that sends its headers at once (a
+ * kubelet probe) is always let in and answered. Connections whose headers
+ * are complete (a request running, a body arriving) are never cut for it.
+ *
  * Ownership: pt2d_deadlines_start() returns an object that
  * pt2d_deadlines_stop() joins and frees. Entries belong to the registry;
  * the caller keeps the pointer as the connection's socket context.
@@ -30,8 +40,13 @@
 struct pt2d_deadlines;
 struct pt2d_deadline;
 
-/* `seconds` for the headers of each request (0: no deadline; nothing is started). */
-int pt2d_deadlines_start(struct pt2d_deadlines **out, unsigned seconds, struct pt2_error *err);
+/*
+ * `seconds` for the headers of each request (0: no deadline, no watchdog thread) and at most
+ * `max_in_headers` connections in their headers (0: no budget). Both 0: *out is NULL and
+ * every call below is a no-op.
+ */
+int pt2d_deadlines_start(struct pt2d_deadlines **out, unsigned seconds, unsigned max_in_headers,
+                         struct pt2_error *err);
 void pt2d_deadlines_stop(struct pt2d_deadlines *d);
 
 /* Register a new connection's socket; NULL when out of memory or without deadlines. */
@@ -54,5 +69,7 @@ void pt2d_deadlines_remove(struct pt2d_deadlines *d, struct pt2d_deadline *e);
 
 /* Connections cut for missing their deadline so far. */
 uint64_t pt2d_deadlines_cut(struct pt2d_deadlines *d);
+/* Connections cut so far to make room under the header-phase budget. */
+uint64_t pt2d_deadlines_budget_cut(struct pt2d_deadlines *d);
 
 #endif

@@ -7,19 +7,78 @@
 
 #include "pt2d_log.h"
 
+/*
+ * The length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), reading at most `avail`
+ * bytes; 0 when the bytes there are not one. A NUL is never a continuation
+ * byte, so a sequence cut by the string's end is refused, not overread.
+ */
+static size_t utf8_len(const unsigned char *s, size_t avail)
+{
+    size_t n, k;
+    unsigned char lo = 0x80, hi = 0xbf;
+
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        n = 2;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef)
+        n = 3;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+        n = 4;
+    else
+        return 0;
+    if (n > avail)
+        return 0;
+    if (s[0] == 0xe0)
+        lo = 0xa0; /* overlong */
+    else if (s[0] == 0xed)
+        hi = 0x9f; /* surrogates */
+    else if (s[0] == 0xf0)
+        lo = 0x90; /* overlong */
+    else if (s[0] == 0xf4)
+        hi = 0x8f; /* past U+10FFFF */
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (k = 2; k < n; k++)
+        if (s[k] < 0x80 || s[k] > 0xbf)
+            return 0;
+    return n;
+}
+
+/* A byte that is not UTF-8 becomes the text \xFF (escaped for JSON: "\\xFF"). */
+static void hex_escape(unsigned char c, char esc[6])
+{
+    static const char hex[] = "0123456789ABCDEF";
+
+    memcpy(esc, "\\\\x", 3);
+    esc[3] = hex[c >> 4];
+    esc[4] = hex[c & 15];
+}
+
 int pt2d_log_json_string(struct pt2d_buf *b, const char *s, size_t max)
 {
     size_t i;
 
+    char esc[6];
+    size_t n;
+
     pt2d_buf_puts(b, "\"");
     for (i = 0; s != NULL && s[i] != '\0' && i < max; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
+        if (c == '"' || c == '\\') {
             pt2d_buf_printf(b, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
+        } else if (c < 0x20 || c == 0x7f) {
             pt2d_buf_printf(b, "\\u%04x", c);
-        else
+        } else if (c < 0x80) {
             pt2d_buf_append(b, &s[i], 1);
+        } else if ((n = utf8_len((const unsigned char *)s + i, max - i)) > 0) {
+            pt2d_buf_append(b, &s[i], n);
+            i += n - 1;
+        } else {
+            hex_escape(c, esc);
+            pt2d_buf_append(b, esc, 5);
+        }
     }
     return pt2d_buf_puts(b, "\"");
 }
@@ -109,7 +168,8 @@ static void line_puts(struct log_line *l, const char *s)
     line_put(l, s, strlen(s));
 }
 
-/* Worst case 6 output bytes per input byte (\u00xx), checked per run. */
+/* Worst case 6 output bytes per input byte (\u00xx), checked per run; bytes that are not
+ * UTF-8 become \\xFF text, so every line is valid UTF-8 (a cut never splits a character). */
 static void line_json(struct log_line *l, const char *s, size_t max)
 {
     static const char hex[] = "0123456789abcdef";
@@ -130,9 +190,16 @@ static void line_json(struct log_line *l, const char *s, size_t max)
             esc[4] = hex[c >> 4];
             esc[5] = hex[c & 15];
             n = 6;
-        } else {
+        } else if (c < 0x80) {
             run++;
             continue;
+        } else if ((n = utf8_len((const unsigned char *)s + i, max - i)) > 0) {
+            run += n;
+            i += n - 1;
+            continue;
+        } else {
+            hex_escape(c, esc);
+            n = 5;
         }
         line_put(l, s + i - run, run);
         line_put(l, esc, n);

@@ -35,6 +35,9 @@ struct pt2d_metrics_gauges {
     uint64_t cache_hits, cache_misses, cache_entries, cache_bytes;
     uint64_t body_bytes, body_budget; /* request bodies buffered in memory; its limit (0: none) */
     int ready;
+    /* The pool ?url= inspections run on (pt2d_server.c), apart from local ones. */
+    uint64_t remote_queue_depth, remote_queue_capacity;
+    uint64_t remote_workers_busy, remote_workers_total;
 };
 
 /* What the process_* series report; `have` says which were read (PT2D_PROC_* bits). */

@@ -29,6 +29,8 @@
 #include "pt2d_cache.h"
 #include "pt2d_etag.h"
 #include "pt2d_packages.h"
+#include "pt2d_problem.h"
+#include "pt2d_reply.h"
 
 #define PKGS_SUFFIX ".pt2"
 
@@ -331,6 +333,31 @@ static int pkgs_by_name(const void *a, const void *b)
 
 /* ---- the page ------------------------------------------------------------------ */
 
+/* What the package itself decided (same bytes, same answer), not the moment (memory, I/O). */
+static int pkgs_lasting_failure(int code)
+{
+    return code != PT2_ERR_NOMEM && code != PT2_ERR_IO && code != PT2_ERR_INTERNAL &&
+           code != PT2_ERR_OVERLOADED;
+}
+
+/*
+ * Open an item's package through the job cache. A package that failed is
+ * remembered by its file identity (pt2d_cache_put_failure) like a good one
+ * is kept: the next listing answers it without parsing it again.
+ */
+static int pkgs_open(const struct pt2d_job_env *env, int nocache, const struct pt2d_path_file *pf,
+                     const char *key, struct pt2d_pkgref **ref, struct pt2_error *perr)
+{
+    int rc;
+
+    if (!nocache && env->cache != NULL && pt2d_cache_get_failure(env->cache, key, perr))
+        return perr->code;
+    rc = pt2d_job_package(env, nocache, pf->fd, pf->name, key, ref, perr);
+    if (rc != PT2_OK && env->cache != NULL && pkgs_lasting_failure(rc))
+        pt2d_cache_put_failure(env->cache, key, perr);
+    return rc;
+}
+
 /* One item: open through the job cache, the library's item, the inspect ETag. */
 static int pkgs_item(const struct pt2d_job_env *env, const struct pt2d_options *o,
                      const struct pt2_listing_target *targets, size_t ntargets,
@@ -355,8 +382,14 @@ static int pkgs_item(const struct pt2d_job_env *env, const struct pt2d_options *
             close(pf.fd);
             return pt2_error_set(err, rc, "request options too large to fingerprint");
         }
-        rc = pt2d_job_package(env, o->nocache, pf.fd, pf.name, key, &ref, &perr);
+        rc = pkgs_open(env, o->nocache, &pf, key, &ref, &perr);
         close(pf.fd);
+    }
+    /* The server's own failure (a 500: errno text, paths) stays unsaid, as /v1/inspect does. */
+    if (perr.code != PT2_OK && pt2d_problem_lookup(perr.code)->status == 500) {
+        int code = perr.code;
+        pt2_error_clear(&perr);
+        pt2_error_set(&perr, code, "%s", PT2D_REPLY_WITHHELD);
     }
     rc = pt2_listing_item(&file, ref != NULL ? pt2d_pkgref_pkg(ref) : NULL, &perr, targets,
                           ntargets, out, err);

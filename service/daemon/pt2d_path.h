@@ -3,20 +3,18 @@
  *
  * Design: a reference like "team/model.pt2" is looked up under each
  * --model-root in order. The text is checked first (no absolute paths, no
- * ".." components), then the file is opened and the *opened descriptor's*
- * real path (/proc/self/fd, or realpath + st_dev/st_ino when /proc is
- * missing) must lie inside the root: checking the name and then opening it
- * would race with a symlink swap (TOCTOU). Symlinks that stay inside a
- * root are followed.
- *
- * Fast path: the server opens each root once (O_PATH) and resolves
- * references with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) relative
- * to it - one syscall, confinement enforced by the kernel during the walk.
- * Anything openat2 refuses or cannot do (old kernel, seccomp, an absolute
- * symlink that may still stay inside) falls back to the name-based check
- * above, so both give the same answers. A root directory replaced after
- * start keeps being read through its old descriptor while that exists
- * (files inside it are looked up afresh on every request).
+ * ".." components), then it is resolved *beneath* the root: with
+ * openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) where the kernel has
+ * it, else (and wherever openat2 cannot decide, e.g. an absolute symlink)
+ * by a component-by-component O_NOFOLLOW walk that reads symlinks itself.
+ * Nothing outside the root is opened or stat'ed, so no answer depends on
+ * what lies outside (every escape is one 403, "resolves outside its model
+ * root"). Symlinks that stay inside a root are followed (an absolute one
+ * when its text starts with the root's canonical path). FIFOs, sockets,
+ * ttys and devices are 404 "not a regular file" and are never opened.
+ * A root directory replaced after start keeps being read through its old
+ * descriptor while that exists (files inside it are looked up afresh on
+ * every request).
  *
  * Ownership: on success the caller owns out->fd (close it); root
  * descriptors belong to whoever called pt2d_path_roots_open().
@@ -56,11 +54,16 @@ int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroo
 
 /*
  * Open each root as an O_PATH directory into fds[0..nroots) (-1 where it
- * cannot be opened). Returns 1 when openat2 works here, else 0 with every
- * fds[i] -1 (references are then resolved by name). Close with
- * pt2d_path_roots_close(), which accepts fds of -1.
+ * cannot be opened: that root is then opened by name per request). Returns
+ * 1 when openat2 works here, else 0 (the walk resolves every reference).
+ * Close with pt2d_path_roots_close(), which accepts fds of -1.
  */
 int pt2d_path_roots_open(int *fds, const char *const *roots, size_t nroots);
 void pt2d_path_roots_close(int *fds, size_t nroots);
+
+#ifdef PT2SCOPE_TEST_HOOKS
+/* Test builds only: 1 makes every lookup take the walk, as on a kernel without openat2. */
+void pt2d_path_test_force_walk(int on);
+#endif
 
 #endif

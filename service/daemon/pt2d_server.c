@@ -38,6 +38,7 @@
 #include "pt2d_cluster.h"
 #include "pt2d_docs.h"
 #include "pt2d_cors.h"
+#include "pt2d_frame.h"
 #include "pt2d_deadline.h"
 #include "pt2d_intake.h"
 #include "pt2d_job.h"
@@ -68,10 +69,13 @@
 /* Descriptors kept back from --max-connections 0: packages, spool files, peers, logs. */
 #define FD_RESERVE 128
 #define HTTP_THREADS_MAX 16u
+#define HEADER_SHARE_PCT 50u /* of the connection limit, for connections in their headers */
 #define INM_MAX 1024
 #define LOG_PATH_MAX 512
-#define CLUSTER_WORKERS 2u /* concurrent cluster fan-outs */
-#define CLUSTER_QUEUE 8u   /* cluster requests that may wait, then 503 */
+#define CLUSTER_WORKERS 2u    /* concurrent cluster fan-outs */
+#define CLUSTER_QUEUE 8u      /* cluster requests that may wait, then 503 */
+#define REMOTE_WORKERS_MIN 2u /* the remote pool: half the workers, at least this */
+#define RELOAD_STOP_S 2       /* how long shutdown waits for a token re-read in progress */
 
 enum req_state { REQ_BODY, REQ_QUEUED, REQ_DONE, REQ_ANSWERED };
 
@@ -90,9 +94,25 @@ struct pt2d_server {
      * workers that must answer the peers' own /v1/inspect and /v1/node.
      */
     struct pt2d_pool *cluster_pool;
+    /*
+     * ?url= inspections wait on remote servers for up to --remote-timeout:
+     * on the job pool, as many slow allowed URLs as workers would stall
+     * every local inspection. They run on a bounded pool of their own
+     * (remote_workers() threads, --queue waiting, then 503).
+     */
+    struct pt2d_pool *remote_pool;
     struct pt2d_cache *cache;
     struct pt2d_metrics *metrics;
     struct pt2d_auth *auth; /* Host check and bearer tokens (pt2d_auth.h) */
+    /*
+     * SIGHUP's token re-read runs on a thread of its own: the signal thread
+     * only posts it, so no file (a FIFO, a hung mount) can keep SIGTERM
+     * from being seen. `reload_*` are guarded by reload_lock.
+     */
+    pthread_t reload_thread;
+    pthread_mutex_t reload_lock;
+    pthread_cond_t reload_wake;
+    int reload_started, reload_pending, reload_stop, reload_busy;
     FILE *log;
     struct pt2d_listener listener;
     atomic_int draining;
@@ -119,6 +139,8 @@ struct pt2d_server {
     int has_file_gate;
 #endif
 };
+
+static void *reload_main(void *arg);
 
 struct header_count {
     const char *name;
@@ -275,6 +297,11 @@ static void probe(struct request *rq)
     g->queue_capacity = ps.capacity;
     g->workers_busy = ps.busy;
     g->workers_total = ps.workers;
+    pt2d_pool_stats(s->remote_pool, &ps);
+    g->remote_queue_depth = ps.queued;
+    g->remote_queue_capacity = ps.capacity;
+    g->remote_workers_busy = ps.busy;
+    g->remote_workers_total = ps.workers;
     pt2d_cache_stats(s->cache, &cs);
     g->cache_hits = cs.hits;
     g->cache_misses = cs.misses;
@@ -633,11 +660,6 @@ static enum MHD_Result submit_to(struct request *rq, struct pt2d_pool *pool, voi
     return MHD_YES;
 }
 
-static enum MHD_Result submit(struct request *rq, void (*fn)(void *))
-{
-    return submit_to(rq, rq->srv->pool, fn);
-}
-
 /* Last handler call of the body: hand the work to the pool. */
 static enum MHD_Result request_dispatch(struct request *rq)
 {
@@ -682,7 +704,8 @@ static enum MHD_Result request_dispatch(struct request *rq)
     /* A response already rendered for a cached package is sent from here: no pool trip. */
     if (pt2d_job_run_cached(&rq->job))
         return answer(rq);
-    return submit(rq, run_job);
+    /* A remote read waits on another server: never on the workers local packages need. */
+    return submit_to(rq, rq->opts.has_url ? s->remote_pool : s->pool, run_job);
 }
 
 /* Counts the `name` headers of a request (repeated ones included). */
@@ -698,18 +721,32 @@ static enum MHD_Result count_header(void *cls, enum MHD_ValueKind kind, const ch
     return MHD_YES;
 }
 
+/* The first header line RFC 9112 refuses (pt2d_frame.h): *cls keeps its reason. */
+static enum MHD_Result check_header_line(void *cls, enum MHD_ValueKind kind, const char *key,
+                                         const char *value)
+{
+    const char **why = cls;
+
+    (void)kind;
+    *why = pt2d_frame_header_problem(key, value);
+    return *why == NULL ? MHD_YES : MHD_NO;
+}
+
 /*
  * What RFC 9112 refuses and a proxy in front might read differently (request
- * smuggling): a repeated Content-Length, a Transfer-Encoding other than
- * chunked alone, both at once, and an HTTP/1.1 request without Host. NULL
- * when the framing is sound, else why not.
+ * smuggling): whitespace before a colon, an obs-folded line, a repeated Content-Length, a
+ * Transfer-Encoding other than chunked alone, both at once, and an HTTP/1.1 request without Host.
+ * NULL when the framing is sound, else why not.
  */
 static const char *framing_problem(struct MHD_Connection *c, const char *version)
 {
     struct header_count cl = {"Content-Length", 0}, te = {"Transfer-Encoding", 0},
                         host = {"Host", 0};
-    const char *v;
+    const char *v = NULL;
 
+    MHD_get_connection_values(c, MHD_HEADER_KIND, check_header_line, &v);
+    if (v != NULL)
+        return v;
     MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &cl);
     MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &te);
     MHD_get_connection_values(c, MHD_HEADER_KIND, count_header, &host);
@@ -763,14 +800,19 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
  * on_access answers it with the same 400 as 257 arguments get.
  */
 static char too_many_args; /* the mark: *con_cls before on_access */
+/* The other mark: %00 in the path, which MHD decodes to a NUL that ends the route early. */
+static char nul_in_path;
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
     const char *q = uri != NULL ? strchr(uri, '?') : NULL;
+    const char *pct = uri != NULL ? strstr(uri, "%00") : NULL;
     unsigned n = 1;
 
     (void)cls;
     (void)c;
+    if (pct != NULL && (q == NULL || pct < q))
+        return &nul_in_path;
     if (q == NULL)
         return NULL;
     for (const char *p = q + 1; *p != '\0'; p++)
@@ -787,9 +829,9 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
 {
     struct request *rq = *con_cls;
 
-    if (rq == NULL || *con_cls == &too_many_args) {
+    if (rq == NULL || *con_cls == &too_many_args || *con_cls == &nul_in_path) {
         const char *edge;
-        int cut = *con_cls == &too_many_args;
+        int cut = *con_cls == &too_many_args, nul = *con_cls == &nul_in_path;
 
         /* The headers are in: from now on the body's pace is what is timed. */
         pt2d_deadlines_body(((struct pt2d_server *)cls)->deadlines, conn_deadline(c), 0);
@@ -802,8 +844,13 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *c, const char
             pt2_error_set(&rq->qerr, PT2_ERR_INVALID, "more than %d query arguments",
                           MAX_QUERY_ARGS);
         edge = framing_problem(c, version);
-        if (edge != NULL)
+        if (edge == NULL && nul)
+            edge = "the URL path contains %00 (a NUL byte)";
+        if (edge != NULL) {
+            /* Whatever follows these headers is not read as another request. */
+            rq->reply.close = 1;
             return early_problem(rq, PT2_ERR_INVALID, edge);
+        }
         return request_begin(rq);
     }
     if (*upload_data_size > 0) {
@@ -853,8 +900,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     struct request *rq = *con_cls;
     struct pt2d_access_record rec;
 
-    if (rq == NULL || *con_cls == &too_many_args) {
-        *con_cls = NULL; /* cut by on_uri, never reached on_access */
+    if (rq == NULL || *con_cls == &too_many_args || *con_cls == &nul_in_path) {
+        *con_cls = NULL; /* marked by on_uri, never reached on_access */
         return;
     }
     *con_cls = NULL;
@@ -891,23 +938,41 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 /* ---- life cycle -------------------------------------------------------- */
 
 /*
- * --max-connections, or the descriptor limit less FD_RESERVE. MHD splits the
- * limit among its threads, so it is at least one connection per thread.
+ * --max-connections, or the descriptor limit less FD_RESERVE; never more
+ * than that either way, so the descriptors packages, spool files, peers and
+ * logs need are always there (an accept() that fails with EMFILE answers
+ * nobody). MHD splits the limit among its threads, so it is at least one
+ * connection per thread.
  */
 static unsigned connection_limit(const struct pt2d_config *cfg, unsigned threads)
 {
     struct rlimit rl;
-    unsigned long long n = cfg->max_connections;
+    unsigned long long n = cfg->max_connections, fds = 1024;
 
-    if (n == 0) {
-        n = 1024;
-        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-            n = rl.rlim_cur;
-        n = n > FD_RESERVE + 64 ? n - FD_RESERVE : 64;
-        if (n > 1000000)
-            n = 1000000;
-    }
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        fds = rl.rlim_cur;
+    fds = fds > FD_RESERVE + 64 ? fds - FD_RESERVE : 64;
+    if (n == 0 || n > fds)
+        n = fds;
+    if (n > 1000000)
+        n = 1000000;
     return n < threads ? threads : (unsigned)n;
+}
+
+/* The remote pool's threads: half the workers, at least REMOTE_WORKERS_MIN. */
+static unsigned remote_workers(const struct pt2d_config *cfg)
+{
+    unsigned n = cfg->workers / 2;
+
+    return n < REMOTE_WORKERS_MIN ? REMOTE_WORKERS_MIN : n;
+}
+
+/* Connections still in their headers: at most this share of the limit (pt2d_deadline.h). */
+static unsigned header_budget(unsigned limit)
+{
+    unsigned n = (unsigned)((unsigned long long)limit * HEADER_SHARE_PCT / 100u);
+
+    return n > 0 ? n : 1;
 }
 
 void pt2d_server_log_node(struct pt2d_server *s)
@@ -1006,6 +1071,8 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     pt2d_reqid_gen_init(&s->ids);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->idle, NULL);
+    pthread_mutex_init(&s->reload_lock, NULL);
+    pthread_cond_init(&s->reload_wake, NULL);
     for (i = 0; i < s->cfg.n_roots; i++)
         s->roots[i] = s->cfg.roots[i];
     pt2d_path_roots_open(s->root_fds, s->roots, s->cfg.n_roots);
@@ -1018,10 +1085,15 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
                                         s->cfg.n_allowed_hosts, s->cfg.metrics_public};
         rc = rc ? rc : pt2d_auth_create(&s->auth, &as, err);
     }
+    if (rc == PT2_OK && pt2d_auth_has_tokens(s->auth))
+        s->reload_started = pthread_create(&s->reload_thread, NULL, reload_main, s) == 0;
     rc = rc ? rc : pt2d_cache_create(&s->cache, s->cfg.cache_entries, s->cfg.cache_bytes, err);
-    rc = rc ? rc : pt2d_deadlines_start(&s->deadlines, s->cfg.header_timeout, err);
+    rc = rc ? rc
+            : pt2d_deadlines_start(&s->deadlines, s->cfg.header_timeout,
+                                   header_budget(connection_limit(&s->cfg, threads)), err);
     rc = rc ? rc : pt2d_pool_create(&s->pool, s->cfg.workers, s->cfg.queue, err);
     rc = rc ? rc : pt2d_pool_create(&s->cluster_pool, CLUSTER_WORKERS, CLUSTER_QUEUE, err);
+    rc = rc ? rc : pt2d_pool_create(&s->remote_pool, remote_workers(&s->cfg), s->cfg.queue, err);
     rc = rc ? rc : server_test_hooks(s, err);
     rc = rc ? rc : pt2d_listen_open(s->cfg.host, s->cfg.port, &s->listener, err);
     /* Probe the GPUs once now, not per request (GET /v1/node?refresh=1 probes again). */
@@ -1094,21 +1166,80 @@ const char *pt2d_server_address(const struct pt2d_server *s)
     return s->listener.address;
 }
 
-void pt2d_server_reload(struct pt2d_server *s)
+static void server_reload_now(struct pt2d_server *s)
 {
     struct pt2_error err = {0};
     unsigned n = 0;
 
-    if (!pt2d_auth_has_tokens(s->auth)) {
-        pt2d_log_event(s->log, "info", "SIGHUP: nothing to re-read (no --token-file)");
-        return;
-    }
     if (pt2d_auth_reload(s->auth, &n, &err) != PT2_OK)
         pt2d_log_event(s->log, "warn", "SIGHUP: %s; keeping the %u token%s loaded before",
                        err.message, n, n == 1 ? "" : "s");
     else
         pt2d_log_event(s->log, "info", "SIGHUP: token file re-read, %u token%s", n,
                        n == 1 ? "" : "s");
+}
+
+static void *reload_main(void *arg)
+{
+    struct pt2d_server *s = arg;
+
+    pthread_mutex_lock(&s->reload_lock);
+    for (;;) {
+        while (!s->reload_pending && !s->reload_stop)
+            pthread_cond_wait(&s->reload_wake, &s->reload_lock);
+        if (s->reload_stop)
+            break;
+        s->reload_pending = 0;
+        s->reload_busy = 1;
+        pthread_mutex_unlock(&s->reload_lock);
+        server_reload_now(s);
+        pthread_mutex_lock(&s->reload_lock);
+        s->reload_busy = 0;
+        pthread_cond_broadcast(&s->reload_wake);
+    }
+    pthread_mutex_unlock(&s->reload_lock);
+    return NULL;
+}
+
+void pt2d_server_reload(struct pt2d_server *s)
+{
+    if (!pt2d_auth_has_tokens(s->auth)) {
+        pt2d_log_event(s->log, "info", "SIGHUP: nothing to re-read (no --token-file)");
+        return;
+    }
+    if (!s->reload_started) { /* no thread could be made: read here */
+        server_reload_now(s);
+        return;
+    }
+    pthread_mutex_lock(&s->reload_lock);
+    s->reload_pending = 1; /* a second SIGHUP while one is pending is the same re-read */
+    pthread_cond_signal(&s->reload_wake);
+    pthread_mutex_unlock(&s->reload_lock);
+}
+
+/*
+ * Stop the reload thread. 1 when it ended; 0 when a re-read is still stuck
+ * after RELOAD_STOP_S (then it keeps the auth object, which is left to the
+ * process's exit).
+ */
+static int reload_stop(struct pt2d_server *s)
+{
+    struct timespec until;
+
+    if (!s->reload_started)
+        return 1;
+    pthread_mutex_lock(&s->reload_lock);
+    s->reload_stop = 1;
+    pthread_cond_broadcast(&s->reload_wake);
+    pthread_mutex_unlock(&s->reload_lock);
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += RELOAD_STOP_S;
+    if (pthread_timedjoin_np(s->reload_thread, NULL, &until) != 0) {
+        pthread_detach(s->reload_thread);
+        return 0;
+    }
+    s->reload_started = 0;
+    return 1;
 }
 
 void pt2d_server_unready(struct pt2d_server *s)
@@ -1141,6 +1272,7 @@ unsigned long pt2d_server_drain(struct pt2d_server *s, unsigned timeout_ms)
         /* Work that has not started is answered now; only running jobs are waited for. */
         pt2d_pool_cancel_queued(s->pool, cancel_job);
         pt2d_pool_cancel_queued(s->cluster_pool, cancel_job);
+        pt2d_pool_cancel_queued(s->remote_pool, cancel_job);
     }
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += timeout_ms / 1000;
@@ -1169,19 +1301,25 @@ void pt2d_server_free(struct pt2d_server *s)
          * itself lives on until MHD has stopped: kept-alive connections may
          * still ask for /readyz (pool stats) or submit (refused, 503). */
         pt2d_pool_stop(s->cluster_pool);
+        pt2d_pool_stop(s->remote_pool);
         pt2d_pool_stop(s->pool);
         MHD_stop_daemon(s->mhd);
     } else if (s->listener.fd >= 0) {
         close(s->listener.fd);
     }
     pt2d_pool_free(s->cluster_pool);
+    pt2d_pool_free(s->remote_pool);
     pt2d_pool_free(s->pool);
     pt2d_node_free(s->node);
     for (size_t r = 0; r < s->n_runtimes; r++)
         pt2_runtime_free(s->runtimes[r]);
     pt2d_cache_free(s->cache);
     pt2d_metrics_free(s->metrics);
-    pt2d_auth_free(s->auth);
+    if (reload_stop(s)) {
+        pt2d_auth_free(s->auth);
+        pthread_cond_destroy(&s->reload_wake);
+        pthread_mutex_destroy(&s->reload_lock);
+    }
     pt2d_deadlines_stop(s->deadlines);
     pt2d_path_roots_close(s->root_fds, s->cfg.n_roots);
 #ifdef PT2SCOPE_TEST_HOOKS

@@ -41,8 +41,10 @@ const char *pt2d_server_address(const struct pt2d_server *s);
 void pt2d_server_log_node(struct pt2d_server *s);
 
 /*
- * SIGHUP: re-read --token-file (pt2d_auth.h). A file that cannot be used leaves the tokens as
- * they were; either way one line is logged. Safe while requests are being served.
+ * SIGHUP: re-read --token-file (pt2d_auth.h) on the server's reload thread; returns at once,
+ * so the signal thread never waits on the file (a FIFO, a hung mount). A file that cannot be
+ * used (not a regular file, unreadable, bad) leaves the tokens as they were; either way one
+ * line is logged. Safe while requests are being served.
  */
 void pt2d_server_reload(struct pt2d_server *s);
 

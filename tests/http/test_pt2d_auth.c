@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pt2d_auth.h"
@@ -128,6 +129,22 @@ START_TEST(test_load_file)
     ck_assert_int_eq(pt2d_auth_tokens_load(path, &t, &err), PT2_ERR_IO);
     ck_assert_ptr_null(t);
     ck_assert_ptr_nonnull(strstr(err.message, "No such file or directory"));
+    /* A FIFO in its place (no writer: a blocking open would wait for ever) and a directory. */
+    ck_assert_int_eq(mkfifo(path, 0600), 0);
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2d_auth_tokens_load(path, &t, &err), PT2_ERR_IO);
+    ck_assert_ptr_null(t);
+    {
+        char want[128];
+        snprintf(want, sizeof(want), "token file '%s' is not a regular file", path);
+        ck_assert_str_eq(err.message, want);
+        unlink(path);
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+        pt2_error_clear(&err);
+        ck_assert_int_eq(pt2d_auth_tokens_load(path, &t, &err), PT2_ERR_IO);
+        ck_assert_str_eq(err.message, want);
+        rmdir(path);
+    }
 }
 END_TEST
 

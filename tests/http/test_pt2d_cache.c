@@ -193,6 +193,38 @@ static struct pt2d_pkgref *open_ref(const char *fixture)
  * plus the largest memo; the oldest go until the total fits, and a package
  * bigger than the whole bound is not kept at all.
  */
+/* Failures are remembered by key, replaced oldest first, and never kept without capacity. */
+START_TEST(test_failures_by_key)
+{
+    struct pt2d_cache *c = NULL;
+    struct pt2_error e = {0}, got = {0};
+    char key[64];
+    int i;
+
+    ck_assert_int_eq(pt2d_cache_create(&c, 4, 0, NULL), PT2_OK);
+    ck_assert_int_eq(pt2d_cache_get_failure(c, "f:1:2:3:4:5|bad.pt2", &got), 0);
+    pt2_error_set(&e, PT2_ERR_TRUNCATED, "truncated or corrupt zip");
+    pt2d_cache_put_failure(c, "f:1:2:3:4:5|bad.pt2", &e);
+    ck_assert_int_eq(pt2d_cache_get_failure(c, "f:1:2:3:4:5|bad.pt2", &got), 1);
+    ck_assert_int_eq(got.code, PT2_ERR_TRUNCATED);
+    ck_assert_str_eq(got.message, "truncated or corrupt zip");
+    /* Another identity of the same name (the file changed) is not that failure. */
+    ck_assert_int_eq(pt2d_cache_get_failure(c, "f:1:2:3:9:5|bad.pt2", &got), 0);
+    /* PT2D_CACHE_FAILURES newer ones push the first out. */
+    for (i = 0; i < PT2D_CACHE_FAILURES; i++) {
+        snprintf(key, sizeof(key), "f:%d|x.pt2", i);
+        pt2d_cache_put_failure(c, key, &e);
+    }
+    ck_assert_int_eq(pt2d_cache_get_failure(c, "f:1:2:3:4:5|bad.pt2", &got), 0);
+    ck_assert_int_eq(pt2d_cache_get_failure(c, "f:0|x.pt2", &got), 1);
+    pt2d_cache_free(c);
+    ck_assert_int_eq(pt2d_cache_create(&c, 0, 0, NULL), PT2_OK);
+    pt2d_cache_put_failure(c, "f:1|a.pt2", &e);
+    ck_assert_int_eq(pt2d_cache_get_failure(c, "f:1|a.pt2", &got), 0);
+    pt2d_cache_free(c);
+}
+END_TEST
+
 START_TEST(test_byte_bound)
 {
     struct pt2d_pkgref *small = open_ref("cpu_x86_64.pt2"),
@@ -247,6 +279,7 @@ int main(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_lru_eviction);
+    tcase_add_test(tc, test_failures_by_key);
     tcase_add_test(tc, test_replace_and_long_keys);
     tcase_add_test(tc, test_zero_capacity_and_limits);
     tcase_add_test(tc, test_churn);

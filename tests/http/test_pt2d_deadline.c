@@ -30,7 +30,7 @@ START_TEST(test_cut_at_the_deadline_not_while_in_request)
 
     ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
     ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
-    ck_assert_int_eq(pt2d_deadlines_start(&d, 1, &err), PT2_OK);
+    ck_assert_int_eq(pt2d_deadlines_start(&d, 1, 0, &err), PT2_OK);
     idle = pt2d_deadlines_add(d, a[0]);
     busy = pt2d_deadlines_add(d, b[0]);
     ck_assert_ptr_nonnull(idle);
@@ -70,7 +70,7 @@ START_TEST(test_body_deadline_follows_the_bytes)
 
     ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
     ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
-    ck_assert_int_eq(pt2d_deadlines_start(&d, 1, &err), PT2_OK);
+    ck_assert_int_eq(pt2d_deadlines_start(&d, 1, 0, &err), PT2_OK);
     slow = pt2d_deadlines_add(d, a[0]);
     fast = pt2d_deadlines_add(d, b[0]);
     pt2d_deadlines_body(d, slow, 10);                          /* 1 s + 0 s */
@@ -94,12 +94,56 @@ START_TEST(test_zero_seconds_is_no_deadline)
     struct pt2d_deadlines *d = (struct pt2d_deadlines *)1;
     struct pt2_error err = {0};
 
-    ck_assert_int_eq(pt2d_deadlines_start(&d, 0, &err), PT2_OK);
+    ck_assert_int_eq(pt2d_deadlines_start(&d, 0, 0, &err), PT2_OK);
     ck_assert_ptr_null(d);
     ck_assert_ptr_null(pt2d_deadlines_add(d, 0));
     pt2d_deadlines_in_request(d, NULL, 1);
     ck_assert_uint_eq(pt2d_deadlines_cut(d), 0);
     pt2d_deadlines_stop(NULL);
+}
+END_TEST
+
+/* A full header-phase budget cuts its oldest member for a newcomer, never a running request. */
+START_TEST(test_budget_cuts_the_oldest_in_headers)
+{
+    struct pt2d_deadlines *d = NULL;
+    struct pt2_error err = {0};
+    struct pt2d_deadline *e[4];
+    int p[4][2], i;
+    char c;
+
+    for (i = 0; i < 4; i++)
+        ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, p[i]), 0);
+    /* No deadline (no watchdog): the budget alone. */
+    ck_assert_int_eq(pt2d_deadlines_start(&d, 0, 2, &err), PT2_OK);
+    ck_assert_ptr_nonnull(d);
+    e[0] = pt2d_deadlines_add(d, p[0][0]); /* oldest, but its headers come in: running */
+    e[1] = pt2d_deadlines_add(d, p[1][0]);
+    pt2d_deadlines_in_request(d, e[0], 1);
+    e[2] = pt2d_deadlines_add(d, p[2][0]); /* 1 and 2 in headers: full */
+    ck_assert_uint_eq(pt2d_deadlines_budget_cut(d), 0);
+    e[3] = pt2d_deadlines_add(d, p[3][0]); /* cuts 1, the oldest in its headers */
+    ck_assert_uint_eq(pt2d_deadlines_budget_cut(d), 1);
+    ck_assert(peer_sees_end(p[1][1]));
+    ck_assert_int_eq(send(p[0][1], "x", 1, MSG_DONTWAIT), 1); /* the running one is untouched */
+    ck_assert_int_eq(recv(p[0][0], &c, 1, MSG_DONTWAIT), 1);
+    ck_assert_int_eq(recv(p[2][1], &c, 1, MSG_DONTWAIT), -1); /* 2 is open: nothing, no EOF */
+    /* The first request is done: it waits for its next headers, and is now the oldest. */
+    pt2d_deadlines_remove(d, e[1]);
+    pt2d_deadlines_in_request(d, e[0], 0);
+    pt2d_deadlines_remove(d, e[3]);
+    e[3] = pt2d_deadlines_add(d, p[3][0]);
+    ck_assert_uint_eq(pt2d_deadlines_budget_cut(d), 2);
+    ck_assert(peer_sees_end(p[0][1]));
+    ck_assert_uint_eq(pt2d_deadlines_cut(d), 0); /* no deadline ever passed */
+    pt2d_deadlines_remove(d, e[0]);
+    pt2d_deadlines_remove(d, e[2]);
+    pt2d_deadlines_remove(d, e[3]);
+    pt2d_deadlines_stop(d);
+    for (i = 0; i < 4; i++) {
+        close(p[i][0]);
+        close(p[i][1]);
+    }
 }
 END_TEST
 
@@ -112,6 +156,7 @@ int main(void)
     tcase_add_test(tc, test_cut_at_the_deadline_not_while_in_request);
     tcase_add_test(tc, test_body_deadline_follows_the_bytes);
     tcase_add_test(tc, test_zero_seconds_is_no_deadline);
+    tcase_add_test(tc, test_budget_cuts_the_oldest_in_headers);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

@@ -82,6 +82,50 @@ START_TEST(test_string_truncation)
 }
 END_TEST
 
+/* Bytes that are not UTF-8 become \\xFF text; well-formed characters pass; a cut keeps whole ones.
+ */
+START_TEST(test_invalid_utf8_escaped)
+{
+    static const struct {
+        const char *in;
+        size_t max;
+        const char *want;
+    } cases[] = {
+        {"/v1/x\xff\xfe\xc0\xaf", 64, "\"/v1/x\\\\xFF\\\\xFE\\\\xC0\\\\xAF\""},
+        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 64,
+         "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
+        {"\xed\xa0\x80", 64, "\"\\\\xED\\\\xA0\\\\x80\""},            /* a surrogate */
+        {"\xe0\x80\xaf", 64, "\"\\\\xE0\\\\x80\\\\xAF\""},            /* overlong '/' */
+        {"\xf4\x90\x80\x80", 64, "\"\\\\xF4\\\\x90\\\\x80\\\\x80\""}, /* past U+10FFFF */
+        {"a\xc3\xa9", 2, "\"a\\\\xC3\""},       /* the cut falls inside the character */
+        {"\xe2\x82", 64, "\"\\\\xE2\\\\x82\""}, /* truncated by the end */
+    };
+    struct pt2d_access_record r = {"i", "GET", "other", NULL, 404, 0, 1.0, "-", NULL, NULL};
+    struct pt2d_buf b;
+    size_t i;
+
+    pt2d_buf_init(&b, 256);
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        pt2d_buf_reset(&b);
+        ck_assert_int_eq(pt2d_log_json_string(&b, cases[i].in, cases[i].max), PT2_OK);
+        ck_assert_str_eq(pt2d_buf_str(&b), cases[i].want);
+    }
+    pt2d_buf_free(&b);
+    /* The access line's own writer gives the same text. */
+    {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+
+        r.path = "/v1/x\xff\xfe\xc0\xaf";
+        pt2d_log_access(f, &r);
+        fclose(f);
+        ck_assert_ptr_nonnull(strstr(text, ",\"path\":\"/v1/x\\\\xFF\\\\xFE\\\\xC0\\\\xAF\","));
+        free(text);
+    }
+}
+END_TEST
+
 START_TEST(test_utc_formatting)
 {
     static const struct {
@@ -164,6 +208,7 @@ int main(void)
     tcase_add_test(tc, test_access_line);
     tcase_add_test(tc, test_event_line);
     tcase_add_test(tc, test_string_truncation);
+    tcase_add_test(tc, test_invalid_utf8_escaped);
     tcase_add_test(tc, test_utc_formatting);
     tcase_add_test(tc, test_utc_matches_gmtime);
     tcase_add_test(tc, test_caps_keep_lines_bounded);

@@ -32,7 +32,7 @@ static int has_line(const char *text, const char *line)
 START_TEST(test_render)
 {
     struct pt2d_metrics *m;
-    struct pt2d_metrics_gauges g = {3, 64, 2, 8, 5, 10, 4, 6, 777, 4096, 131072, 1};
+    struct pt2d_metrics_gauges g = {3, 64, 2, 8, 5, 10, 4, 6, 777, 4096, 131072, 1, 9, 32, 4, 5};
     size_t len;
     char *t;
 
@@ -54,6 +54,11 @@ START_TEST(test_render)
     ck_assert(has_line(t, "# TYPE pt2scope_http_requests_total counter"));
     ck_assert(has_line(t, "pt2scope_body_memory_bytes 4096"));
     ck_assert(has_line(t, "pt2scope_cache_bytes 777"));
+    ck_assert(has_line(t, "pt2scope_remote_queue_depth 9"));
+    ck_assert(has_line(t, "pt2scope_remote_queue_capacity 32"));
+    ck_assert(has_line(t, "pt2scope_remote_workers_busy 4"));
+    ck_assert(has_line(t, "pt2scope_remote_workers 5"));
+    ck_assert(has_line(t, "# TYPE pt2scope_remote_queue_depth gauge"));
     ck_assert(has_line(t, "pt2scope_body_memory_budget_bytes 131072"));
     ck_assert(has_line(
         t, "pt2scope_http_requests_total{route=\"/v1/inspect\",method=\"POST\",status=\"200\"} 2"));

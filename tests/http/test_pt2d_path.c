@@ -1,9 +1,11 @@
 /*
  * test_pt2d_path.c - model-root confinement: lexical refusals, symlinks in
  * and out, several roots, non-regular files, and the opened descriptor.
- * Every case runs twice, by name (pt2d_path_open) and through the roots'
- * descriptors (pt2d_path_open_at: openat2, with its fallback to the name
- * check), and both must give the same result and message.
+ * Every case runs three ways, by name (pt2d_path_open: the walk from a root
+ * opened per call), through the roots' descriptors (pt2d_path_open_at:
+ * openat2 where the kernel has it) and through them with the walk forced
+ * (the test build's pt2d_path_test_force_walk, as on a kernel without
+ * openat2), and all must give the same result and message.
  */
 #include <check.h>
 #include <fcntl.h>
@@ -11,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "pt2d_path.h"
@@ -71,14 +76,16 @@ static void setup(void)
     ck_assert_int_eq(symlink(real, p), 0);
     roots[0] = r1;
     roots[1] = r2;
+    /* A directory link out of the root, to "/" and by "..": the existence oracle's shape. */
+    snprintf(p, sizeof(p), "%s/slash", r1);
+    ck_assert_int_eq(symlink("/", p), 0);
+    snprintf(p, sizeof(p), "%s/d/up", r1);
+    ck_assert_int_eq(symlink("../..", p), 0);
+    snprintf(p, sizeof(p), "%s/d/back", r1);
+    ck_assert_int_eq(symlink("../d/./c.pt2", p), 0);
     have_openat2 = pt2d_path_roots_open(root_fds, roots, 2);
-    if (have_openat2) {
-        ck_assert_int_ge(root_fds[0], 0);
-        ck_assert_int_ge(root_fds[1], 0);
-    } else {
-        ck_assert_int_eq(root_fds[0], -1);
-        ck_assert_int_eq(root_fds[1], -1);
-    }
+    ck_assert_int_ge(root_fds[0], 0);
+    ck_assert_int_ge(root_fds[1], 0);
 }
 
 static void teardown(void)
@@ -118,16 +125,20 @@ static int try_open_with(const int *fds, const char *rel, size_t nroots, struct 
     return rc;
 }
 
-/* Both ways, which must agree; `err` and `content` are the by-name ones. */
+/* All three ways, which must agree; `err` and `content` are the by-name ones. */
 static int try_open(const char *rel, size_t nroots, struct pt2_error *err, char *content)
 {
     struct pt2_error err2;
     char content2[64];
-    int rc = try_open_with(NULL, rel, nroots, err, content);
+    int rc = try_open_with(NULL, rel, nroots, err, content), walk;
 
-    ck_assert_int_eq(try_open_with(root_fds, rel, nroots, &err2, content2), rc);
-    ck_assert_str_eq(err2.message, err->message);
-    ck_assert_str_eq(content2, content);
+    for (walk = 0; walk < 2; walk++) {
+        pt2d_path_test_force_walk(walk);
+        ck_assert_int_eq(try_open_with(root_fds, rel, nroots, &err2, content2), rc);
+        pt2d_path_test_force_walk(0);
+        ck_assert_str_eq(err2.message, err->message);
+        ck_assert_str_eq(content2, content);
+    }
     return rc;
 }
 
@@ -174,6 +185,28 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* Through a link out of the root, what lies beyond changes nothing: one 403, same words. */
+START_TEST(test_no_existence_oracle)
+{
+    static const char *const out[] = {
+        "slash/etc/hostname", "slash/etc/nonexistent", "slash/nonexistent/x", "slash",
+        "d/up/secret.pt2",    "d/up/nonexistent.pt2",  "d/up/r1/a.pt2"};
+    struct pt2_error err;
+    char c[64], want[128];
+    size_t i;
+
+    for (i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+        ck_assert_int_eq(try_open(out[i], 2, &err, c), PT2_ERR_OUTSIDE_ROOT);
+        snprintf(want, sizeof(want), "path '%s' resolves outside its model root", out[i]);
+        ck_assert_str_eq(err.message, want);
+    }
+    /* ".." inside a link's text, staying inside, is fine. */
+    ck_assert_int_eq(try_open("d/back", 2, &err, c), PT2_OK);
+    ck_assert_str_eq(c, "see|back");
+    ck_assert_int_eq(try_open("a.pt2/", 2, &err, c), PT2_ERR_NOT_FOUND);
+}
+END_TEST
+
 START_TEST(test_missing_and_not_regular)
 {
     struct pt2_error err;
@@ -188,6 +221,31 @@ START_TEST(test_missing_and_not_regular)
     ck_assert_int_eq(mkfifo(p, 0600), 0);
     ck_assert_int_eq(try_open("fifo.pt2", 2, &err, c), PT2_ERR_NOT_FOUND);
     ck_assert_str_eq(err.message, "'fifo.pt2' is not a regular file");
+    /* A unix socket cannot be opened at all (ENXIO): judged by its O_PATH stat, it is a 404. */
+    {
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+        ck_assert_int_ge(fd, 0);
+        snprintf(p, sizeof(p), "%s/sock.pt2", r1);
+        ck_assert_uint_lt(strlen(p), sizeof(sa.sun_path));
+        memcpy(sa.sun_path, p, strlen(p) + 1);
+        ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+        ck_assert_int_eq(try_open("sock.pt2", 2, &err, c), PT2_ERR_NOT_FOUND);
+        ck_assert_str_eq(err.message, "'sock.pt2' is not a regular file");
+        close(fd);
+    }
+    /* A device (a tty where one can be made): never opened, so never a controlling tty. */
+    snprintf(p, sizeof(p), "%s/tty.pt2", r1);
+    if (mknod(p, S_IFCHR | 0600, makedev(5, 0)) == 0) {
+        ck_assert_int_eq(try_open("tty.pt2", 2, &err, c), PT2_ERR_NOT_FOUND);
+        ck_assert_str_eq(err.message, "'tty.pt2' is not a regular file");
+    }
+    /* Through a link to a FIFO too. */
+    snprintf(p, sizeof(p), "%s/to-fifo", r1);
+    ck_assert_int_eq(symlink("fifo.pt2", p), 0);
+    ck_assert_int_eq(try_open("to-fifo", 2, &err, c), PT2_ERR_NOT_FOUND);
+    ck_assert_str_eq(err.message, "'to-fifo' is not a regular file");
 }
 END_TEST
 
@@ -255,6 +313,83 @@ START_TEST(test_root_descriptor_used)
 }
 END_TEST
 
+/* A random path of `comps` names, ".." and "." among them when `dots`. */
+static void rnd_path(unsigned *seed, char *out, size_t cap, int comps, int dots)
+{
+    static const char *const names[] = {"a", "b", "c", "d.pt2", "..", "."};
+    int i;
+
+    out[0] = '\0';
+    for (i = 0; i < comps; i++)
+        snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? "/" : "",
+                 names[rand_r(seed) % (dots ? 6 : 4)]);
+}
+
+/*
+ * Seeded random trees of files, directories and links (relative ones that
+ * may climb out and back, absolute ones inside and out, loops): openat2 and
+ * the forced walk agree on every result and message, and nothing opened
+ * lies outside the root.
+ */
+START_TEST(test_random_trees_agree)
+{
+    char rel[256], t[PATH_MAX], p[PATH_MAX + 300], link[64], real[PATH_MAX];
+    unsigned seed = 24u + (unsigned)_i;
+    int fds[1], i, k, ra, rb;
+    const char *rr[1] = {r1};
+    struct pt2d_path_file fa, fb;
+    struct pt2_error ea, eb;
+    ssize_t n;
+
+    for (i = 0; i < 80; i++) {
+        rnd_path(&seed, rel, sizeof(rel), 1 + (int)(rand_r(&seed) % 3), 0);
+        snprintf(p, sizeof(p), "%s/%s", r1, rel);
+        k = (int)(rand_r(&seed) % 6);
+        if (k == 0)
+            mkdir(p, 0700);
+        else if (k == 1) {
+            FILE *f = fopen(p, "w"); /* fails where a parent is missing or not a directory */
+            if (f != NULL)
+                fclose(f);
+        } else if (k == 2)
+            rnd_path(&seed, t, sizeof(t), 1 + (int)(rand_r(&seed) % 4), 1);
+        else if (k == 3) {
+            rnd_path(&seed, rel, sizeof(rel), 1 + (int)(rand_r(&seed) % 2), 0);
+            snprintf(t, sizeof(t), "%s/%s", r1, rel);
+        } else if (k == 4)
+            snprintf(t, sizeof(t), "%s%s", base, rand_r(&seed) % 2 ? "" : "/secret.pt2");
+        else
+            snprintf(t, sizeof(t), "../%s", rand_r(&seed) % 2 ? "r2" : "r1/a.pt2");
+        if (k >= 2)
+            (void)symlink(t, p);
+    }
+    ck_assert_int_eq(pt2d_path_roots_open(fds, rr, 1), have_openat2);
+    for (i = 0; i < 3000; i++) {
+        rnd_path(&seed, rel, sizeof(rel), 1 + (int)(rand_r(&seed) % 4), 0);
+        pt2_error_clear(&ea);
+        pt2_error_clear(&eb);
+        ra = pt2d_path_open_at(rr, fds, 1, rel, &fa, &ea);
+        pt2d_path_test_force_walk(1);
+        rb = pt2d_path_open_at(rr, fds, 1, rel, &fb, &eb);
+        pt2d_path_test_force_walk(0);
+        ck_assert_msg(ra == rb && strcmp(ea.message, eb.message) == 0, "%s: %d '%s' / %d '%s'", rel,
+                      ra, ea.message, rb, eb.message);
+        if (ra != PT2_OK)
+            continue;
+        ck_assert(fa.st.st_ino == fb.st.st_ino);
+        snprintf(link, sizeof(link), "/proc/self/fd/%d", fa.fd);
+        n = readlink(link, real, sizeof(real) - 1);
+        ck_assert_int_gt(n, 0);
+        real[n] = '\0';
+        ck_assert_msg(strncmp(real, r1, strlen(r1)) == 0 && real[strlen(r1)] == '/', "%s -> %s",
+                      rel, real);
+        close(fa.fd);
+        close(fb.fd);
+    }
+    pt2d_path_roots_close(fds, 1);
+}
+END_TEST
+
 START_TEST(test_too_long)
 {
     struct pt2_error err;
@@ -276,11 +411,13 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_open_inside);
     tcase_add_test(tc, test_refusals);
+    tcase_add_test(tc, test_no_existence_oracle);
     tcase_add_test(tc, test_missing_and_not_regular);
     tcase_add_test(tc, test_absolute_link_inside);
     tcase_add_test(tc, test_replaced);
     tcase_add_test(tc, test_root_descriptor_used);
     tcase_add_test(tc, test_too_long);
+    tcase_add_loop_test(tc, test_random_trees_agree, 0, 3);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

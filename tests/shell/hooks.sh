@@ -53,7 +53,7 @@ same "--help names no hook" "$("$PROD" --help | grep -cE 'test-gate|TEST_GATE|de
 # nm must see the daemon's own symbols, or "no hook symbol" would prove nothing.
 same "nm reads pt2scoped" "$(nm "$PROD" | grep -cw pt2d_server_start)" 1
 same "no hook symbols in pt2scoped" \
-    "$(nm "$PROD" | grep -E 'pt2d_record|pt2d_recorder|pt2d_gate' | head -3)" ""
+    "$(nm "$PROD" | grep -E 'pt2d_record|pt2d_recorder|pt2d_gate|_test_' | head -3)" ""
 same "no hook strings in pt2scoped" \
     "$(strings "$PROD" | grep -E 'PT2SCOPE_RECORD_DIR|PT2SCOPE_TEST_GATE|test-gate|debug-job' | head -3)" ""
 
