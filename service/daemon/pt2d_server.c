@@ -641,6 +641,16 @@ static void run_task(void *arg)
     MHD_resume_connection(rq->conn);
 }
 
+/* The pool a task waits on: a bucket listing reads another server, so the remote pool. */
+static struct pt2d_pool *task_pool(const struct request *rq)
+{
+    if (rq->route->id == PT2D_ROUTE_CLUSTER)
+        return rq->srv->cluster_pool;
+    if (rq->route->id == PT2D_ROUTE_PACKAGES && rq->list.has_url)
+        return rq->srv->remote_pool;
+    return rq->srv->pool;
+}
+
 /* Suspend the connection and queue `fn` on `pool` (or answer 503). */
 static enum MHD_Result submit_to(struct request *rq, struct pt2d_pool *pool, void (*fn)(void *))
 {
@@ -670,8 +680,7 @@ static enum MHD_Result request_dispatch(struct request *rq)
     if (pt2d_intake_finish(&rq->intake, &err) != PT2_OK)
         return answer_problem(rq, err.code, err.message);
     if (rq->route->kind == PT2D_KIND_TASK)
-        return submit_to(rq, rq->route->id == PT2D_ROUTE_CLUSTER ? s->cluster_pool : s->pool,
-                         run_task);
+        return submit_to(rq, task_pool(rq), run_task);
     /* POST /v1/compatibility's body can be large: its job parses it on the worker. */
     if (!compat && rq->intake.kind == PT2D_BODY_JSON &&
         pt2d_options_add_json(&rq->opts, pt2d_buf_str(&rq->intake.json), rq->intake.json.len,
