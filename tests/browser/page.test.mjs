@@ -395,6 +395,32 @@ export const pageTests = [
     await shot(ctx, '11-docs');
   }],
 
+  ['2025-2026 layouts: every library, the loaded one marked; a C++-only build; pickles and ExecuTorch', async (ctx) => {
+    await open(ctx, '?path=two_libraries.pt2');
+    await reportFor(ctx, 'two_libraries.pt2');
+    const rows = await ctx.page.$$eval('[data-model="model"] table.libraries tbody tr',
+      (trs) => trs.map((tr) => [tr.cells[0].textContent, tr.cells[2].textContent, tr.dataset.loaded]));
+    const libs = JSON.parse(cli('inspect', path.join(FIX, 'two_libraries.pt2'), '--json')).models[0].libraries;
+    assert.deepEqual(rows, libs.map((l) => [l.entry.split('/').pop(), l.machine, String(l.loaded)]));
+    assert.deepEqual(rows.map((r) => r[2]), ['false', 'true']);
+    await open(ctx, '?path=cpp_only.pt2');
+    await reportFor(ctx, 'cpp_only.pt2');
+    assert.equal(await ctx.page.textContent('[data-model="model"] .model-build'),
+      'C++ sources only (CMake target aoti_model): it must be compiled on the target before it can load.');
+    assert.equal(await ctx.page.$$eval('[data-model="model"] table.libraries', (t) => t.length), 0);
+    await open(ctx, '?path=executorch_pickles.pt2');
+    await reportFor(ctx, 'executorch_pickles.pt2');
+    assert.deepEqual(await ctx.page.$$eval('#r-extras li', (lis) => lis.map((l) => [l.dataset.kind, l.textContent])), [
+      ['executorch', 'ExecuTorch program model.pte (64 B)'],
+      ['pickle', 'Pickle data/constants/custom_obj_0 (custom_obj): loading it executes code']]);
+    assert.equal(await ctx.page.textContent('[data-model="model"] .model-needs li'),
+      'Custom operators (proxy executor, 3 nodes): preprocess::tile_crop, mylib::fused_op');
+    await open(ctx, '?path=weights_blob.pt2');
+    await reportFor(ctx, 'weights_blob.pt2');
+    assert.equal(await ctx.page.isVisible('#r-extras'), false);
+    assert.match(await ctx.page.textContent('[data-model="model"] .model-needs li'), /^Weights: binary-blob, 1 entry, 8(\.0)? KiB stored$/);
+  }],
+
   ['a phone: one column, nothing wider than the screen', async (ctx) => {
     await open(ctx, '?path=cuda_fatbin_multi.pt2&target=H100');
     await reportFor(ctx, 'cuda_fatbin_multi.pt2');

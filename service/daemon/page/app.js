@@ -321,6 +321,7 @@
     renderCpu(arch, doc.compatibility || []);
     renderRuntime(doc.runtime || {}, doc.compatibility || []);
     renderModels(doc.models || [], doc.metadata || {});
+    renderExtras(pkg);
     renderValidate(doc.metadata || {});
     renderMeta(doc.metadata || {});
     renderUserMeta(doc.metadata || {});
@@ -513,10 +514,54 @@
     for (const m of models) {
       box.append(el('section', { class: 'model', 'data-model': m.name },
         el('h4', {}, m.name, ' ', el('span', { class: 'muted small', text: `${m.platform || m.device_key || ''}${m.targets && m.targets.length ? ` · ${m.targets.join(', ')}` : ''}` })),
+        m.build === 'cpp-only' ? el('p', { class: 'model-build', text: `C++ sources only${m.cmake_target ? ` (CMake target ${m.cmake_target})` : ''}: it must be compiled on the target before it can load.` }) : null,
+        librariesTable(m.libraries || []),
         specTable('Inputs', (m.inputs && m.inputs.length ? m.inputs : meta.inputs) || []),
         specTable('Outputs', (m.outputs && m.outputs.length ? m.outputs : meta.outputs) || []),
-        m.size ? el('p', { class: 'muted small', text: `${m.size.constants} constants, ${bytes(m.size.bytes)}` }) : null));
+        m.size ? el('p', { class: 'muted small', text: `${m.size.constants} constants, ${bytes(m.size.bytes)}` }) : null,
+        modelNeeds(m)));
     }
+  }
+
+  // One row per host library of a model, the one torch's loader takes marked.
+  function librariesTable(libs) {
+    if (libs.length === 0) return null;
+    const os = { linux: 'Linux', macos: 'macOS', windows: 'Windows' };
+    return el('table', { class: 'table libraries' },
+      el('caption', { text: 'Libraries' }),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Entry' }), el('th', { scope: 'col', text: 'Format' }),
+        el('th', { scope: 'col', text: 'Machine' }), el('th', { scope: 'col', text: 'Loaded' }))),
+      el('tbody', {}, ...libs.map((l) => el('tr', { 'data-loaded': l.loaded ? 'true' : 'false' },
+        el('td', { class: 'mono', text: l.entry.split('/').pop() }),
+        el('td', { 'data-label': 'Format', text: `${l.format}${l.os ? ` (${os[l.os] || l.os}${l.needs && l.needs.macos ? ` ${l.needs.macos}+` : ''})` : ''}` }),
+        el('td', { 'data-label': 'Machine', text: l.machine }),
+        el('td', { 'data-label': 'Loaded', text: l.loaded ? 'the one torch loads' : 'not loaded' })))));
+  }
+
+  // Weights, custom operators and Metal shaders: what a model needs beyond its library.
+  function modelNeeds(m) {
+    const out = [];
+    const w = m.weights;
+    if (w && w.where !== 'none') {
+      out.push(`Weights: ${w.where}, ${w.entries} ${w.entries === 1 ? 'entry' : 'entries'}` +
+        `${typeof w.bytes === 'number' ? `, ${bytes(w.bytes)} stored` : ''}` +
+        `${typeof w.declared_bytes === 'number' ? ` (declares ${bytes(w.declared_bytes)})` : ''}` +
+        `${w.missing ? `, ${w.missing} missing` : ''}`);
+    }
+    if (m.proxy_nodes) out.push(`Custom operators (proxy executor, ${m.proxy_nodes} nodes): ${(m.custom_ops || []).join(', ')}`);
+    if (typeof m.metal_shader_libraries === 'number') out.push(`${m.metal_shader_libraries} Metal shader libraries, compiled from source at load`);
+    if (out.length === 0) return null;
+    return el('ul', { class: 'model-needs muted small' }, ...out.map((t) => el('li', { text: t })));
+  }
+
+  // ExecuTorch programs and pickles the package carries besides its models.
+  function renderExtras(pkg) {
+    const box = clear($('r-extras'));
+    const items = [];
+    for (const e of pkg.executorch || []) items.push(el('li', { 'data-kind': 'executorch', text: `ExecuTorch program ${e.name} (${bytes(e.size)})` }));
+    for (const p of pkg.pickles || []) items.push(el('li', { 'data-kind': 'pickle', text: `Pickle ${p.entry} (${p.kind}): loading it executes code` }));
+    box.hidden = items.length === 0;
+    if (items.length) box.append(el('ul', {}, ...items));
   }
 
   function renderMeta(meta) {
