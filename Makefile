@@ -189,6 +189,30 @@ $(BUILD)/fakecuda/old/libcuda.so.1: tests/support/fakecuda.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DFAKECUDA_OLD_API -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
 
+# A real Windows model library (PE/COFF DLL) for tests/unit/test_pe.c and the
+# pe fuzz seeds, built at test time with Debian's mingw-w64 cross compiler
+# (make deps installs it), never committed: tests/fixtures/src/win_model.c
+# linked without the CRT against an import library dlltool makes from
+# win_torch_cpu.def, so it imports exactly what its source calls. Without
+# the compiler nothing is built and test_pe says it skips.
+MINGW_CC      ?= x86_64-w64-mingw32-gcc
+MINGW_DLLTOOL ?= x86_64-w64-mingw32-dlltool
+WIN_DIR       := $(BUILD)/fixtures/win
+WIN_DLL       := $(if $(shell command -v $(MINGW_CC) 2>/dev/null),$(WIN_DIR)/win_model.pyd)
+
+$(WIN_DIR)/libtorch_cpu.a: tests/fixtures/src/win_torch_cpu.def
+	@mkdir -p $(dir $@)
+	$(MINGW_DLLTOOL) -d $< -l $@
+
+$(WIN_DIR)/win_model.pyd: tests/fixtures/src/win_model.c $(WIN_DIR)/libtorch_cpu.a
+	$(MINGW_CC) -O2 -Wall -Wextra -Werror -shared -nostdlib -Wl,-e,win_model_entry \
+	  -Wl,--subsystem,windows -Wl,--no-insert-timestamp -o $@ $< $(WIN_DIR)/libtorch_cpu.a -lkernel32
+
+# The same source as an ELF shared object: the ELF library whose torch floor the PE's must equal.
+$(WIN_DIR)/win_model_elf.so: tests/fixtures/src/win_model.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
+
 # --- running ---------------------------------------------------------------
 # The examples `make run` prints, for the address it listens on (a wildcard
 # LISTEN is reached on loopback); tests/shell/make_run_examples.sh runs them
@@ -222,7 +246,7 @@ run: deps
 # --- tests -----------------------------------------------------------------
 # Each suite runs from the repository root; CK_FORK stays on so a crash in one
 # test is reported, not fatal to the suite.
-test-unit: all $(TEST_DAEMON) $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA)
+test-unit: all $(TEST_DAEMON) $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA) $(WIN_DLL) $(WIN_DIR)/win_model_elf.so
 	@fail=0; for t in $(UNIT_BIN) $(HTTP_BIN); do \
 	  echo "== $$t"; PT2SCOPE_BUILD=$(BUILD) $$t || fail=1; \
 	done; exit $$fail
@@ -390,10 +414,10 @@ $(FUZZ_DIR)/obj/%.o: %.c | build-deps
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ) $(FUZZ_REM_OBJ) $(FUZZ_DMN_OBJ)
 	$(FUZZ_CC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
-fuzz: $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS) $(WIN_DLL)
 	@FUZZ_DIR=$(FUZZ_DIR) bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
-test-fuzz: $(FUZZ_BINS)
+test-fuzz: $(FUZZ_BINS) $(WIN_DLL)
 	@FUZZ_DIR=$(FUZZ_DIR) bash tests/fuzz/run.sh $(FUZZ_SMOKE) $(FUZZ_NAMES)
 
 # --- kubernetes manifests -----------------------------------------------------
