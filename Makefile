@@ -254,7 +254,7 @@ test-unit: all $(TEST_DAEMON) $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA) $(WIN_DLL) $(W
 test-san:
 	$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-unit
 
-test-shell: all $(TEST_DAEMON) $(FAKECUDA)
+test-shell: all $(TEST_DAEMON) $(FAKECUDA) $(WIN_DLL)
 	@for s in tests/shell/*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; \
 	  PT2SCOPE_BUILD=$(BUILD) bash $$s || exit 1; done
 
