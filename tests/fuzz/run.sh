@@ -36,6 +36,11 @@ seed() { # seed NAME DIR: the harness's starting corpus in DIR
         cp tests/fuzz/seeds/text/* tests/fixtures/wrapper/* "$dir/" ;;
     request)
         cp tests/fuzz/seeds/request/* "$dir/" ;;
+    pe)
+        # hand-made images, and the mingw-w64 DLL the build makes when it has the cross compiler
+        cp tests/fuzz/seeds/pe/* "$dir/"
+        f=$(dirname "$FUZZ_DIR")/fixtures/win/win_model.pyd
+        [ -f "$f" ] && cp "$f" "$dir/" ;;
     esac
 }
 
