@@ -208,6 +208,10 @@ $(WIN_DIR)/win_model.pyd: tests/fixtures/src/win_model.c $(WIN_DIR)/libtorch_cpu
 	$(MINGW_CC) -O2 -Wall -Wextra -Werror -shared -nostdlib -Wl,-e,win_model_entry \
 	  -Wl,--subsystem,windows -Wl,--no-insert-timestamp -o $@ $< $(WIN_DIR)/libtorch_cpu.a -lkernel32
 
+# A package around it (tests/unit/test_oom.c inspects it under allocation failure).
+$(WIN_DIR)/win_model.pt2: $(WIN_DIR)/win_model.pyd tests/fixtures/src/win_package.py
+	python3 tests/fixtures/src/win_package.py $@ $<
+
 # The same source as an ELF shared object: the ELF library whose torch floor the PE's must equal.
 $(WIN_DIR)/win_model_elf.so: tests/fixtures/src/win_model.c
 	@mkdir -p $(dir $@)
@@ -246,7 +250,7 @@ run: deps
 # --- tests -----------------------------------------------------------------
 # Each suite runs from the repository root; CK_FORK stays on so a crash in one
 # test is reported, not fatal to the suite.
-test-unit: all $(TEST_DAEMON) $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA) $(WIN_DLL) $(WIN_DIR)/win_model_elf.so
+test-unit: all $(TEST_DAEMON) $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA) $(WIN_DLL) $(WIN_DLL:.pyd=.pt2) $(WIN_DIR)/win_model_elf.so
 	@fail=0; for t in $(UNIT_BIN) $(HTTP_BIN); do \
 	  echo "== $$t"; PT2SCOPE_BUILD=$(BUILD) $$t || fail=1; \
 	done; exit $$fail
