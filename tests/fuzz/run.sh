@@ -22,7 +22,8 @@ seed() { # seed NAME DIR: the harness's starting corpus in DIR
     binary)
         find tests/fixtures/bins -type f -size -300k \( -name '*.cubin' -o -name '*.fatbin' \
             -o -name '*.hsaco' -o -name '*.so' -o -name '*.ptx' -o -name '*.dylib' \) \
-            -exec cp {} "$dir/" \; ;;
+            -exec cp {} "$dir/" \;
+        cp tests/fuzz/seeds/pe/* "$dir/" ;;
     json)
         # The first byte picks the reader (fuzz_json.c): one seed per reader and document.
         i=0
