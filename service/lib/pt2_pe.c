@@ -70,7 +70,7 @@ struct pe_img {
     uint32_t ndirs, dir_rva[DIRS_MAX];
     size_t nsec;
     struct pe_sec sec[PT2_PE_SECTIONS_MAX];
-    uint64_t entries;       /* lookup-table entries visited, all DLLs */
+    uint64_t entries;       /* non-zero lookup-table entries visited, all DLLs */
     struct pe_win tab, str; /* descriptors and lookup tables; names */
 };
 
@@ -265,11 +265,6 @@ static int read_thunks(struct pe_img *m, const char *dll, uint32_t rva, struct p
         uint64_t v;
         int rc;
 
-        if (m->entries++ >= PT2_NEEDS_IMPORTS_MAX) {
-            pt2_needs_set_partial(m->n, "%s: more than %u imported functions", m->rd->name,
-                                  PT2_NEEDS_IMPORTS_MAX);
-            return PT2_OK;
-        }
         rc = rva_bytes(m, rva + j * es, es, &p, err);
         if (rc != PT2_OK)
             return rc;
@@ -283,6 +278,11 @@ static int read_thunks(struct pe_img *m, const char *dll, uint32_t rva, struct p
         v = m->plus ? pt2_le64(p) : pt2_le32(p);
         if (v == 0)
             return PT2_OK;
+        if (m->entries++ >= PT2_NEEDS_IMPORTS_MAX) { /* every entry counts, kept or not */
+            pt2_needs_set_partial(m->n, "%s: more than %u imported functions", m->rd->name,
+                                  PT2_NEEDS_IMPORTS_MAX);
+            return PT2_OK;
+        }
         rc = read_entry(m, dll, v, err);
         if (rc != PT2_OK)
             return rc;

@@ -487,7 +487,7 @@ START_TEST(test_lookup_table_out_of_section)
 }
 END_TEST
 
-/* 65536 + 1024 entries naming one function: capped, partial. */
+/* 65536 + 1024 entries naming one function: capped, partial; 65536 and a 0: complete. */
 START_TEST(test_huge_lookup_table)
 {
     struct pt2_error err = {0};
@@ -508,6 +508,12 @@ START_TEST(test_huge_lookup_table)
     ck_assert_uint_eq(h.needs->nimports, PT2_NEEDS_IMPORTS_MAX);
     ck_assert_str_eq(S(h.needs, h.needs->imports[PT2_NEEDS_IMPORTS_MAX - 1].name),
                      "aoti_torch_empty_strided");
+    pt2_needs_free(h.needs);
+    /* exactly the cap, then the terminator: complete */
+    thunk(b, 1, 0x2000, PT2_NEEDS_IMPORTS_MAX, 0);
+    ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
+    ck_assert_str_eq(h.needs->partial, "");
+    ck_assert_uint_eq(h.needs->nimports, PT2_NEEDS_IMPORTS_MAX);
     pt2_needs_free(h.needs);
     free(b);
 }
