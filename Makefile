@@ -217,6 +217,9 @@ $(WIN_DIR)/win_model_elf.so: tests/fixtures/src/win_model.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
 
+test-unit: $(WIN_DLL) $(WIN_DLL:.pyd=.pt2) $(WIN_DIR)/win_model_elf.so
+test-shell fuzz test-fuzz: $(WIN_DLL)
+
 # --- running ---------------------------------------------------------------
 # The examples `make run` prints, for the address it listens on (a wildcard
 # LISTEN is reached on loopback); tests/shell/make_run_examples.sh runs them
@@ -250,7 +253,7 @@ run: deps
 # --- tests -----------------------------------------------------------------
 # Each suite runs from the repository root; CK_FORK stays on so a crash in one
 # test is reported, not fatal to the suite.
-test-unit: all $(TEST_DAEMON) $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA) $(WIN_DLL) $(WIN_DLL:.pyd=.pt2) $(WIN_DIR)/win_model_elf.so
+test-unit: all $(TEST_DAEMON) $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA)
 	@fail=0; for t in $(UNIT_BIN) $(HTTP_BIN); do \
 	  echo "== $$t"; PT2SCOPE_BUILD=$(BUILD) $$t || fail=1; \
 	done; exit $$fail
@@ -258,7 +261,7 @@ test-unit: all $(TEST_DAEMON) $(UNIT_BIN) $(HTTP_BIN) $(FAKECUDA) $(WIN_DLL) $(W
 test-san:
 	$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-unit
 
-test-shell: all $(TEST_DAEMON) $(FAKECUDA) $(WIN_DLL)
+test-shell: all $(TEST_DAEMON) $(FAKECUDA)
 	@for s in tests/shell/*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; \
 	  PT2SCOPE_BUILD=$(BUILD) bash $$s || exit 1; done
 
@@ -418,10 +421,10 @@ $(FUZZ_DIR)/obj/%.o: %.c | build-deps
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ) $(FUZZ_REM_OBJ) $(FUZZ_DMN_OBJ)
 	$(FUZZ_CC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
-fuzz: $(FUZZ_BINS) $(WIN_DLL)
+fuzz: $(FUZZ_BINS)
 	@FUZZ_DIR=$(FUZZ_DIR) bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
-test-fuzz: $(FUZZ_BINS) $(WIN_DLL)
+test-fuzz: $(FUZZ_BINS)
 	@FUZZ_DIR=$(FUZZ_DIR) bash tests/fuzz/run.sh $(FUZZ_SMOKE) $(FUZZ_NAMES)
 
 # --- kubernetes manifests -----------------------------------------------------
