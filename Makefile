@@ -189,6 +189,37 @@ $(BUILD)/fakecuda/old/libcuda.so.1: tests/support/fakecuda.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DFAKECUDA_OLD_API -fPIC -shared -Wl,-soname,libcuda.so.1 -o $@ $<
 
+# A real Windows model library (PE/COFF DLL) for tests/unit/test_pe.c and the
+# pe fuzz seeds, built at test time with Debian's mingw-w64 cross compiler
+# (make deps installs it), never committed: tests/fixtures/src/win_model.c
+# linked without the CRT against an import library dlltool makes from
+# win_torch_cpu.def, so it imports exactly what its source calls. Without
+# the compiler nothing is built and test_pe says it skips.
+MINGW_CC      ?= x86_64-w64-mingw32-gcc
+MINGW_DLLTOOL ?= x86_64-w64-mingw32-dlltool
+WIN_DIR       := $(BUILD)/fixtures/win
+WIN_DLL       := $(if $(shell command -v $(MINGW_CC) 2>/dev/null),$(WIN_DIR)/win_model.pyd)
+
+$(WIN_DIR)/libtorch_cpu.a: tests/fixtures/src/win_torch_cpu.def
+	@mkdir -p $(dir $@)
+	$(MINGW_DLLTOOL) -d $< -l $@
+
+$(WIN_DIR)/win_model.pyd: tests/fixtures/src/win_model.c $(WIN_DIR)/libtorch_cpu.a
+	$(MINGW_CC) -O2 -Wall -Wextra -Werror -shared -nostdlib -Wl,-e,win_model_entry \
+	  -Wl,--subsystem,windows -Wl,--no-insert-timestamp -o $@ $< $(WIN_DIR)/libtorch_cpu.a -lkernel32
+
+# A package around it (tests/unit/test_oom.c inspects it under allocation failure).
+$(WIN_DIR)/win_model.pt2: $(WIN_DIR)/win_model.pyd tests/fixtures/build.py
+	python3 tests/fixtures/build.py --pyd $< $@
+
+# The same source as an ELF shared object: the ELF library whose torch floor the PE's must equal.
+$(WIN_DIR)/win_model_elf.so: tests/fixtures/src/win_model.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
+
+test-unit: $(WIN_DLL) $(WIN_DLL:.pyd=.pt2) $(WIN_DIR)/win_model_elf.so
+test-shell fuzz test-fuzz: $(WIN_DLL) $(WIN_DLL:.pyd=.pt2)
+
 # --- running ---------------------------------------------------------------
 # The examples `make run` prints, for the address it listens on (a wildcard
 # LISTEN is reached on loopback); tests/shell/make_run_examples.sh runs them

@@ -548,9 +548,15 @@ int pt2_binary_scan(struct pt2_rd *rd, const char *source, struct pt2_kernel_lis
 
         memset(&h, 0, sizeof(h));
         snprintf(h.source, sizeof(h.source), "%s", source != NULL ? source : "");
+        h.needs = pt2_needs_new(PT2_HOST_PE);
+        if (h.needs == NULL)
+            return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading %s", rd->name);
         rc = pt2_pe_scan(rd, &h, recognized, err);
-        if (rc == PT2_OK && *recognized)
-            rc = pt2_host_list_push(hosts, &h, err);
+        if (rc == PT2_OK && *recognized) {
+            pt2_shims_classify_needs(h.needs); /* the same torch floor as an ELF library's */
+            return pt2_host_list_push(hosts, &h, err);
+        }
+        pt2_needs_free(h.needs);
         return rc;
     }
     if (pt2_fatbin_probe(head, got)) {

@@ -4,12 +4,12 @@
  * Design: torch opens a model library with dlopen(RTLD_NOW), so every
  * library it names, every symbol version it requires and every non-weak
  * undefined symbol must resolve at load (../shared/docs/runtime-needs.md).
- * The readers (pt2_dynamic for ELF, pt2_macho for Mach-O) fill one plain
- * struct pt2_needs per library with the raw facts: DT_NEEDED / LC_LOAD_DYLIB
- * names, run paths, bind-now, version needs and the undefined symbols with
- * their versions. The floors (glibc, GLIBCXX, CXXABI, GCC, GOMP, macOS) and
- * the torch floor (pt2_shims) are derived from those facts on demand, so
- * the rules live once, beside the data they read.
+ * The readers (pt2_dynamic for ELF, pt2_macho for Mach-O, pt2_pe for PE)
+ * fill one plain struct pt2_needs per library with the raw facts: DT_NEEDED /
+ * LC_LOAD_DYLIB / imported DLL names, run paths, bind-now, version needs and the undefined symbols
+ * with their versions. The floors (glibc, GLIBCXX, CXXABI, GCC, GOMP, macOS) and the torch floor
+ * (pt2_shims) are derived from those facts on demand, so the rules live once, beside the data they
+ * read.
  *
  * Bounds: at most PT2_NEEDS_LIBS_MAX libraries, PT2_NEEDS_VERSIONS_MAX
  * version needs, PT2_NEEDS_IMPORTS_MAX undefined symbols and
@@ -83,7 +83,12 @@ struct pt2_needs {
     size_t nimports, imports_cap;
     uint64_t imports_total; /* undefined symbols seen, kept or not */
     uint32_t macos_min;     /* Mach-O minimum macOS as xxxx.yy.zz nibbles (0x000e0000 = 14.0) */
-    char *names;            /* NUL-separated; offset 0 is "" */
+    /* PE only (pt2_pe.h), 0 elsewhere: the optional header's Subsystem (2 windows-gui,
+     * 3 windows-cui, ...) and DllCharacteristics (0x40 dynamic-base, 0x100 nx-compat, ...),
+     * the COFF header's Characteristics (PT2_PE_FILE_DLL 0x2000: a DLL). Imports are the
+     * bare function names, "#<n>" for one imported by ordinal n. */
+    uint16_t pe_subsystem, pe_dll_characteristics, pe_characteristics;
+    char *names; /* NUL-separated; offset 0 is "" */
     size_t names_len, names_cap;
     char partial[PT2_ERROR_MSG_MAX]; /* "" or why the facts are incomplete */
 };

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pt2_inspect.h"
+#include "pt2_pe.h"
 #include "pt2_runtime.h"
 #include "pt2_sbuf.h"
 #include "pt2_shims.h"
@@ -677,6 +678,27 @@ static void library_facts(struct jb *b, cJSON *o, const struct pt2_host *h)
     jadd(b, o, "size", cJSON_CreateNumber((double)h->size));
 }
 
+/* A PE library's subsystem, DLL flag and DllCharacteristics (pt2_pe.h). */
+static cJSON *pe_json(struct jb *b, const struct pt2_needs *n)
+{
+    cJSON *o = cJSON_CreateObject(), *a;
+    char sub[32];
+
+    if (o == NULL) {
+        b->failed = 1;
+        return NULL;
+    }
+    jstr(b, o, "subsystem", pt2_pe_subsystem_name(n->pe_subsystem, sub, sizeof(sub)));
+    jadd(b, o, "dll", cJSON_CreateBool((n->pe_characteristics & PT2_PE_FILE_DLL) != 0));
+    a = jadd(b, o, "dll_characteristics", cJSON_CreateArray());
+    for (unsigned bit = 1; a != NULL && bit <= 0x8000u; bit <<= 1) {
+        const char *name = pt2_pe_dll_characteristic_name(bit);
+        if (name != NULL && (n->pe_dll_characteristics & bit) != 0)
+            jadd(b, a, NULL, cJSON_CreateString(name));
+    }
+    return o;
+}
+
 static cJSON *library_json(struct jb *b, const struct pt2_host *h, int loaded)
 {
     cJSON *o = cJSON_CreateObject(), *needs;
@@ -705,6 +727,8 @@ static cJSON *library_json(struct jb *b, const struct pt2_host *h, int loaded)
         jadd(b, needs, "versions", versions_json(b, n));
     }
     jadd(b, o, "needs", needs);
+    if (h->format == PT2_HOST_PE && n != NULL)
+        jadd(b, o, "pe", pe_json(b, n));
     jadd(b, o, "imports", n != NULL ? imports_json(b, n, &t) : cJSON_CreateNull());
     jstr(b, o, "partial", n != NULL ? n->partial : "its format has no needs reader");
     return o;

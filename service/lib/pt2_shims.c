@@ -63,6 +63,23 @@ static int libtorch_cxx(const char *s)
     return 0;
 }
 
+/* An MSVC-mangled name (a Windows library's import: "?empty@at@@YA..."), whose outermost
+ * scope, the one before the first "@@", is torch, c10 or at. */
+static int libtorch_msvc(const char *s)
+{
+    static const char *const ns[] = {"torch", "c10", "at"};
+    const char *end, *seg;
+
+    if (s[0] != '?' || (end = strstr(s, "@@")) == NULL)
+        return 0;
+    for (seg = end; seg > s && seg[-1] != '@'; seg--)
+        ;
+    for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+        if ((size_t)(end - seg) == strlen(ns[i]) && strncmp(seg, ns[i], strlen(ns[i])) == 0)
+            return 1;
+    return 0;
+}
+
 static int is_ident(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -86,7 +103,7 @@ int pt2_shims_classify(const char *name, const struct pt2_shim **shim, size_t *p
             return PT2_IMP_SHIM;
         return starts(name, "aoti_torch_") ? PT2_IMP_CUSTOM_SHIM : PT2_IMP_OTHER;
     }
-    if (libtorch_cxx(name))
+    if (libtorch_cxx(name) || libtorch_msvc(name))
         return PT2_IMP_LIBTORCH_CXX;
     at = strstr(name, "aoti_torch_");
     if (at != NULL && !starts(name, "_Z") && is_ident(name, (size_t)(at - name))) {

@@ -15,7 +15,8 @@
  * shims (aoti_torch_*, torch_* the table knows), shims under a symbol
  * prefix (<p>aoti_torch_*, AOTI_SHIM_SYMBOL_PREFIX builds: not torch's),
  * custom shims (aoti_torch_* no release declares), mangled libtorch / c10 /
- * ATen C++ symbols (tie the library to one exact libtorch build), CUDA and
+ * ATen C++ symbols (Itanium `_ZN5torch...` or, in a Windows library, MSVC
+ * `?empty@at@@...`: tie the library to one exact libtorch build), CUDA and
  * HIP runtime, the rest.
  *
  * Ownership: the table is static; results borrow from it or from the needs.

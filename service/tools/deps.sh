@@ -29,6 +29,9 @@ test_tools="curl:curl python3:python3 clang-format:clang-format chromium:chromiu
 # python module -> Debian package (asked of $PT2SCOPE_PYTHON, below)
 py_mods="pytest:python3-pytest pip:python3-pip numpy:python3-numpy"
 FUZZ_RT_PKG=libclang-rt-14-dev
+# x86_64-w64-mingw32-gcc: the Windows DLL the PE tests read is built at test time
+# (tests/fixtures/src/win_model.c); its package brings binutils-mingw-w64-x86-64 (dlltool).
+test_tools="$test_tools x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64"
 # nginx: the remote tests' web server (tests/remote/servers.sh runs it as the
 # current user, never the system service). Debian puts it in /usr/sbin, which a
 # non-root PATH may lack: it is there too (PT2SCOPE_NGINX names another place).

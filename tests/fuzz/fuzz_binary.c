@@ -1,7 +1,7 @@
 /*
  * fuzz_binary.c - libFuzzer harness: one archive entry's bytes through the
  * binary dispatcher (cubin, fatbin, AMD code object, host ELF with embedded
- * kernels, Mach-O, PTX, SPIR-V), then the GPU and CPU rules on what it found,
+ * kernels, Mach-O, PE/COFF, PTX, SPIR-V), then the GPU and CPU rules on what it found,
  * the runtime needs' floors, and the bytes as a provider of the sysroot check.
  */
 #include <stddef.h>

@@ -22,7 +22,8 @@ seed() { # seed NAME DIR: the harness's starting corpus in DIR
     binary)
         find tests/fixtures/bins -type f -size -300k \( -name '*.cubin' -o -name '*.fatbin' \
             -o -name '*.hsaco' -o -name '*.so' -o -name '*.ptx' -o -name '*.dylib' \) \
-            -exec cp {} "$dir/" \; ;;
+            -exec cp {} "$dir/" \;
+        cp tests/fuzz/seeds/pe/* "$dir/" ;;
     json)
         # The first byte picks the reader (fuzz_json.c): one seed per reader and document.
         i=0
@@ -36,6 +37,11 @@ seed() { # seed NAME DIR: the harness's starting corpus in DIR
         cp tests/fuzz/seeds/text/* tests/fixtures/wrapper/* "$dir/" ;;
     request)
         cp tests/fuzz/seeds/request/* "$dir/" ;;
+    pe)
+        # hand-made images, and the mingw-w64 DLL the build makes when it has the cross compiler
+        cp tests/fuzz/seeds/pe/* "$dir/"
+        f=$(dirname "$FUZZ_DIR")/fixtures/win/win_model.pyd
+        [ -f "$f" ] && cp "$f" "$dir/" ;;
     esac
 }
 

@@ -7,6 +7,7 @@
 #   - no node and no npm: apt gets nodejs and npm; node without npm: npm only;
 #   - no chromium (the browser tests'): apt gets chromium only;
 #   - clang without its libFuzzer runtime: apt gets libclang-rt-14-dev only;
+#   - no mingw-w64 cross compiler (the PE tests' DLL): apt gets gcc-mingw-w64-x86-64 only;
 #   - no nginx (the remote tests'), neither on PATH nor in /usr/sbin (here
 #     PT2SCOPE_NGINX): apt gets nginx only; one in /usr/sbin only: nothing;
 #   - a Node.js too old for the OpenAPI tools: a message, exit 2, no apt call;
@@ -51,6 +52,7 @@ setup() {
         mkdir -p "$TMP/sbin" && printf '#!/bin/sh\n' >"$PT2SCOPE_NGINX" && chmod +x "$PT2SCOPE_NGINX"
     fi
     [ -n "${NO_FUZZ_RT:-}" ] || : >"$TMP/rt/libclang_rt.fuzzer-$HOSTTYPE.a"
+    [ -n "${NO_MINGW:-}" ] || printf '#!/bin/sh\n' >"$TMP/bin/x86_64-w64-mingw32-gcc"
     : >"$TMP/calls"
     local t
     # The real tools deps.sh and make's recipes use, and nothing else.
@@ -152,6 +154,13 @@ same "no fuzzer runtime: exit" "$RC" 0
 same "no fuzzer runtime: apt" "$(apt_calls)" \
     "apt-get update -qq;apt-get install -y -qq --no-install-recommends libclang-rt-14-dev;"
 same "no fuzzer runtime: asked clang" "$(grep -c '^clang --print-runtime-dir' "$TMP/calls")" 1
+
+# 6c2. No mingw-w64 cross compiler (NO_MINGW): the cross compiler's package only.
+MODS=$ALL_MODS TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 NO_MINGW=1 setup
+run_make deps
+same "no mingw: exit" "$RC" 0
+same "no mingw: apt" "$(apt_calls)" \
+    "apt-get update -qq;apt-get install -y -qq --no-install-recommends gcc-mingw-w64-x86-64;"
 
 # 6d. No nginx, on PATH or off it: apt gets nginx, nothing else.
 MODS=$ALL_MODS TOOLS="cc curl python3 clang-format chromium clang node npm" NODE_VERSION=v20.20.2 \

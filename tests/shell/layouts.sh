@@ -89,5 +89,29 @@ same "$ERR" "pt2scope: $F/multi_model.pt2: no model 'nope' in the package; avail
 expect 2 "$B" inspect --model '' $F/multi_model.pt2
 expect 2 "$B" scan --model model $F
 
+# Windows: the mingw-w64 DLL the Makefile builds at test time, packaged by build.py --pyd
+WIN=${PT2SCOPE_BUILD:-build}/fixtures/win/win_model.pt2
+if [ -f "$WIN" ]; then
+    expect 0 "$B" inspect --json "$WIN"
+    same "$(pj '[(l["format"], l["os"], l["machine"], l["loaded"], l["pe"]["subsystem"], l["pe"]["dll"]) for l in d["models"][0]["libraries"]]')" "[('pe', 'windows', 'x86_64', True, 'windows-gui', True)]"
+    same "$(pj 'd["models"][0]["libraries"][0]["needs"]["libraries"]')" "['KERNEL32.dll', 'torch_cpu.dll']"
+    same "$(pj 'd["models"][0]["aoti_metadata"]["AOTI_PLATFORM"]')" "win32"
+    expect 0 "$B" inspect "$WIN"
+    same "$(echo "$OUT" | grep '^CPU  ')" "CPU         Windows x86-64 DLL, AVX2 (avx2, fma, f16c, pni, ssse3, sse4_1, sse4_2, popcnt, cx16, avx, bmi1, bmi2, movbe, abm)"
+    same "$(echo "$OUT" | grep -c '^Library .*wrapper.pyd (pe x86_64, the one torch loads)')" "1"
+    # a Windows library does not load on a Linux node, and loads on a Windows one
+    expect 1 "$B" check --target H100 --json "$WIN"
+    same "$(pj '(d["compatibility"][0]["code"], d["compatibility"][0]["reason"].split(";")[0].split(" is a ")[1])')" "('host-platform', 'Windows x86_64 DLL')"
+    same "$(pj 'd["compatibility"][0]["advice"].startswith("Re-export the package on Linux")')" "True"
+    expect 0 "$B" check --target H100 --platform windows/amd64 "$WIN"
+    # and a Linux library on a Windows node is the same refusal the other way
+    expect 1 "$B" check --target H100 --platform windows/amd64 --json $F/cpu_x86_64.pt2
+    same "$(pj 'd["compatibility"][0]["code"]')" "host-platform"
+elif command -v x86_64-w64-mingw32-gcc >/dev/null; then
+    fail=$((fail+1)); echo "FAIL: $WIN was not built (make builds it when mingw-w64 is there)"
+else
+    echo "SKIP: no mingw-w64 cross compiler, so no Windows package (make deps installs it)"
+fi
+
 echo "layouts: $pass passed, $fail failed"
 [ "$fail" = 0 ]

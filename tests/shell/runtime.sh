@@ -317,6 +317,29 @@ got=$("$CLI" check "$T/win.pt2" --target H100 --driver 13.0 --platform windows/a
 [ "$got" = "H100: compatible: sm_90 cubin runs on NVIDIA H100; no kernel binaries found, so sm_90 is taken from AOTI_COMPUTE_CAPABILITY" ] && ok || bad "windows platform: '$got'"
 got=$("$CLI" inspect "$T/win.pt2" --json | python3 -c 'import json,sys; h=json.load(sys.stdin)["arch"]["hosts"][0]; print(h["format"], h["machine"], h["description"])')
 [ "$got" = "pe x86_64 PE32+ DLL, x86_64" ] && ok || bad "pe host: '$got'"
+got=$("$CLI" inspect "$T/win.pt2" --json | python3 -c 'import json,sys; l=json.load(sys.stdin)["runtime"]["libraries"][0]; print(l["format"], json.dumps(l["pe"], sort_keys=True), l["needs"]["libraries"], l["partial"])')
+[ "$got" = 'pe {"dll": true, "dll_characteristics": [], "subsystem": null} [] None' ] && ok || bad "pe library: '$got'"
+# the mingw-w64 DLL make builds for the tests (tests/fixtures/src/win_model.c): DLLs, flags, torch floor
+WIN_DLL=$(dirname "$CLI")/fixtures/win/win_model.pyd
+if [ -f "$WIN_DLL" ]; then
+    python3 - "$T/mingw.pt2" "$WIN_DLL" <<'EOF'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("m/archive_format", "pt2")
+    z.write(sys.argv[2], "m/data/aotinductor/model/model.wrapper.pyd")
+    z.writestr("m/data/aotinductor/model/model.wrapper_metadata.json", '{"AOTI_DEVICE_KEY": "cpu", "AOTI_PLATFORM": "win32"}')
+EOF
+    got=$("$CLI" inspect "$T/mingw.pt2" --json | python3 -c 'import json,sys; l=json.load(sys.stdin)["runtime"]["libraries"][0]; print(json.dumps(l["pe"], sort_keys=True), l["needs"]["libraries"], l["needs"]["torch"]["min"], l["imports"]["shims"], l["imports"]["total"])')
+    [ "$got" = '{"dll": true, "dll_characteristics": ["high-entropy-va", "dynamic-base", "nx-compat"], "subsystem": "windows-gui"} '"['KERNEL32.dll', 'torch_cpu.dll'] 2.10 3 7" ] && ok || bad "mingw library: '$got'"
+    got=$("$CLI" check "$T/mingw.pt2" --runtime torch=2.9 2>&1 | grep '^torch=2.9:')
+    [ "$got" = "torch=2.9: incompatible: needs torch 2.10 or newer (it imports aoti_torch_aten_full); the runtime torch=2.9 has torch 2.9" ] && ok || bad "mingw torch floor: '$got'"
+    got=$("$CLI" check "$T/mingw.pt2" --runtime debian12 2>&1 | grep '^debian12:')
+    [ "$got" = "debian12: incompatible: data/aotinductor/model/model.wrapper.pyd is a Windows PE library; Debian 12 runs Linux" ] && ok || bad "mingw on Linux: '$got'"
+elif command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
+    bad "$WIN_DLL missing (make test-shell builds it)"
+else
+    skip=$((skip + 1))
+fi
 
 # ---- the corpus: every Linux x86_64 library, with a stub torch that provides its imports ---
 CORPUS=$SHARED/corpus/pt2

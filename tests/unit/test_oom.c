@@ -93,7 +93,10 @@ static int inspect_once(const char *fixture)
     in = cJSON_Parse("{\"image\": [8, 3, 512, 511], \"x\": [1]}"); /* the caller's, not counted */
     ck_assert_ptr_nonnull(in);
     armed = 1;
-    rc = pt2_package_open_path(&pkg, tu_fixture(fixture, path, sizeof(path)), NULL, &err);
+    /* a fixture name, or a path (a package the build makes) */
+    rc = pt2_package_open_path(
+        &pkg, strchr(fixture, '/') != NULL ? fixture : tu_fixture(fixture, path, sizeof(path)),
+        NULL, &err);
     if (rc == PT2_OK)
         rc = pt2_package_to_json(pkg, PT2_JSON_DEFAULT, &doc, &err);
     cJSON_Delete(doc);
@@ -176,6 +179,21 @@ START_TEST(test_every_allocation_wrapper)
 }
 END_TEST
 
+/* A Windows package: the PE reader and the library entry's pe object (the mingw-w64 DLL the
+ * build makes, $PT2SCOPE_BUILD/fixtures/win/win_model.pt2; skipped without the cross compiler). */
+START_TEST(test_every_allocation_windows)
+{
+    char path[512];
+
+    snprintf(path, sizeof(path), "%s/fixtures/win/win_model.pt2", tu_build_dir());
+    if (!tu_exists(path)) {
+        tu_skip("oom windows", "no mingw-w64 DLL was built (x86_64-w64-mingw32-gcc absent)");
+        return;
+    }
+    every_allocation(path);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("oom");
@@ -184,6 +202,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_every_allocation_cuda);
     tcase_add_test(tc, test_every_allocation_wrapper);
+    tcase_add_test(tc, test_every_allocation_windows);
     suite_add_tcase(s, tc);
     return s;
 }
