@@ -30,6 +30,7 @@
 #include "pt2_binary.h"
 #include "pt2_compat.h"
 #include "pt2_desc.h"
+#include "pt2_budget.h"
 #include "pt2_eprog.h"
 #include "pt2_error.h"
 #include "pt2_inspect.h"
@@ -438,12 +439,17 @@ static int load_eprog(struct pt2_package *pkg, pt2_zip *z, size_t i, const char 
     else
         snprintf(ep.name, sizeof(ep.name), "%.*s", (int)(strlen(b) - 5), b);
     snprintf(ep.entry, sizeof(ep.entry), "%s", rel);
-    rc = pt2_zip_read_small(z, i, cap, &buf, &len, &local);
+    rc = pt2_budget_admit(rel, &local); /* a spent JSON budget: not even inflated */
+    if (rc == PT2_OK)
+        rc = pt2_zip_read_small(z, i, cap, &buf, &len, &local);
     if (rc == PT2_OK)
         rc = pt2_eprog_parse_full(buf, len, rel, &ep.inputs, &ep.outputs, &ep.constants, &local);
     if (rc != PT2_OK) {
         if (is_fatal(rc))
             pt2_error_copy(err, &local);
+        else if (pt2_budget_spent()) /* over the JSON budget: its I/O is not read, as over the cap
+                                      */
+            add_warning(pkg, local.message);
         else
             pt2_error_copy(&pkg->meta_err, &local);
         rc = is_fatal(rc) ? rc : PT2_OK;
@@ -819,6 +825,7 @@ static int open_common(pt2_package **out, pt2_zip *z, const char *name,
 {
     struct pt2_package *pkg;
     size_t cap = (opts && opts->json_cap) ? opts->json_cap : JSON_CAP_DEFAULT;
+    struct pt2_budget budget;
     int rc;
 
     pkg = calloc(1, sizeof(*pkg));
@@ -826,9 +833,11 @@ static int open_common(pt2_package **out, pt2_zip *z, const char *name,
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
     snprintf(pkg->display_name, sizeof(pkg->display_name), "%s",
              (opts && opts->display_name) ? opts->display_name : name);
+    pt2_budget_begin(&budget); /* every JSON document of this inspection draws on it */
     rc = pt2_zip_layout(z, &pkg->layout, err);
     if (rc == PT2_OK)
         rc = walk(pkg, z, cap, err);
+    pt2_budget_end(&budget);
     /* A source that failed underneath (a remote object replaced, a timeout) fails the whole
      * inspection: never an answer from a mix of what was read before and after. */
     if (rc == PT2_OK)

@@ -10,12 +10,16 @@
  * string length) before cJSON sees it. It also refuses what would silently
  * change meaning once parsed: NUL bytes, raw or escaped (cJSON's strings end
  * at a NUL, so "a.pt2\u0000.txt" would become "a.pt2"), and invalid UTF-8.
+ * The same scan counts what the tree would cost, so pt2_json_parse also
+ * draws every document of an inspection on one budget (pt2_budget.h) and
+ * stops scanning where that budget runs out.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <cJSON.h>
 
+#include "pt2_budget.h"
 #include "pt2_error.h"
 #include "pt2_utf8.h"
 
@@ -55,24 +59,51 @@ static int is_space(unsigned char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-int pt2_json_check(const char *text, size_t len, const struct pt2_json_limits *lim,
-                   const char *what, struct pt2_error *err)
+/* What one scan counted, and where it stopped. */
+struct scan {
+    size_t values, strings, sbytes; /* values (keys included), strings, their bytes as written */
+    size_t cost;                    /* pt2_budget_cost of the above, kept as it grows */
+    size_t max_values, max_cost;    /* the budget's part: 0 = none */
+    size_t at;                      /* where the budget ran out */
+    int over;                       /* 1 when it stopped for the budget */
+};
+
+static void scan_value(struct scan *s, int string)
+{
+    s->values++;
+    s->cost += PT2_BUDGET_NODE_BYTES;
+    if (string) {
+        s->strings++;
+        s->cost += PT2_BUDGET_STRING_BYTES;
+    }
+}
+
+/* The budget's limits, checked after each byte: 1 (and `over`) once past either. */
+static int scan_over(struct scan *s, size_t at)
+{
+    if ((s->max_values > 0 && s->values > s->max_values) ||
+        (s->max_cost > 0 && s->cost > s->max_cost)) {
+        s->over = 1;
+        s->at = at;
+        return 1;
+    }
+    return 0;
+}
+
+static int scan(const char *text, size_t len, const struct pt2_json_limits *lim, const char *what,
+                struct scan *s, struct pt2_error *err)
 {
     const unsigned char *p = (const unsigned char *)text;
     size_t i = 0, n, values = 0, slen = 0;
     unsigned depth = 0;
     int in_string = 0, escaped = 0, in_scalar = 0;
 
-    if (what == NULL)
-        what = "document";
-    if (lim == NULL || (text == NULL && len > 0))
-        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_json_check: missing argument");
     if (lim->max_bytes > 0 && len > lim->max_bytes)
         return pt2_error_set(err, PT2_ERR_TOO_LARGE, "%s: %zu bytes of JSON (max %zu)", what, len,
                              lim->max_bytes);
     while (i < len) {
         unsigned char c = p[i];
-        size_t at = i; /* where this byte, and any value it starts, is */
+        size_t at = i, was = i; /* where this byte, and any value it starts, is */
 
         if (c == 0)
             return pt2_error_set(err, PT2_ERR_INVALID, "%s: NUL byte at byte %zu", what, i);
@@ -103,9 +134,11 @@ int pt2_json_check(const char *text, size_t len, const struct pt2_json_limits *l
                 in_string = 1;
                 slen = 0;
                 values++;
+                scan_value(s, 1);
             } else if (c == '[' || c == '{') {
                 values++;
-                if (lim->max_depth > 0 && ++depth > lim->max_depth)
+                scan_value(s, 0);
+                if (++depth > lim->max_depth && lim->max_depth > 0)
                     return pt2_error_set(err, PT2_ERR_TOO_LARGE,
                                          "%s: JSON nested deeper than %u levels at byte %zu", what,
                                          lim->max_depth, at);
@@ -113,10 +146,15 @@ int pt2_json_check(const char *text, size_t len, const struct pt2_json_limits *l
                 depth--;
             } else if (!is_space(c) && c != ',' && c != ':' && !in_scalar) {
                 values++; /* the first character of a number or literal */
+                scan_value(s, 0);
             }
             in_scalar = !is_space(c) && c != ',' && c != ':' && c != '[' && c != '{' && c != ']' &&
                         c != '}' && c != '"';
             i++;
+        }
+        if (in_string) {
+            s->sbytes += i - was;
+            s->cost += i - was;
         }
         if (in_string && lim->max_string > 0 && slen > lim->max_string)
             return pt2_error_set(err, PT2_ERR_TOO_LARGE,
@@ -126,8 +164,61 @@ int pt2_json_check(const char *text, size_t len, const struct pt2_json_limits *l
             return pt2_error_set(err, PT2_ERR_TOO_LARGE,
                                  "%s: more than %zu JSON values at byte %zu", what, lim->max_values,
                                  at);
+        if (scan_over(s, at))
+            return PT2_ERR_TOO_LARGE; /* the caller words it: it knows the budget */
     }
     return PT2_OK;
+}
+
+int pt2_json_check(const char *text, size_t len, const struct pt2_json_limits *lim,
+                   const char *what, struct pt2_error *err)
+{
+    struct scan s;
+
+    if (what == NULL)
+        what = "document";
+    if (lim == NULL || (text == NULL && len > 0))
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_json_check: missing argument");
+    memset(&s, 0, sizeof(s));
+    return scan(text, len, lim, what, &s, err);
+}
+
+/*
+ * Scan under the limits and what is left of the calling thread's budget: PT2_OK (the
+ * document charged to it), or the refusal, which spends it.
+ */
+static int scan_budgeted(const char *text, size_t len, const struct pt2_json_limits *lim,
+                         const char *what, struct pt2_error *err)
+{
+    struct pt2_budget *b = pt2_budget_current();
+    struct scan s;
+    int rc;
+
+    if (lim == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_json_check: missing argument");
+    memset(&s, 0, sizeof(s));
+    if (b != NULL) {
+        rc = pt2_budget_admit(what, err);
+        if (rc != PT2_OK)
+            return rc;
+        /* the scan stops one value (or byte) past what is left; nothing left stops it at once */
+        s.max_values = b->values < b->max_values ? b->max_values - b->values : 0;
+        s.max_cost = b->bytes < b->max_bytes ? b->max_bytes - b->bytes : 0;
+        s.over = s.max_values == 0 || s.max_cost == 0;
+    }
+    rc = s.over ? PT2_ERR_TOO_LARGE : scan(text, len, lim, what, &s, err);
+    if (b != NULL && s.over) {
+        pt2_budget_refuse(b, what, len);
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE,
+                             "%s: not parsed, over the inspection's JSON budget (%zu values, "
+                             "%zu %s of parse tree) at byte %zu",
+                             what, b->max_values,
+                             b->max_bytes % (1u << 20) ? b->max_bytes : b->max_bytes >> 20,
+                             b->max_bytes % (1u << 20) ? "bytes" : "MiB", s.at);
+    }
+    if (rc == PT2_OK && b != NULL)
+        pt2_budget_charge(b, s.values, s.cost, len);
+    return rc;
 }
 
 int pt2_json_parse(const char *text, size_t len, const struct pt2_json_limits *lim,
@@ -151,7 +242,7 @@ int pt2_json_parse(const char *text, size_t len, const struct pt2_json_limits *l
         ;
     if (pos == len)
         return pt2_error_set(err, PT2_ERR_INVALID, "%s: empty document", what);
-    rc = pt2_json_check(text + start, len - start, lim, what, err);
+    rc = scan_budgeted(text + start, len - start, lim, what, err);
     if (rc != PT2_OK) {
         /* Offsets in messages count from the start of `text`, BOM included. */
         return rc;
