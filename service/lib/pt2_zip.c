@@ -328,6 +328,8 @@ static int pz_open_common(pt2_zip *z, struct pt2_error *err)
     zip_error_fini(&ze);
     rc = pt2_zip_eocd_check_offsets(&z->eocd, err);
     if (rc == PT2_OK)
+        rc = pt2_zip_eocd_check_overlaps(&z->eocd, err);
+    if (rc == PT2_OK)
         rc = pz_load_entries(z, err);
     pt2_zip_eocd_release(&z->eocd);
     return rc;
