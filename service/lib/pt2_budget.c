@@ -9,15 +9,36 @@
 #include <stdio.h>
 #include <string.h>
 #ifdef __GLIBC__
-#include <malloc.h> /* malloc_trim */
+#include <malloc.h> /* malloc_trim, mallopt */
+#include <pthread.h>
 #endif
 
 #include "pt2_budget.h"
 
 static _Thread_local struct pt2_budget *current;
 
+#ifdef __GLIBC__
+/*
+ * glibc raises its mmap threshold to the size of each large block freed (up to 32 MiB), so
+ * after the first 8 MiB document every later one is carved from a worker's arena; a
+ * thread's arena gives its top back only past a trim threshold raised the same way, and
+ * malloc_trim() does not shrink it either. A fixed threshold stops the raising: blocks of
+ * 1 MiB and more (a document's text) are mapped and unmapped, and a freed tree is trimmed.
+ */
+static pthread_once_t malloc_once = PTHREAD_ONCE_INIT;
+
+static void fix_malloc(void)
+{
+    mallopt(M_MMAP_THRESHOLD, PT2_BUDGET_MMAP_BYTES);
+    mallopt(M_TRIM_THRESHOLD, PT2_BUDGET_MMAP_BYTES);
+}
+#endif
+
 void pt2_budget_begin(struct pt2_budget *b)
 {
+#ifdef __GLIBC__
+    pthread_once(&malloc_once, fix_malloc);
+#endif
     memset(b, 0, sizeof(*b));
     b->max_values = PT2_BUDGET_VALUES;
     b->max_bytes = PT2_BUDGET_BYTES;

@@ -31,6 +31,8 @@
 #define PT2_BUDGET_STRING_BYTES 24u
 /* An inspection whose largest document (text and tree) was bigger gives its memory back. */
 #define PT2_BUDGET_TRIM_BYTES (4u * 1024u * 1024u)
+/* glibc only: the first budget fixes malloc's mmap and trim thresholds at this (see .c). */
+#define PT2_BUDGET_MMAP_BYTES (1024u * 1024u)
 
 #define PT2_BUDGET_NAME_MAX 256
 
@@ -43,7 +45,8 @@ struct pt2_budget {
     struct pt2_budget *outer;           /* the budget installed before this one, if any */
 };
 
-/* Install `b` (default allowance, nothing spent) for the calling thread. */
+/* Install `b` (default allowance, nothing spent) for the calling thread; the first call in
+ * the process also fixes glibc's malloc thresholds (PT2_BUDGET_MMAP_BYTES). */
 void pt2_budget_begin(struct pt2_budget *b);
 /* Uninstall `b` (the outer one, if any, is current again); when a document was larger
  * than PT2_BUDGET_TRIM_BYTES, return freed memory to the system (glibc keeps it). */
@@ -63,6 +66,13 @@ int pt2_budget_admit(const char *what, struct pt2_error *err);
 size_t pt2_budget_cost(size_t values, size_t strings, size_t sbytes);
 /* Charge a parsed document (the scan's counts) to `b`; note a document's size for trimming. */
 void pt2_budget_charge(struct pt2_budget *b, size_t values, size_t cost, size_t text);
+/*
+ * For a reader that has `len` bytes of document `what` so far (pt2_zip_read_small): when the
+ * calling thread's budget is current and those bytes alone already exceed what is left, the
+ * same refusal pt2_json_parse would make (PT2_ERR_TOO_LARGE, the budget spent), so the rest
+ * need not be read; PT2_OK otherwise, nothing charged. (In pt2_json.c, next to the scan.)
+ */
+int pt2_budget_check_prefix(const char *text, size_t len, const char *what, struct pt2_error *err);
 /* Mark `b` spent by `what` (the first refusal names it), counting one refusal. */
 void pt2_budget_refuse(struct pt2_budget *b, const char *what, size_t text);
 

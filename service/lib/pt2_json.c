@@ -188,7 +188,7 @@ int pt2_json_check(const char *text, size_t len, const struct pt2_json_limits *l
  * document charged to it), or the refusal, which spends it.
  */
 static int scan_budgeted(const char *text, size_t len, const struct pt2_json_limits *lim,
-                         const char *what, struct pt2_error *err)
+                         const char *what, int charge, struct pt2_error *err)
 {
     struct pt2_budget *b = pt2_budget_current();
     struct scan s;
@@ -216,7 +216,7 @@ static int scan_budgeted(const char *text, size_t len, const struct pt2_json_lim
                              b->max_bytes % (1u << 20) ? b->max_bytes : b->max_bytes >> 20,
                              b->max_bytes % (1u << 20) ? "bytes" : "MiB", s.at);
     }
-    if (rc == PT2_OK && b != NULL)
+    if (rc == PT2_OK && b != NULL && charge)
         pt2_budget_charge(b, s.values, s.cost, len);
     return rc;
 }
@@ -242,7 +242,7 @@ int pt2_json_parse(const char *text, size_t len, const struct pt2_json_limits *l
         ;
     if (pos == len)
         return pt2_error_set(err, PT2_ERR_INVALID, "%s: empty document", what);
-    rc = scan_budgeted(text + start, len - start, lim, what, err);
+    rc = scan_budgeted(text + start, len - start, lim, what, 1, err);
     if (rc != PT2_OK) {
         /* Offsets in messages count from the start of `text`, BOM included. */
         return rc;
@@ -260,5 +260,23 @@ int pt2_json_parse(const char *text, size_t len, const struct pt2_json_limits *l
                              "%s: unexpected data after the JSON value at byte %zu", what, pos);
     }
     *out = doc;
+    return PT2_OK;
+}
+
+int pt2_budget_check_prefix(const char *text, size_t len, const char *what, struct pt2_error *err)
+{
+    static const struct pt2_json_limits none = {0, 0, 0, 0};
+    struct pt2_error ignored = {0};
+    size_t start = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    int rc;
+
+    if (pt2_budget_current() == NULL || pt2_budget_spent())
+        return PT2_OK;
+    /* the same scan pt2_json_parse will make, cut short: only its budget refusal counts
+     * (a UTF-8 sequence cut at the end is not an error yet), and nothing is charged */
+    rc = scan_budgeted(text + start, len - start, &none, what != NULL ? what : "document", 0,
+                       &ignored);
+    if (rc == PT2_ERR_TOO_LARGE && pt2_budget_spent())
+        return pt2_error_copy(err, &ignored);
     return PT2_OK;
 }

@@ -204,6 +204,31 @@ START_TEST(test_budget_bytes)
 }
 END_TEST
 
+/* A reader's prefix: refused only for the budget, and nothing charged. */
+START_TEST(test_budget_prefix)
+{
+    struct pt2_budget bud;
+    struct pt2_error err = {0};
+
+    ck_assert_int_eq(pt2_budget_check_prefix("[0,0,0,0,0,0", 12, "p", &err), PT2_OK);
+    pt2_budget_begin(&bud);
+    bud.max_values = 10;
+    ck_assert_int_eq(pt2_budget_check_prefix("[0,0,0,\"\xC3", 9, "p", &err), PT2_OK);
+    ck_assert_int_eq(pt2_budget_check_prefix("[0,0,0,0,0,0", 12, "p", &err), PT2_OK);
+    ck_assert_uint_eq(bud.values, 0);
+    ck_assert_uint_eq(bud.parsed, 0);
+    ck_assert_int_eq(pt2_budget_check_prefix("[0,0,0,0,0,0,0,0,0,0,0", 22, "p", &err),
+                     PT2_ERR_TOO_LARGE);
+    ck_assert_str_eq(err.message, "p: not parsed, over the inspection's JSON budget (10 values, "
+                                  "32 MiB of parse tree) at byte 19"); /* the 11th value */
+    ck_assert_str_eq(bud.spent_by, "p");
+    pt2_error_clear(&err);
+    /* spent: the parse that follows refuses, the prefix check has nothing more to say */
+    ck_assert_int_eq(pt2_budget_check_prefix("[0", 2, "q", &err), PT2_OK);
+    pt2_budget_end(&bud);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("json");
@@ -215,6 +240,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_parse);
     tcase_add_test(tc, test_budget_values);
     tcase_add_test(tc, test_budget_bytes);
+    tcase_add_test(tc, test_budget_prefix);
     suite_add_tcase(s, tc);
     return s;
 }
