@@ -28,9 +28,9 @@
 #include <string.h>
 
 #include "pt2_binary.h"
+#include "pt2_budget.h"
 #include "pt2_compat.h"
 #include "pt2_desc.h"
-#include "pt2_budget.h"
 #include "pt2_eprog.h"
 #include "pt2_error.h"
 #include "pt2_inspect.h"
@@ -447,8 +447,7 @@ static int load_eprog(struct pt2_package *pkg, pt2_zip *z, size_t i, const char 
     if (rc != PT2_OK) {
         if (is_fatal(rc))
             pt2_error_copy(err, &local);
-        else if (pt2_budget_spent()) /* over the JSON budget: its I/O is not read, as over the cap
-                                      */
+        else if (pt2_budget_spent()) /* over the JSON budget: a warning, as over the cap */
             add_warning(pkg, local.message);
         else
             pt2_error_copy(&pkg->meta_err, &local);
