@@ -81,19 +81,26 @@ base() {
         buildah inspect --type image "$ref" >/dev/null 2>&1 && return 0
         timeout 60 buildah pull -q "$ref" >/dev/null 2>&1 && return 0
     fi
+    say "no registry answers for $1 ($(($(date +%s) - t0)) s so far)"
     if [ ! -s "$tar" ]; then
         command -v debootstrap >/dev/null 2>&1 || { echo "FAIL: no registry and no debootstrap for $1"; return 1; }
-        say "no registry: $1 from debootstrap (bookworm, minbase, $(mirror))"
+        say "debootstrap: bookworm, minbase, from $(mirror)"
         rm -rf "$CACHE/rootfs"
         debootstrap --variant=minbase bookworm "$CACHE/rootfs" "$(mirror)" >"$TMP/debootstrap.log" 2>&1 ||
             { echo "FAIL: debootstrap"; tail -20 "$TMP/debootstrap.log"; return 1; }
         rm -rf "$CACHE/rootfs/var/cache/apt/archives"/*.deb "$CACHE/rootfs/var/lib/apt/lists"/*
         tar -C "$CACHE/rootfs" -cf "$tar.part" . && mv "$tar.part" "$tar" && rm -rf "$CACHE/rootfs"
     fi
-    if [ "$engine" = docker ]; then
-        docker import -c 'CMD ["bash"]' "$tar" "$1" >/dev/null
+    # one import serves every FROM line (debian:12.N and -slim): the others are tags of it
+    if [ -n "$IMPORTED" ]; then
+        if [ "$engine" = docker ]; then docker tag "$IMPORTED" "$1"; else buildah tag "$IMPORTED" "$ref"; fi
         return
     fi
+    if [ "$engine" = docker ]; then
+        docker import -c 'CMD ["bash"]' "$tar" "$1" >/dev/null && IMPORTED=$1
+        return
+    fi
+    IMPORTED=$ref
     c=$(buildah from scratch) &&
         buildah add "$c" "$tar" / >/dev/null &&
         buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -103,6 +110,7 @@ base() {
     buildah rm "$c" >/dev/null 2>&1
     return $rc
 }
+IMPORTED=
 for img in $(awk '$1 == "FROM" { print $2 }' docker/Dockerfile | sort -u); do
     base "$img" || finish
 done
