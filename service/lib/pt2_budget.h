@@ -66,13 +66,28 @@ int pt2_budget_admit(const char *what, struct pt2_error *err);
 size_t pt2_budget_cost(size_t values, size_t strings, size_t sbytes);
 /* Charge a parsed document (the scan's counts) to `b`; note a document's size for trimming. */
 void pt2_budget_charge(struct pt2_budget *b, size_t values, size_t cost, size_t text);
+/* The state of one scan of a JSON text (pt2_json.c); zeroed, it starts at the beginning. */
+struct pt2_json_scan {
+    size_t values, strings, sbytes; /* values (keys included), strings, their bytes as written */
+    size_t cost;                    /* pt2_budget_cost of the above, kept as it grows */
+    size_t max_values, max_cost;    /* the budget's part: 0 = none */
+    size_t at;                      /* where the budget ran out */
+    int over;                       /* 1 when it stopped for the budget */
+    size_t pos, nvalues, slen;      /* next byte; values for the limits; the open string's length */
+    unsigned depth;
+    int in_string, escaped, in_scalar, started, bom;
+};
+
 /*
- * For a reader that has `len` bytes of document `what` so far (pt2_zip_read_small): when the
- * calling thread's budget is current and those bytes alone already exceed what is left, the
- * same refusal pt2_json_parse would make (PT2_ERR_TOO_LARGE, the budget spent), so the rest
- * need not be read; PT2_OK otherwise, nothing charged. (In pt2_json.c, next to the scan.)
+ * For a reader that has the first `len` bytes of document `what` (pt2_zip_read_small),
+ * scanned on from where `s` (zeroed before the first call) stopped, so each byte is
+ * scanned once: when the calling thread's budget is current and those bytes alone already
+ * exceed what is left, the same refusal pt2_json_parse would make (PT2_ERR_TOO_LARGE, the
+ * budget spent), so the rest need not be read; PT2_OK otherwise, nothing charged.
+ * (In pt2_json.c, next to the scan.)
  */
-int pt2_budget_check_prefix(const char *text, size_t len, const char *what, struct pt2_error *err);
+int pt2_budget_check_prefix(struct pt2_json_scan *s, const char *text, size_t len, const char *what,
+                            struct pt2_error *err);
 /* Mark `b` spent by `what` (the first refusal names it), counting one refusal. */
 void pt2_budget_refuse(struct pt2_budget *b, const char *what, size_t text);
 

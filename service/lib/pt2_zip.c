@@ -638,6 +638,7 @@ int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len
     uint64_t size, have = 0;
     zip_int64_t n;
     int rc = PT2_OK, json;
+    struct pt2_json_scan js;
 
     *out = NULL;
     if (len != NULL)
@@ -646,6 +647,7 @@ int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len
         return pz_index_error(z, i, err);
     size = z->ents[i].size;
     json = pt2_budget_current() != NULL && pz_has_suffix(z->ents[i].name, ".json");
+    memset(&js, 0, sizeof(js));
     if (size > cap || size >= SIZE_MAX)
         return pt2_error_set(err, PT2_ERR_TOO_LARGE, "%s: entry is %llu bytes (cap %zu)",
                              z->ents[i].name + z->prefix_len, (unsigned long long)size, cap);
@@ -675,7 +677,8 @@ int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len
         }
         have += (uint64_t)n;
         if (json && have < size) {
-            rc = pt2_budget_check_prefix(buf, (size_t)have, z->ents[i].name + z->prefix_len, err);
+            rc = pt2_budget_check_prefix(&js, buf, (size_t)have, z->ents[i].name + z->prefix_len,
+                                         err);
             if (rc != PT2_OK)
                 goto cleanup;
         }

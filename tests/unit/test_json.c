@@ -207,24 +207,42 @@ END_TEST
 /* A reader's prefix: refused only for the budget, and nothing charged. */
 START_TEST(test_budget_prefix)
 {
+    /* one document arriving: a cut UTF-8 sequence, a cut \u escape, then the 11th value */
+    static const char doc[] = "\xEF\xBB\xBF[\"\xC3\xA9\\u0041\",0,0,0,0,0,0,0,0,0,0,0]";
     struct pt2_budget bud;
+    struct pt2_json_scan s;
     struct pt2_error err = {0};
+    char b[512];
 
-    ck_assert_int_eq(pt2_budget_check_prefix("[0,0,0,0,0,0", 12, "p", &err), PT2_OK);
+    memset(&s, 0, sizeof(s));
+    ck_assert_int_eq(pt2_budget_check_prefix(&s, doc, 12, "p", &err), PT2_OK); /* no budget */
     pt2_budget_begin(&bud);
     bud.max_values = 10;
-    ck_assert_int_eq(pt2_budget_check_prefix("[0,0,0,\"\xC3", 9, "p", &err), PT2_OK);
-    ck_assert_int_eq(pt2_budget_check_prefix("[0,0,0,0,0,0", 12, "p", &err), PT2_OK);
-    ck_assert_uint_eq(bud.values, 0);
+    ck_assert_int_eq(pt2_budget_check_prefix(&s, doc, 6, "p", &err), PT2_OK);
+    ck_assert_uint_eq(s.pos, 2); /* after the mark: at the cut sequence, 0xC3 */
+    ck_assert_int_eq(pt2_budget_check_prefix(&s, doc, 9, "p", &err), PT2_OK);
+    ck_assert_uint_eq(s.pos, 5); /* at the u of a \u escape whose digits are not there */
+    ck_assert_int_eq(pt2_budget_check_prefix(&s, doc, 20, "p", &err), PT2_OK);
+    ck_assert_uint_eq(s.pos, 17);
+    ck_assert_uint_eq(s.values, 5);
+    ck_assert_uint_eq(bud.values, 0); /* nothing charged */
     ck_assert_uint_eq(bud.parsed, 0);
-    ck_assert_int_eq(pt2_budget_check_prefix("[0,0,0,0,0,0,0,0,0,0,0", 22, "p", &err),
+    ck_assert_int_eq(pt2_budget_check_prefix(&s, doc, sizeof(doc) - 1, "p", &err),
                      PT2_ERR_TOO_LARGE);
+    /* the array, the string, then zeros at 12, 14, ...: the 9th zero (the 11th value) */
     ck_assert_str_eq(err.message, "p: not parsed, over the inspection's JSON budget (10 values, "
-                                  "32 MiB of parse tree) at byte 19"); /* the 11th value */
+                                  "32 MiB of parse tree) at byte 28");
     ck_assert_str_eq(bud.spent_by, "p");
     pt2_error_clear(&err);
-    /* spent: the parse that follows refuses, the prefix check has nothing more to say */
-    ck_assert_int_eq(pt2_budget_check_prefix("[0", 2, "q", &err), PT2_OK);
+    /* spent: the parse that follows refuses; the prefix check has nothing more to say */
+    ck_assert_int_eq(pt2_budget_check_prefix(&s, doc, sizeof(doc) - 1, "p", &err), PT2_OK);
+    pt2_budget_end(&bud);
+    /* the same document parsed whole under a fresh budget: the same byte */
+    pt2_budget_begin(&bud);
+    bud.max_values = 10;
+    ck_assert_str_eq(parse(doc, "p", b, sizeof(b)),
+                     "-8 p: not parsed, over the inspection's JSON budget (10 values, 32 MiB of "
+                     "parse tree) at byte 28");
     pt2_budget_end(&bud);
 }
 END_TEST
