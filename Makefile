@@ -12,6 +12,7 @@
 #                   service/python/pt2scope and its wheel under build/python
 #   make fixtures   regenerate tests/fixtures/*.pt2 from ../shared/corpus/bins
 #   make bench      benchmarks (never part of make test)
+#   make image-test build docker/Dockerfile and run the image (part of make test)
 #
 # Sources are found by wildcard: a new service/lib/foo.c joins the library and
 # a new tests/unit/test_foo.c becomes its own suite without touching this file.
@@ -277,7 +278,7 @@ test-contract: all $(TEST_DAEMON) $(HTTP_BIN) $(FAKECUDA)
 test: deps
 	-@bash service/tools/oracle.sh fetch
 	@MAKE="$(MAKE)" BUILD=$(BUILD) bash tests/run.sh format-check lint test-unit test-shell \
-	  test-san test-contract test-python test-browser test-fuzz test-k8s test-sarif
+	  test-san test-contract test-python test-browser test-fuzz test-k8s test-sarif image-test
 
 fixtures:
 	python3 tests/fixtures/build.py --bins ../shared/corpus/bins --out tests/fixtures
@@ -426,6 +427,14 @@ fuzz: $(FUZZ_BINS)
 
 test-fuzz: $(FUZZ_BINS)
 	@FUZZ_DIR=$(FUZZ_DIR) bash tests/fuzz/run.sh $(FUZZ_SMOKE) $(FUZZ_NAMES)
+
+# --- the image -----------------------------------------------------------------
+# docker/Dockerfile built and run (uid 10001, read-only root) by tests/image/run.sh:
+# with docker when `docker info` works, else with Debian's buildah (make deps installs
+# it, and debootstrap for the base images, only then); neither: one SKIP line.
+.PHONY: image-test
+image-test:
+	@bash tests/image/run.sh
 
 # --- kubernetes manifests -----------------------------------------------------
 # docker/k8s against the Kubernetes API schemas (the npm package

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "pt2_binary.h"
+#include "pt2_budget.h"
 #include "pt2_compat.h"
 #include "pt2_desc.h"
 #include "pt2_eprog.h"
@@ -699,12 +700,16 @@ static int load_eprog(struct pt2_package *pkg, pt2_zip *z, size_t i, const char 
     /* torch.export.save (<= 2.4) has one program at the root: the model. */
     eprog_name(rel, ep.name, sizeof(ep.name));
     snprintf(ep.entry, sizeof(ep.entry), "%s", rel);
-    rc = pt2_zip_read_small(z, i, cap, &buf, &len, &local);
+    rc = pt2_budget_admit(rel, &local); /* a spent JSON budget: not even inflated */
+    if (rc == PT2_OK)
+        rc = pt2_zip_read_small(z, i, cap, &buf, &len, &local);
     if (rc == PT2_OK)
         rc = pt2_eprog_parse_full(buf, len, rel, &ep.inputs, &ep.outputs, &ep.constants, &local);
     if (rc != PT2_OK) {
         if (is_fatal(rc))
             pt2_error_copy(err, &local);
+        else if (pt2_budget_spent()) /* over the JSON budget: a warning, as over the cap */
+            add_warning(pkg, local.message);
         else
             pt2_error_copy(&pkg->meta_err, &local);
         rc = is_fatal(rc) ? rc : PT2_OK;
@@ -1122,6 +1127,7 @@ static int open_common(pt2_package **out, pt2_zip *z, const char *name,
 {
     struct pt2_package *pkg;
     size_t cap = (opts && opts->json_cap) ? opts->json_cap : JSON_CAP_DEFAULT;
+    struct pt2_budget budget;
     int rc;
 
     pkg = calloc(1, sizeof(*pkg));
@@ -1131,9 +1137,11 @@ static int open_common(pt2_package **out, pt2_zip *z, const char *name,
              (opts && opts->display_name) ? opts->display_name : name);
     if (opts != NULL && opts->model != NULL)
         snprintf(pkg->only, sizeof(pkg->only), "%s", opts->model);
+    pt2_budget_begin(&budget); /* every JSON document of this inspection draws on it */
     rc = pt2_zip_layout(z, &pkg->layout, err);
     if (rc == PT2_OK)
         rc = walk(pkg, z, cap, err);
+    pt2_budget_end(&budget);
     if (rc == PT2_OK && pkg->only[0] != '\0' && pkg->nmodels == 0 && pkg->neprogs == 0)
         rc = pt2_error_set(err, PT2_ERR_NOT_FOUND,
                            "no model '%.100s' in the package; available models: %s", pkg->only,

@@ -30,12 +30,15 @@
 
 #include <zip.h>
 
+#include "pt2_budget.h"
 #include "pt2_zip.h"
 #include "pt2_zip_eocd.h"
 #include "pt2_zip_layout.h"
 
 #define PZ_PREAD_CHUNK (1u << 30)
 #define PZ_SCRATCH_LEN 16384u
+/* A .json entry read under an inspection's JSON budget is checked every this many bytes. */
+#define PZ_JSON_STEP (1024u * 1024u)
 
 struct pt2_zip_ent {
     const char *name; /* owned by libzip */
@@ -328,6 +331,8 @@ static int pz_open_common(pt2_zip *z, struct pt2_error *err)
     zip_error_fini(&ze);
     rc = pt2_zip_eocd_check_offsets(&z->eocd, err);
     if (rc == PT2_OK)
+        rc = pt2_zip_eocd_check_overlaps(&z->eocd, err);
+    if (rc == PT2_OK)
         rc = pz_load_entries(z, err);
     pt2_zip_eocd_release(&z->eocd);
     return rc;
@@ -618,6 +623,13 @@ static zip_file_t *pz_fopen_entry(pt2_zip *z, size_t i, struct pt2_error *err, i
     return zf;
 }
 
+static int pz_has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
 int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len,
                        struct pt2_error *err)
 {
@@ -625,7 +637,8 @@ int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len
     char *buf = NULL, extra;
     uint64_t size, have = 0;
     zip_int64_t n;
-    int rc = PT2_OK;
+    int rc = PT2_OK, json;
+    struct pt2_json_scan js;
 
     *out = NULL;
     if (len != NULL)
@@ -633,6 +646,8 @@ int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len
     if (i >= z->n)
         return pz_index_error(z, i, err);
     size = z->ents[i].size;
+    json = pt2_budget_current() != NULL && pz_has_suffix(z->ents[i].name, ".json");
+    memset(&js, 0, sizeof(js));
     if (size > cap || size >= SIZE_MAX)
         return pt2_error_set(err, PT2_ERR_TOO_LARGE, "%s: entry is %llu bytes (cap %zu)",
                              z->ents[i].name + z->prefix_len, (unsigned long long)size, cap);
@@ -644,7 +659,12 @@ int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len
     if (zf == NULL)
         goto cleanup;
     while (have < size) {
-        n = zip_fread(zf, buf + have, size - have);
+        uint64_t step = size - have;
+
+        /* a JSON document is checked against the inspection's budget as it arrives */
+        if (json && step > PZ_JSON_STEP)
+            step = PZ_JSON_STEP;
+        n = zip_fread(zf, buf + have, step);
         if (n < 0) {
             rc = pz_entry_error(z, i, zip_file_get_error(zf), "read", err);
             goto cleanup;
@@ -656,6 +676,12 @@ int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len
             goto cleanup;
         }
         have += (uint64_t)n;
+        if (json && have < size) {
+            rc = pt2_budget_check_prefix(&js, buf, (size_t)have, z->ents[i].name + z->prefix_len,
+                                         err);
+            if (rc != PT2_OK)
+                goto cleanup;
+        }
     }
     /* Reading on to the end makes libzip check the CRC. */
     n = zip_fread(zf, &extra, 1);

@@ -70,7 +70,9 @@ int pt2_zip_find(const pt2_zip *z, const char *relname, size_t *idx);
  * Read a whole small entry into a malloc'd, NUL-terminated buffer (*out, the
  * caller frees it; *len excludes the NUL). PT2_ERR_TOO_LARGE, without reading,
  * when the central directory says the entry is larger than `cap` bytes.
- * The CRC is verified.
+ * The CRC is verified. A ".json" entry read while an inspection's JSON budget
+ * is current (pt2_budget.h) is checked against it every MiB: PT2_ERR_TOO_LARGE,
+ * the budget's refusal, as soon as what has arrived already exceeds it.
  */
 int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len,
                        struct pt2_error *err) PT2_WARN_UNUSED;

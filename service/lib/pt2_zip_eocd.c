@@ -280,6 +280,58 @@ int pt2_zip_eocd_check_offsets(const struct pt2_zip_eocd *e, struct pt2_error *e
     return PT2_OK;
 }
 
+/* One entry's bytes as the directory describes them: [start, end). */
+struct extent {
+    uint64_t start, end;
+};
+
+static int extent_cmp(const void *a, const void *b)
+{
+    const struct extent *x = a, *y = b;
+
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/*
+ * The least an entry occupies is its local header, its name (the local copy must equal
+ * the directory's) and its compressed data; a longer local extra field or a data
+ * descriptor only adds to it, so an overlap found this way is always real. Overlapping
+ * entries are how a zip bomb makes a few KB inflate many times over.
+ */
+int pt2_zip_eocd_check_overlaps(const struct pt2_zip_eocd *e, struct pt2_error *err)
+{
+    const uint8_t *cd = pt2_zip_eocd_bytes(e, e->cd_offset, (size_t)e->cd_size);
+    uint64_t pos = 0, off, csize;
+    struct extent *x;
+    size_t n = 0, nlen;
+    int rc = PT2_OK;
+
+    if (!e->cd_known || cd == NULL)
+        return PT2_OK;
+    while (eocd_record(e, cd, &pos, &off, &csize, &nlen))
+        n++;
+    /* more than the cap is refused by the entry count check, with its own message */
+    if (n < 2 || n > PT2_ZIP_EOCD_ENTRIES_MAX)
+        return PT2_OK;
+    x = malloc(n * sizeof(*x));
+    if (x == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory checking %zu zip entries", n);
+    for (n = 0, pos = 0; eocd_record(e, cd, &pos, &off, &csize, &nlen); n++)
+        x[n] = (struct extent){off, off + LOCAL_HEADER_LEN + nlen + csize};
+    qsort(x, n, sizeof(*x), extent_cmp);
+    for (size_t i = 1; i < n && rc == PT2_OK; i++)
+        if (x[i].start < x[i - 1].end)
+            rc = pt2_error_set(err, PT2_ERR_TRUNCATED,
+                               "truncated or corrupt zip: overlapping entries: the entry at byte "
+                               "%llu (to byte %llu) overlaps the entry at byte %llu",
+                               (unsigned long long)x[i - 1].start, (unsigned long long)x[i - 1].end,
+                               (unsigned long long)x[i].start);
+    free(x);
+    return rc;
+}
+
 size_t pt2_zip_eocd_local_offsets(const struct pt2_zip_eocd *e, uint64_t *out, size_t n)
 {
     const uint8_t *cd = pt2_zip_eocd_bytes(e, e->cd_offset, (size_t)e->cd_size);

@@ -81,6 +81,14 @@ int pt2_zip_eocd_cd_buffered(const struct pt2_zip_eocd *e);
 int pt2_zip_eocd_check_offsets(const struct pt2_zip_eocd *e, struct pt2_error *err) PT2_WARN_UNUSED;
 
 /*
+ * No two entries of the buffered directory overlap (local header, name and data, as the
+ * directory gives them): PT2_ERR_TRUNCATED naming the two offsets when some do, PT2_OK
+ * when none do or the directory is not buffered.
+ */
+int pt2_zip_eocd_check_overlaps(const struct pt2_zip_eocd *e,
+                                struct pt2_error *err) PT2_WARN_UNUSED;
+
+/*
  * The local header offsets of the first `n` directory records (zip64 extra
  * applied) into out[] (libzip indexes entries in directory order): the
  * count stored, 0 when the directory is not buffered.

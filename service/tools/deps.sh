@@ -108,6 +108,13 @@ fi
 # clang finds libclang_rt.fuzzer-<arch>.a in its runtime directory, or cannot link a fuzzer.
 rt=$(clang --print-runtime-dir 2>/dev/null)
 [ -n "$rt" ] && [ -f "$rt/libclang_rt.fuzzer-$HOSTTYPE.a" ] || want "$FUZZ_RT_PKG"
+# The image test (tests/image/run.sh) uses a working docker engine as it is; without one,
+# Debian's buildah builds the image, from base images debootstrap makes when no registry
+# answers: those two only then, and only the one missing.
+if ! { command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; }; then
+    command -v buildah >/dev/null 2>&1 || want buildah
+    command -v debootstrap >/dev/null 2>&1 || want debootstrap
+fi
 if ! command -v npm >/dev/null 2>&1; then
     command -v node >/dev/null 2>&1 || want nodejs
     want npm

@@ -2,7 +2,8 @@
 # run.sh - `make bench`: pt2scope's benchmarks (never part of `make test`).
 #
 #   1. inspection cost vs package size (library): bench_genpkg + bench_inspect;
-#      the wrapper .cpp scan on a stand-in, a real and an over-cap wrapper
+#      the wrapper .cpp scan on a stand-in, a real and an over-cap wrapper; the
+#      hostile JSON packages of tests/fuzz/seeds/differential (JSON budget)
 #   2. start-up time to /readyz and idle RSS: bench_startup
 #   3. the service under wrk at 1/16/256 connections: ceiling (bench_server),
 #      cached and uncached GET /v1/inspect, /livez
@@ -126,6 +127,12 @@ real=../shared/corpus/pt2/executorch__preprocess_2025-05-23.pt2
 [ -f "$real" ] && wargs+=("real-552KB" 0 "$real")
 wargs+=("over-cap-64MiB" 0 tests/fixtures/wrapper_over_cap.pt2)
 "$BIN/bench_inspect" "$RESULTS/wrapper.json" 500 "${wargs[@]}"
+# The attack run's hostile JSON (a few KB deflated each): an 8 MiB exported program, sixteen
+# of them, 1 MiB of user metadata; what one inspection costs under the JSON budget.
+"$BIN/bench_inspect" "$RESULTS/hostile_json.json" 500 \
+    "big-program" 0 tests/fuzz/seeds/differential/big_program.pt2 \
+    "16-programs" 0 tests/fuzz/seeds/differential/sixteen_programs.pt2 \
+    "user-meta-1MiB" 0 tests/fuzz/seeds/differential/user_metadata_1mib.pt2
 # What the runtime needs add (part of every inspection above): the dynamic sections of
 # the model library and the time to read them, beside the whole inspection, for the
 # typical package's library and the corpus's real CPU package.

@@ -19,6 +19,12 @@ seed() { # seed NAME DIR: the harness's starting corpus in DIR
             case $f in *wrapper_over_cap*) continue ;; esac
             cp "$f" "$dir/"
         done ;;
+    differential)
+        # the fixtures, and one package per hostile input of the attack run (issue 24)
+        for f in tests/fixtures/*.pt2 tests/fuzz/seeds/differential/*; do
+            case $f in *wrapper_over_cap*) continue ;; esac
+            cp "$f" "$dir/"
+        done ;;
     binary)
         find tests/fixtures/bins -type f -size -300k \( -name '*.cubin' -o -name '*.fatbin' \
             -o -name '*.hsaco' -o -name '*.so' -o -name '*.ptx' -o -name '*.dylib' \) \

@@ -13,6 +13,9 @@
 #   - a Node.js too old for the OpenAPI tools: a message, exit 2, no apt call;
 #   - the Python tests' modules (pytest, pip, numpy) missing from the
 #     Makefile's PYTHON: apt gets only their Debian packages;
+#   - the image test's engine: a docker whose `docker info` works needs
+#     nothing; without one, apt gets buildah and debootstrap, only the
+#     missing one of them;
 #   - not root: exit 2, the apt-get command printed, no apt call;
 #   - plain `make` with something missing: names it, points to make deps,
 #     never calls apt-get.
@@ -82,6 +85,10 @@ SH
         *) printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$t" "$TMP/calls" ;;
         esac >"$TMP/bin/$t"
     done
+    # A docker whose `docker info` exits DOCKER_RC (0: an engine answers), unless NO_DOCKER.
+    [ -n "${NO_DOCKER:-}" ] ||
+        printf '#!/bin/sh\necho "docker $*" >>"%s"\nexit %s\n' "$TMP/calls" "${DOCKER_RC:-0}" \
+            >"$TMP/bin/docker"
     chmod +x "$TMP/bin"/*
 }
 
@@ -100,6 +107,7 @@ run_make deps
 same "all present: exit" "$RC" 0
 same "all present: apt" "$(apt_calls)" ""
 same "all present: output" "$OUT" ""
+same "all present: docker's engine asked" "$(grep -c '^docker info' "$TMP/calls")" 1
 
 # 2. A new machine with a vendor Node.js 20 and its own npm: only the -dev packages.
 MODS="" TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 setup
@@ -194,6 +202,25 @@ run_make deps
 same "python modules, not root: exit" "$RC" 2
 same "python modules, not root: message" "$(echo "$OUT" | sed -n 2p)" \
     "run as root: apt-get update && apt-get install -y --no-install-recommends python3-pytest python3-pip python3-numpy"
+
+# 6g. The image test: docker's engine down, no buildah, no debootstrap: both, nothing else.
+MODS=$ALL_MODS TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 DOCKER_RC=1 setup
+run_make deps
+same "docker engine down: exit" "$RC" 0
+same "docker engine down: apt" "$(apt_calls)" \
+    "apt-get update -qq;apt-get install -y -qq --no-install-recommends buildah debootstrap;"
+same "docker engine down: asked docker" "$(grep -c '^docker info' "$TMP/calls")" 1
+# 6h. No docker at all, buildah there: debootstrap only.
+MODS=$ALL_MODS TOOLS="$EVERY_TOOL buildah" NODE_VERSION=v20.20.2 UID_IS=0 NO_DOCKER=1 setup
+run_make deps
+same "no docker, buildah: apt" "$(apt_calls)" \
+    "apt-get update -qq;apt-get install -y -qq --no-install-recommends debootstrap;"
+# 6i. No docker, buildah and debootstrap there: nothing.
+MODS=$ALL_MODS TOOLS="$EVERY_TOOL buildah debootstrap" NODE_VERSION=v20.20.2 UID_IS=0 NO_DOCKER=1 \
+    setup
+run_make deps
+same "no docker, buildah and debootstrap: exit" "$RC" 0
+same "no docker, buildah and debootstrap: apt" "$(apt_calls)" ""
 
 # 7. Plain make with the -dev packages missing: says what and where, never apt.
 MODS="check" TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 setup

@@ -287,6 +287,9 @@ START_TEST(test_broken_fixtures)
         {"broken_cd_corrupt.pt2", PT2_ERR_TRUNCATED,
          "truncated or corrupt zip: central directory records do not match the file (bad "
          "offsets or counts)"},
+        {"broken_overlap.pt2", PT2_ERR_TRUNCATED,
+         "truncated or corrupt zip: overlapping entries: the entry at byte 0 (to byte 60) "
+         "overlaps the entry at byte 0"},
     };
     char path[256];
     size_t k;
