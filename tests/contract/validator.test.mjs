@@ -416,10 +416,15 @@ test('packages at URLs: package.source and the remote problems', () => {
     Object.assign(wrong.body, { type: `https://pt2scope.dev/problems/${slug}`, title, status: 422, detail: 'x' });
     assertRejected(contract.check(wrong).errors, 'GET /v1/inspect -> 422: body /status must be equal to constant');
   }
-  // The listing takes no URL: it declares none of the remote statuses.
+  // The listing takes a bucket prefix (url=s3://B/P/): it declares the statuses of a listing
+  // that fails (502, 504), but not 409: a listing has no object to change under it.
   const listing = structuredClone(sample('inspect_get_422'));
-  Object.assign(listing, { path: '/v1/packages', status: 502 });
+  Object.assign(listing, { path: '/v1/packages', status: 502, query: { url: ['s3://b/p/'] } });
   Object.assign(listing.body, { type: 'https://pt2scope.dev/problems/remote-unreachable',
     title: 'The remote server could not be read', status: 502, detail: 'x' });
-  assertRejected(contract.check(listing).errors, 'GET /v1/packages: status 502 is not declared');
+  assert.deepEqual(contract.check(listing).errors, []);
+  Object.assign(listing, { status: 409 });
+  Object.assign(listing.body, { type: 'https://pt2scope.dev/problems/remote-changed',
+    title: 'The remote object changed while it was read', status: 409 });
+  assertRejected(contract.check(listing).errors, 'GET /v1/packages: status 409 is not declared');
 });
