@@ -300,7 +300,7 @@ static void log_emit(FILE *out, const char *text, size_t len)
  */
 static void log_emit_line(FILE *out, const char *text, size_t len)
 {
-    int fd = fileno(out);
+    int fd = fileno_unlocked(out); /* no lock: the descriptor never changes */
     ssize_t n;
 
     if (fd < 0 || len > PIPE_BUF || __fpending(out) != 0) {
