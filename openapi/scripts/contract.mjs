@@ -16,7 +16,8 @@
 // response schema to a query value: a 200 asked with ?view=oip carries only
 // OipTensorSpec tensor specs and its metadata is the Open Inference
 // Protocol's model metadata response (OipModelMetadata), any other only
-// TensorSpec ones and the package's own metadata (PackageMetadata).
+// TensorSpec ones and the package's own metadata (PackageMetadata). Likewise
+// an InspectReport has `scheduling` unless the request asked affinity=0.
 //
 // CLI:  node contract.mjs [--spec openapi.yaml] [--quiet] RECORD_DIR
 //       exits 1 on any mismatch (or no records), printing a coverage table.
@@ -230,6 +231,8 @@ export class Contract {
     errs.push(...this.checkHeaders(rec, response, pointer, where));
     if (!isHead && rec.body_kind === 'json' && content && TENSORS.some((t) => this.refersTo(pointer, t)))
       errs.push(...checkView(rec).map((e) => `${where}: ${e}`));
+    if (!isHead && rec.body_kind === 'json' && content && this.refersTo(pointer, '#/components/schemas/InspectReport'))
+      errs.push(...checkAffinity(rec).map((e) => `${where}: ${e}`));
     return { op: r.op, status: r.status, errors: errs };
   }
 
@@ -306,6 +309,21 @@ export function checkView(rec) {
   };
   walk(rec.body, '');
   return errs;
+}
+
+/*
+ * An inspection document carries `scheduling` exactly when the request did not
+ * ask affinity=0 / false (query, or "affinity": false in a JSON body, which wins).
+ */
+export function checkAffinity(rec) {
+  const q = rec.query && Array.isArray(rec.query.affinity) ? rec.query.affinity.at(-1) : null;
+  const j = rec.request_json && typeof rec.request_json === 'object' ? rec.request_json.affinity : undefined;
+  const off = typeof j === 'boolean' ? !j : (q === '0' || q === 'false');
+  const body = rec.body && typeof rec.body === 'object' ? rec.body : null;
+  if (!body || !('arch' in body)) return [];
+  if (('scheduling' in body) === !off) return [];
+  return [off ? 'has scheduling but the request asked for affinity=0'
+    : "must have required property 'scheduling' (the request did not ask affinity=0)"];
 }
 
 /* ---- CLI --------------------------------------------------------------- */

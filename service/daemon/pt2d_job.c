@@ -430,8 +430,9 @@ static int job_remote(const struct pt2d_job *job, const char *url, struct job_sr
     return PT2_OK;
 }
 
-static int job_resolve(const struct pt2d_job *job, const struct pt2d_options *o, struct job_src *js,
-                       struct pt2_error *err)
+/* `stat_only`: a path's identity alone (a cache lookup on the HTTP thread reads nothing). */
+static int job_resolve(const struct pt2d_job *job, const struct pt2d_options *o, int stat_only,
+                       struct job_src *js, struct pt2_error *err)
 {
     int rc;
 
@@ -451,8 +452,8 @@ static int job_resolve(const struct pt2d_job *job, const struct pt2d_options *o,
             job_key_model(js);
         return rc;
     }
-    rc = pt2d_path_open_at(job->env->roots, job->env->root_fds, job->env->n_roots, o->path, &js->pf,
-                           err);
+    rc = (stat_only ? pt2d_path_stat_at : pt2d_path_open_at)(
+        job->env->roots, job->env->root_fds, job->env->n_roots, o->path, &js->pf, err);
     if (rc != PT2_OK)
         return rc;
     js->name = js->pf.name;
@@ -584,7 +585,7 @@ static int job_run(struct pt2d_job *job, int cached_only)
     job_wait_at_gate(job);
     if (job->route == PT2D_ROUTE_COMPATIBILITY && (rc = job_compat_input(job, &in, &err)) != PT2_OK)
         goto fail;
-    if ((rc = job_resolve(job, in.opts, &js, &err)) != PT2_OK)
+    if ((rc = job_resolve(job, in.opts, cached_only, &js, &err)) != PT2_OK)
         goto fail;
     if (js.remote != NULL) {
         req0 = pt2_remote_requests(js.remote);

@@ -1,9 +1,13 @@
 /*
  * pt2d_log.c - JSON-lines logging (see pt2d_log.h).
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pt2d_log.h"
 
@@ -285,6 +289,35 @@ static void log_emit(FILE *out, const char *text, size_t len)
     funlockfile(out);
 }
 
+/*
+ * An access line, per request: one write(2) of the thread's own (stack)
+ * buffer, without the stream's lock, where the stream is a descriptor with
+ * nothing buffered (stderr; every other line is flushed as it is written).
+ * Lines still never interleave: a write of at most PIPE_BUF bytes to a pipe
+ * is atomic, and a file's offset moves under the kernel's own lock. A longer
+ * line, a stream with bytes pending or without a descriptor (a memstream)
+ * goes through log_emit.
+ */
+static void log_emit_line(FILE *out, const char *text, size_t len)
+{
+    int fd = fileno_unlocked(out); /* no lock: the descriptor never changes */
+    ssize_t n;
+
+    if (fd < 0 || len > PIPE_BUF || __fpending(out) != 0) {
+        log_emit(out, text, len);
+        return;
+    }
+    while (len > 0) {
+        n = write(fd, text, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return; /* as a failed fwrite: the line is lost, the request is not */
+        text += n;
+        len -= (size_t)n;
+    }
+}
+
 void pt2d_log_access(FILE *out, const struct pt2d_access_record *r)
 {
     struct log_line l;
@@ -323,7 +356,7 @@ void pt2d_log_access(FILE *out, const struct pt2d_access_record *r)
     }
     line_put(&l, "}\n", 2);
     if (!l.over)
-        log_emit(out, l.text, l.len);
+        log_emit_line(out, l.text, l.len);
 }
 
 void pt2d_log_event(FILE *out, const char *level, const char *fmt, ...)

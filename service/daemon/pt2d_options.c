@@ -135,6 +135,19 @@ static int set_view(struct pt2d_options *o, const char *text, struct pt2_error *
     return PT2_OK;
 }
 
+/* affinity=0 leaves scheduling.node_affinity out (not computed); 1, the default, keeps it. */
+static int set_affinity(struct pt2d_options *o, const char *text, struct pt2_error *err)
+{
+    if (strcmp(text, "0") == 0 || strcmp(text, "false") == 0)
+        o->json_flags |= PT2_JSON_NO_AFFINITY;
+    else if (strcmp(text, "1") == 0 || strcmp(text, "true") == 0)
+        o->json_flags &= ~(unsigned)PT2_JSON_NO_AFFINITY;
+    else
+        return pt2_error_set(err, PT2_ERR_INVALID, "affinity '%.32s' is not 0, 1, false or true",
+                             text);
+    return PT2_OK;
+}
+
 static int set_url(struct pt2d_options *o, const char *text, struct pt2_error *err)
 {
     if (strlen(text) >= sizeof(o->url))
@@ -340,6 +353,8 @@ int pt2d_options_add_query(struct pt2d_options *o, const char *key, const char *
         o->nocache = flag_value(value);
         return PT2_OK;
     }
+    if (strcmp(key, "affinity") == 0)
+        return set_affinity(o, value, err);
     if (strcmp(key, "refresh") == 0) {
         o->refresh = flag_value(value);
         return PT2_OK;
@@ -400,6 +415,11 @@ int pt2d_options_apply_json(struct pt2d_options *o, const cJSON *doc, struct pt2
             rc = add_strings(o, m, add_target, err);
         } else if (strcmp(k, "runtime") == 0 || strcmp(k, "runtimes") == 0) {
             rc = add_strings(o, m, add_runtime, err);
+        } else if (strcmp(k, "affinity") == 0) {
+            if (!cJSON_IsBool(m))
+                rc = pt2_error_set(err, PT2_ERR_INVALID, "affinity must be true or false");
+            else
+                rc = set_affinity(o, cJSON_IsTrue(m) ? "1" : "0", err);
         } else if (strcmp(k, "path") == 0 || strcmp(k, "url") == 0 || strcmp(k, "driver") == 0 ||
                    strcmp(k, "view") == 0 || strcmp(k, "device") == 0 ||
                    strcmp(k, "platform") == 0 || strcmp(k, "model") == 0) {

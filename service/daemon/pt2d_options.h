@@ -1,11 +1,11 @@
 /*
  * pt2d_options.h - what a request asks for, from its query and JSON body.
  *
- * Design: query arguments (path, url, target, runtime, driver, view, inputs,
+ * Design: query arguments (path, url, target, runtime, driver, view, affinity, inputs,
  * input, nocache) and the members of a JSON body (path, url, inputs, target,
- * runtime, driver, view) fill one struct, so handlers never look at raw request text. Every
- * list has a hard cap. pt2d_options_fingerprint() gives the canonical form
- * of everything that shapes a response body; it feeds the ETag.
+ * runtime, driver, view, affinity) fill one struct, so handlers never look at raw request text.
+ * Every list has a hard cap. pt2d_options_fingerprint() gives the canonical form of everything that
+ * shapes a response body; it feeds the ETag.
  *
  * Ownership: the struct is caller-owned; pt2d_options_free() releases the
  * inputs document. Strings passed in are copied.
@@ -48,7 +48,7 @@ struct pt2d_options {
     size_t n_targets;
     int driver_version;  /* cuDriverGetVersion() form; 0 = not given */
     char platform[16];   /* ?platform=linux/arm64 for every target; "" = not given */
-    unsigned json_flags; /* PT2_JSON_OIP for view=oip */
+    unsigned json_flags; /* PT2_JSON_OIP for view=oip, PT2_JSON_NO_AFFINITY for affinity=0 */
     int nocache;
     cJSON *inputs;                /* {name: [dims...]} or NULL; owned */
     char device[PT2D_DEVICE_MAX]; /* ?device=: "", "cuda", "cuda:N" or "N" */
@@ -76,7 +76,7 @@ int pt2d_options_add_json(struct pt2d_options *o, const char *body, size_t len,
 
 /*
  * The members of an already parsed JSON body (must be an object): path,
- * inputs, target(s), driver, view, device. Other members are ignored, so a
+ * inputs, target(s), driver, view, affinity (a boolean), device. Other members are ignored, so a
  * caller can keep its own (POST /v1/compatibility's "nodes").
  */
 int pt2d_options_apply_json(struct pt2d_options *o, const cJSON *doc, struct pt2_error *err);

@@ -425,15 +425,20 @@ static void path_base(const char *rel, char *out, size_t cap)
     out[len] = '\0';
 }
 
-int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroots, const char *rel,
-                      struct pt2d_path_file *out, struct pt2_error *err)
+/*
+ * Resolve `rel` under the first root that has it and judge it: PT2_OK only for
+ * a regular file, with *f still open (the caller closes it) and out->st its fstat.
+ */
+static int path_judge(const char *const *roots, const int *root_fds, size_t nroots, const char *rel,
+                      struct found *f, int *rootfd, struct pt2d_path_file *out,
+                      struct pt2_error *err)
 {
     enum walk_result r = WALK_MISSING;
-    struct found f = {-1, -1, -1, ""};
     size_t i;
-    int rc, fd, rootfd = -1;
+    int rc;
 
     out->fd = -1;
+    *rootfd = -1;
     rc = path_check_text(rel, err);
     if (rc != PT2_OK)
         return rc;
@@ -441,22 +446,46 @@ int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroo
         return pt2_error_set(err, PT2_ERR_OUTSIDE_ROOT,
                              "path references are disabled: no --model-root is configured");
     for (i = 0; i < nroots; i++) {
-        rootfd = root_fds != NULL ? root_fds[i] : -1;
-        r = path_one_root(roots[i], rootfd, rel, &f, &out->st);
+        *rootfd = root_fds != NULL ? root_fds[i] : -1;
+        r = path_one_root(roots[i], *rootfd, rel, f, &out->st);
         if (r != WALK_MISSING)
             break;
-        found_close(&f);
+        found_close(f);
     }
     if (r != WALK_OK) {
         rc = path_result(r, rel, errno, err);
-        found_close(&f);
+        found_close(f);
         return rc;
     }
     /* Judged without opening it: a FIFO, socket, tty or device is never opened. */
     if (!S_ISREG(out->st.st_mode)) {
-        found_close(&f);
+        found_close(f);
         return pt2_error_set(err, PT2_ERR_NOT_FOUND, "'%s' is not a regular file", rel);
     }
+    return PT2_OK;
+}
+
+int pt2d_path_stat_at(const char *const *roots, const int *root_fds, size_t nroots, const char *rel,
+                      struct pt2d_path_file *out, struct pt2_error *err)
+{
+    struct found f = {-1, -1, -1, ""};
+    int rootfd, rc = path_judge(roots, root_fds, nroots, rel, &f, &rootfd, out, err);
+
+    if (rc != PT2_OK)
+        return rc;
+    found_close(&f);
+    path_base(rel, out->name, sizeof(out->name));
+    return PT2_OK;
+}
+
+int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroots, const char *rel,
+                      struct pt2d_path_file *out, struct pt2_error *err)
+{
+    struct found f = {-1, -1, -1, ""};
+    int fd, rootfd, rc = path_judge(roots, root_fds, nroots, rel, &f, &rootfd, out, err);
+
+    if (rc != PT2_OK)
+        return rc;
     fd = reopen(f.root >= 0 ? f.root : rootfd, f.dir, rel, f.last, &out->st);
     if (fd < 0) {
         rc = path_result(walk_errno(errno), rel, errno, err);

@@ -53,6 +53,16 @@ int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroo
                       struct pt2d_path_file *out, struct pt2_error *err);
 
 /*
+ * The identity alone: the same resolution, confinement, judgement, results and
+ * messages as pt2d_path_open_at(), out->st the fstat of the file's O_PATH
+ * descriptor (itself closed), out->fd -1 and nothing opened for reading. For a
+ * cache lookup (the fast one: openat2 + fstat), where a hit reads nothing. A file
+ * whose reading would be refused is still found: the open that reads says so.
+ */
+int pt2d_path_stat_at(const char *const *roots, const int *root_fds, size_t nroots, const char *rel,
+                      struct pt2d_path_file *out, struct pt2_error *err);
+
+/*
  * Open each root as an O_PATH directory into fds[0..nroots) (-1 where it
  * cannot be opened: that root is then opened by name per request). Returns
  * 1 when openat2 works here, else 0 (the walk resolves every reference).

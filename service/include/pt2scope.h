@@ -335,7 +335,13 @@ enum pt2_json_flags {
      * cannot type, or of unknown rank, is left out and "warnings" (in the
      * metadata, and in the document's) says which and why.
      */
-    PT2_JSON_OIP = 1 << 0
+    PT2_JSON_OIP = 1 << 0,
+    /*
+     * Leave `scheduling` out: pt2_package_node_affinity is not computed (it is
+     * most of the document's bytes and a fifth of an uncached inspection's
+     * work); the daemon's `affinity=0`.
+     */
+    PT2_JSON_NO_AFFINITY = 1 << 1
 };
 
 /* Kernel records listed in arch.kernels at most; arch.kernels_total counts them all. */
@@ -343,7 +349,7 @@ enum pt2_json_flags {
 
 /* The full inspection document: arch, metadata, package, models, scheduling
  * ({"node_affinity": pt2_package_node_affinity's, or null past its term cap
- * with a warning}), warnings, bytes_read. */
+ * with a warning}; absent with PT2_JSON_NO_AFFINITY), warnings, bytes_read. */
 int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, struct pt2_error *err);
 /* The `arch` or `metadata` member alone. */
 int pt2_package_arch_json(const pt2_package *pkg, unsigned flags, cJSON **out,

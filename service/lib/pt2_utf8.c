@@ -5,6 +5,9 @@
  * text echoed from elsewhere (zip entry names, request paths, upload file
  * names) is scrubbed before it is sent, so every JSON answer stays valid.
  */
+#include <stdint.h>
+#include <string.h>
+
 #include "pt2_utf8.h"
 
 size_t pt2_utf8_seq(const unsigned char *p, size_t avail)
@@ -39,13 +42,35 @@ size_t pt2_utf8_seq(const unsigned char *p, size_t avail)
     return n;
 }
 
+/* Eight bytes at a time while none has its high bit set: documents are mostly ASCII. */
+static size_t ascii_run(const unsigned char *p, size_t len)
+{
+    size_t i = 0;
+    uint64_t w;
+
+    while (i + 8 <= len) {
+        memcpy(&w, p + i, 8);
+        if (w & UINT64_C(0x8080808080808080))
+            break;
+        i += 8;
+    }
+    while (i < len && p[i] < 0x80)
+        i++;
+    return i;
+}
+
 void pt2_utf8_scrub(char *s, size_t len)
 {
     unsigned char *p = (unsigned char *)s;
     size_t i = 0;
 
     while (i < len) {
-        size_t n = pt2_utf8_seq(p + i, len - i);
+        size_t n;
+
+        i += ascii_run(p + i, len - i);
+        if (i == len)
+            break;
+        n = pt2_utf8_seq(p + i, len - i);
         if (n == 0) {
             p[i++] = '?';
             continue;

@@ -19,6 +19,9 @@
  * pt2scoped at start-up, we set TZ=:/etc/localtime when it is unset: the
  * same zone, read once.
  *
+ * BENCH_AFFINITY=0 in the environment inspects with PT2_JSON_NO_AFFINITY (the
+ * daemon's affinity=0: no scheduling member, the nodeAffinity not computed).
+ *
  * usage: bench_inspect OUT.json MIN_MS LABEL WEIGHTS PATH [LABEL WEIGHTS PATH ...]
  */
 #include <errno.h>
@@ -91,6 +94,14 @@ static int bi_direct(struct bi_result *r, struct pt2_error *err)
 }
 
 /* One full inspection; fills bytes/calls/rounds/entries on success. */
+/* The document the samples build: the default one, or without the affinity. */
+static unsigned bi_json_flags(void)
+{
+    const char *a = getenv("BENCH_AFFINITY");
+
+    return a != NULL && strcmp(a, "0") == 0 ? PT2_JSON_NO_AFFINITY : 0;
+}
+
 static int bi_once(struct bi_result *r, struct pt2_error *err)
 {
     pt2_package *pkg = NULL;
@@ -107,7 +118,7 @@ static int bi_once(struct bi_result *r, struct pt2_error *err)
     if (rc == PT2_OK)
         rc = pt2_package_open_source(&pkg, src, NULL, err);
     if (rc == PT2_OK)
-        rc = pt2_package_to_json(pkg, 0, &doc, err);
+        rc = pt2_package_to_json(pkg, bi_json_flags(), &doc, err);
     if (rc == PT2_OK) {
         r->bytes_read = pt2_package_bytes_read(pkg);
         r->read_calls = pt2_package_read_calls(pkg);
@@ -213,6 +224,7 @@ static int bi_write_json(const char *out, const struct bi_result *res, size_t n,
 
     if (doc == NULL || cJSON_AddStringToObject(doc, "benchmark", "inspect") == NULL ||
         cJSON_AddStringToObject(doc, "sample", "open_path + to_json + free") == NULL ||
+        cJSON_AddBoolToObject(doc, "affinity", bi_json_flags() == 0) == NULL ||
         cJSON_AddNumberToObject(doc, "min_ms", (double)min_ms) == NULL ||
         cJSON_AddStringToObject(doc, "tz", getenv("TZ") != NULL ? getenv("TZ") : "") == NULL)
         goto cleanup;

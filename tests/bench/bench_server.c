@@ -16,6 +16,9 @@
  * uses). It listens on 127.0.0.1 at an ephemeral port, writes the port to
  * PORT_FILE once ready, and runs until SIGTERM or SIGINT.
  *
+ * BENCH_AFFINITY=0 in the environment: the ceiling's document is the one
+ * asked with affinity=0 (PT2_JSON_NO_AFFINITY, no `scheduling`).
+ *
  * usage: bench_server ceiling PORT_FILE THREADS PACKAGE
  *        bench_server sink PORT_FILE THREADS
  */
@@ -108,6 +111,14 @@ static void bs_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 }
 
 /* The package's inspection document, unformatted, as the daemon sends it. */
+/* The daemon's affinity=0 document when BENCH_AFFINITY=0, else the default one. */
+static unsigned bs_json_flags(void)
+{
+    const char *a = getenv("BENCH_AFFINITY");
+
+    return a != NULL && strcmp(a, "0") == 0 ? PT2_JSON_NO_AFFINITY : 0;
+}
+
 static char *bs_build_body(const char *package)
 {
     struct pt2_error err = {0};
@@ -116,7 +127,7 @@ static char *bs_build_body(const char *package)
     char *text = NULL;
 
     if (pt2_package_open_path(&pkg, package, NULL, &err) != PT2_OK ||
-        pt2_package_to_json(pkg, 0, &doc, &err) != PT2_OK) {
+        pt2_package_to_json(pkg, bs_json_flags(), &doc, &err) != PT2_OK) {
         fprintf(stderr, "bench_server: %s: %s\n", package, err.message);
         goto cleanup;
     }

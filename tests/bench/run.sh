@@ -119,6 +119,9 @@ for w in 1M 1G 8G; do
     done
 done
 "$BIN/bench_inspect" "$RESULTS/inspect.json" 500 "${args[@]}"
+# The typical package again as asked with affinity=0 (no scheduling.node_affinity).
+BENCH_AFFINITY=0 "$BIN/bench_inspect" "$RESULTS/inspect_lean.json" 500 \
+    typical-affinity0 $((8 << 30)) "$WORK/pkgs/w8G_e10.pt2"
 # The AOTI wrapper scan (inputs and outputs from the wrapper .cpp): a small
 # stand-in wrapper (the smallest package), a real 552 KB one where the shared
 # corpus is there, and the worst case, a wrapper over the 64 MiB scan cap.
@@ -166,15 +169,22 @@ say "2. start-up to /readyz and idle RSS (10 runs)"
 say "3. service on loopback: wrk, ${SECS} s per run, ${REPS} interleaved rounds (median kept)"
 start ceiling "$BIN/bench_server" ceiling "$WORK/ceiling.port" "$NPROC" "$WORK/models/typical.pt2"
 CEIL_PID=$LAST_PID
+# The ceiling for the affinity=0 document (no scheduling): its bytes, its own ceiling.
+BENCH_AFFINITY=0 start ceiling-lean "$BIN/bench_server" ceiling "$WORK/ceiling-lean.port" "$NPROC" \
+    "$WORK/models/typical.pt2"
+CEIL2_PID=$LAST_PID
 start daemon "$BUILD/pt2scoped" --listen 127.0.0.1:0 --port-file "$WORK/daemon.port" \
     --model-root "$WORK/models" --spool-dir "$WORK/spool"
 DMN_PID=$LAST_PID
 CP=$(wait_port "$WORK/ceiling.port")
+CP2=$(wait_port "$WORK/ceiling-lean.port")
 DP=$(wait_port "$WORK/daemon.port")
 declare -A URL=(
     [ceiling]="http://127.0.0.1:$CP/v1/inspect?path=typical.pt2"
     [cached]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2"
     [uncached]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2&nocache=1"
+    [ceiling-lean]="http://127.0.0.1:$CP2/v1/inspect?path=typical.pt2"
+    [uncached-lean]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2&nocache=1&affinity=0"
     [livez]="http://127.0.0.1:$DP/livez"
 )
 # Same document on both sides (the daemon adds only headers), and a warm cache.
@@ -187,7 +197,7 @@ JSONL=$WORK/http.jsonl
 for c in 1 16 256; do
     t=$((c < NPROC ? c : NPROC))
     for round in $(seq 1 "$REPS"); do
-        for what in ceiling cached uncached livez; do
+        for what in ceiling cached uncached livez ceiling-lean uncached-lean; do
             BENCH_OUT="$JSONL" BENCH_LABEL=$what BENCH_CONNS=$c BENCH_ROUND=$round \
                 wrk -t"$t" -c"$c" -d"${SECS}s" --latency -s tests/bench/report.lua \
                 "${URL[$what]}" >"$WORK/wrk.txt"
@@ -198,6 +208,7 @@ for c in 1 16 256; do
 done
 HTTP_HWM=$(vm "$DMN_PID" VmHWM)
 stop "$CEIL_PID"
+stop "$CEIL2_PID"
 stop "$DMN_PID"
 python3 tests/bench/summarize.py http "$JSONL" "$cbytes" "$dbytes" "$HTTP_HWM" >"$RESULTS/http.json"
 

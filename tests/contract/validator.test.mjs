@@ -285,6 +285,13 @@ test('every inspection carries a well-formed node affinity', () => {
     terms(r)[0].matchExpressions[0].key = 'not a label key';
   }), '/matchExpressions/0');
   assert.deepEqual(errorsAfter('inspect_get_200', (r) => { r.body.scheduling.node_affinity = null; }), []);
+  // affinity=0 (or a JSON body's false, which wins) leaves it out, and only then.
+  assert.deepEqual(errorsAfter('inspect_get_200', (r) => { delete r.body.scheduling; r.query.affinity = ['0']; }), []);
+  assertRejected(errorsAfter('inspect_get_200', (r) => { r.query.affinity = ['false']; }),
+    'has scheduling but the request asked for affinity=0');
+  assertRejected(errorsAfter('inspect_get_200', (r) => {
+    delete r.body.scheduling; r.query.affinity = ['0']; r.request_json = { affinity: true };
+  }), "must have required property 'scheduling'");
 });
 
 test('a framing 400 on any path is the shared malformed-request answer', () => {

@@ -146,6 +146,49 @@ START_TEST(test_affinity_agrees_with_compatibility)
 }
 END_TEST
 
+/* affinity=0 (query) or "affinity": false (body) leaves `scheduling` out, and only it;
+ * affinity=1 is the default document; anything else is a 400 naming the flag. */
+START_TEST(test_affinity_flag)
+{
+    struct th_req rq = {
+        .method = "POST", .path = "/v1/inspect?nocache=1", .ctype = "application/json"};
+    static const char body[] = "{\"path\":\"cuda_sm90a_v8.pt2\",\"affinity\":false}";
+    struct th_resp r = {0};
+    cJSON *full = get_json("/v1/inspect?path=cuda_sm90a_v8.pt2&nocache=1");
+    cJSON *one = get_json("/v1/inspect?path=cuda_sm90a_v8.pt2&nocache=1&affinity=1");
+    cJSON *lean = get_json("/v1/inspect?path=cuda_sm90a_v8.pt2&affinity=0");
+    cJSON *posted;
+
+    ck_assert_ptr_nonnull(cJSON_GetObjectItemCaseSensitive(full, "scheduling"));
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(lean, "scheduling"));
+    /* package.source differs between a fresh and a cached answer: compare the rest. */
+    cJSON_DeleteItemFromObjectCaseSensitive(one, "package");
+    cJSON_DeleteItemFromObjectCaseSensitive(full, "package");
+    ck_assert(cJSON_Compare(full, one, 1));
+    cJSON_DeleteItemFromObjectCaseSensitive(full, "scheduling");
+    cJSON_DeleteItemFromObjectCaseSensitive(lean, "package");
+    ck_assert(cJSON_Compare(full, lean, 1));
+
+    rq.body = body;
+    rq.body_len = sizeof(body) - 1;
+    th_do(T.base, &rq, &r);
+    ck_assert_int_eq(r.status, 200);
+    posted = th_json(&r);
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(posted, "scheduling"));
+    ck_assert_ptr_nonnull(cJSON_GetObjectItemCaseSensitive(posted, "arch"));
+    th_resp_free(&r);
+
+    th_get(T.base, "/v1/inspect?path=cuda_sm90a_v8.pt2&affinity=maybe", &r);
+    ck_assert_int_eq(r.status, 400);
+    ck_assert_ptr_nonnull(strstr(r.body, "affinity 'maybe' is not 0, 1, false or true"));
+    th_resp_free(&r);
+    cJSON_Delete(posted);
+    cJSON_Delete(lean);
+    cJSON_Delete(one);
+    cJSON_Delete(full);
+}
+END_TEST
+
 START_TEST(test_advice_in_inspect)
 {
     cJSON *doc = get_json("/v1/inspect?path=cuda_sm90a_v8.pt2&target=8.0&target=H100");
@@ -170,6 +213,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, test_affinity_agrees_with_compatibility);
     tcase_add_test(tc, test_advice_in_inspect);
+    tcase_add_test(tc, test_affinity_flag);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

@@ -2,9 +2,11 @@
  * test_pt2d_log.c - JSON-lines access and event records, escaping and caps.
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cJSON.h>
 
@@ -200,6 +202,91 @@ START_TEST(test_caps_keep_lines_bounded)
 }
 END_TEST
 
+/* Access lines from 4 threads at once into a pipe (the unlocked write(2) path): every
+ * line arrives whole, 4 x 300 of them, each thread's in its own order. */
+#define LT_THREADS 4
+#define LT_LINES 300
+
+static void *lt_writer(void *arg)
+{
+    FILE *f = ((void **)arg)[0];
+    const char *id = ((void **)arg)[1];
+    char path[64];
+
+    for (int i = 0; i < LT_LINES; i++) {
+        struct pt2d_access_record r = {id,          "GET", "/v1/inspect", path, 200,
+                                       (uint64_t)i, 0.5,   "127.0.0.1",   NULL, NULL};
+
+        snprintf(path, sizeof(path), "/v1/inspect?path=%s-%04d.pt2", id, i);
+        pt2d_log_access(f, &r);
+    }
+    return NULL;
+}
+
+START_TEST(test_concurrent_lines_whole)
+{
+    static const char *const ids[LT_THREADS] = {"a", "b", "c", "d"};
+    void *args[LT_THREADS][2];
+    pthread_t th[LT_THREADS];
+    int p[2], next[LT_THREADS] = {0}, lines = 0;
+    FILE *w, *rd;
+    char line[2048];
+
+    ck_assert_int_eq(pipe(p), 0);
+    w = fdopen(p[1], "w");
+    rd = fdopen(p[0], "r");
+    ck_assert_ptr_nonnull(w);
+    ck_assert_ptr_nonnull(rd);
+    setvbuf(w, NULL, _IONBF, 0); /* as stderr */
+    for (int t = 0; t < LT_THREADS; t++) {
+        args[t][0] = w;
+        args[t][1] = (void *)ids[t];
+        ck_assert_int_eq(pthread_create(&th[t], NULL, lt_writer, args[t]), 0);
+    }
+    while (lines < LT_THREADS * LT_LINES && fgets(line, sizeof(line), rd) != NULL) {
+        cJSON *doc = cJSON_Parse(line);
+        const char *id;
+        int t;
+
+        ck_assert_msg(doc != NULL && strchr(line, '\n') != NULL, "torn line: %s", line);
+        id = cJSON_GetObjectItem(doc, "id")->valuestring;
+        t = id[0] - 'a';
+        ck_assert(t >= 0 && t < LT_THREADS);
+        ck_assert_int_eq((int)cJSON_GetObjectItem(doc, "bytes")->valuedouble, next[t]++);
+        cJSON_Delete(doc);
+        lines++;
+    }
+    for (int t = 0; t < LT_THREADS; t++)
+        pthread_join(th[t], NULL);
+    ck_assert_int_eq(lines, LT_THREADS * LT_LINES);
+    fclose(w);
+    fclose(rd);
+}
+END_TEST
+
+/* A buffered stream with bytes pending keeps its order: the line goes after them. */
+START_TEST(test_pending_stream_keeps_order)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = tmpfile();
+    struct pt2d_access_record r = {"id-9", "GET", "/livez", "/livez", 200,
+                                   3,      0.1,   "::1",    NULL,     NULL};
+
+    ck_assert_ptr_nonnull(f);
+    fputs("pending\n", f); /* fully buffered: still in the stream */
+    pt2d_log_access(f, &r);
+    ck_assert_int_eq(fflush(f), 0);
+    rewind(f);
+    text = calloc(1, 4096);
+    len = fread(text, 1, 4095, f);
+    ck_assert_uint_gt(len, 8);
+    ck_assert_msg(strncmp(text, "pending\n{\"ts\":", 14) == 0, "%s", text);
+    free(text);
+    fclose(f);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pt2d_log");
@@ -212,6 +299,8 @@ int main(void)
     tcase_add_test(tc, test_utc_formatting);
     tcase_add_test(tc, test_utc_matches_gmtime);
     tcase_add_test(tc, test_caps_keep_lines_bounded);
+    tcase_add_test(tc, test_concurrent_lines_whole);
+    tcase_add_test(tc, test_pending_stream_keeps_order);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }

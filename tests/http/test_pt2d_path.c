@@ -125,7 +125,26 @@ static int try_open_with(const int *fds, const char *rel, size_t nroots, struct 
     return rc;
 }
 
-/* All three ways, which must agree; `err` and `content` are the by-name ones. */
+/* pt2d_path_stat_at: the same answer as the open, nothing left open, the same identity. */
+static void try_stat_with(const char *rel, size_t nroots, int rc, const struct pt2_error *err,
+                          const char *content)
+{
+    struct pt2d_path_file pf;
+    struct pt2_error e;
+    const char *bar = strchr(content, '|');
+
+    pt2_error_clear(&e);
+    ck_assert_int_eq(pt2d_path_stat_at(roots, root_fds, nroots, rel, &pf, &e), rc);
+    ck_assert_str_eq(e.message, err->message);
+    ck_assert_int_eq(pf.fd, -1);
+    if (rc == PT2_OK) {
+        ck_assert(S_ISREG(pf.st.st_mode));
+        ck_assert_str_eq(pf.name, bar + 1);
+    }
+}
+
+/* All three ways, which must agree, and the stat alone both ways; `err` and `content`
+ * are the by-name ones. */
 static int try_open(const char *rel, size_t nroots, struct pt2_error *err, char *content)
 {
     struct pt2_error err2;
@@ -135,6 +154,7 @@ static int try_open(const char *rel, size_t nroots, struct pt2_error *err, char 
     for (walk = 0; walk < 2; walk++) {
         pt2d_path_test_force_walk(walk);
         ck_assert_int_eq(try_open_with(root_fds, rel, nroots, &err2, content2), rc);
+        try_stat_with(rel, nroots, rc, err, content);
         pt2d_path_test_force_walk(0);
         ck_assert_str_eq(err2.message, err->message);
         ck_assert_str_eq(content2, content);
@@ -335,10 +355,10 @@ START_TEST(test_random_trees_agree)
 {
     char rel[256], t[PATH_MAX], p[PATH_MAX + 300], link[64], real[PATH_MAX];
     unsigned seed = 24u + (unsigned)_i;
-    int fds[1], i, k, ra, rb;
+    int fds[1], i, k, ra, rb, rs;
     const char *rr[1] = {r1};
-    struct pt2d_path_file fa, fb;
-    struct pt2_error ea, eb;
+    struct pt2d_path_file fa, fb, fs;
+    struct pt2_error ea, eb, es;
     ssize_t n;
 
     for (i = 0; i < 80; i++) {
@@ -374,9 +394,14 @@ START_TEST(test_random_trees_agree)
         pt2d_path_test_force_walk(0);
         ck_assert_msg(ra == rb && strcmp(ea.message, eb.message) == 0, "%s: %d '%s' / %d '%s'", rel,
                       ra, ea.message, rb, eb.message);
+        pt2_error_clear(&es);
+        rs = pt2d_path_stat_at(rr, fds, 1, rel, &fs, &es);
+        ck_assert_msg(rs == ra && strcmp(es.message, ea.message) == 0 && fs.fd == -1,
+                      "%s: stat %d '%s' / open %d '%s'", rel, rs, es.message, ra, ea.message);
         if (ra != PT2_OK)
             continue;
         ck_assert(fa.st.st_ino == fb.st.st_ino);
+        ck_assert(fs.st.st_ino == fa.st.st_ino && fs.st.st_dev == fa.st.st_dev);
         snprintf(link, sizeof(link), "/proc/self/fd/%d", fa.fd);
         n = readlink(link, real, sizeof(real) - 1);
         ck_assert_int_gt(n, 0);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt2_utf8.h"
 #include "pt2d_problem.h"
 #include "pt2d_reply.h"
 #include "testutil.h"
@@ -31,6 +32,56 @@ START_TEST(test_json_and_text)
     pt2d_reply_free(&r);
     pt2d_reply_free(NULL);
     cJSON_Delete(doc);
+}
+END_TEST
+
+/* A document of n strings of `len` bytes each (and one byte not UTF-8 in the first). */
+static cJSON *doc_of_size(int n, size_t len)
+{
+    cJSON *doc = cJSON_CreateArray();
+    char *s = malloc(len + 1);
+
+    ck_assert_ptr_nonnull(s);
+    memset(s, 'a', len);
+    s[len] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i == 0 && len > 0)
+            s[0] = (char)0xff;
+        cJSON_AddItemToArray(doc, cJSON_CreateString(s));
+        s[0] = 'a';
+    }
+    free(s);
+    return doc;
+}
+
+/* Printed in place, growing and shrinking with the documents: always the bytes cJSON's own
+ * printer gives (scrubbed) and a newline. */
+START_TEST(test_json_sizes_in_place)
+{
+    static const struct {
+        int n;
+        size_t len;
+    } sizes[] = {{1, 1000}, {100, 1000}, {2000, 1000}, {1, 3}, {0, 0}, {300, 100}, {3, 60000}};
+
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        struct pt2d_reply r;
+        cJSON *doc = doc_of_size(sizes[i].n, sizes[i].len);
+        char *want = cJSON_PrintUnformatted(doc);
+        size_t n = strlen(want);
+
+        pt2_utf8_scrub(want, n);
+        pt2d_reply_init(&r);
+        ck_assert_int_eq(pt2d_reply_json(&r, 200, doc), PT2_OK);
+        ck_assert_uint_eq(r.len, n + 1);
+        ck_assert(memcmp(r.body, want, n) == 0);
+        ck_assert_int_eq(r.body[n], '\n');
+        ck_assert_int_eq(r.body[n + 1], '\0');
+        if (sizes[i].len > 0 && sizes[i].n > 0)
+            ck_assert_int_eq(r.body[2], '?'); /* the 0xff byte, scrubbed */
+        pt2d_reply_free(&r);
+        cJSON_free(want);
+        cJSON_Delete(doc);
+    }
 }
 END_TEST
 
@@ -84,6 +135,7 @@ int main(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_json_and_text);
+    tcase_add_test(tc, test_json_sizes_in_place);
     tcase_add_test(tc, test_problem_5xx_withholds_detail);
     tcase_add_test(tc, test_problem_reply);
     suite_add_tcase(s, tc);

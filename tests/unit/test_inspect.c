@@ -482,6 +482,29 @@ START_TEST(test_scheduling_member)
 }
 END_TEST
 
+/* PT2_JSON_NO_AFFINITY: the same document less `scheduling`, also in the OIP view. */
+START_TEST(test_no_affinity_flag)
+{
+    static const char *const fixtures[] = {"cuda_sm90a_v8.pt2", "cpu_x86_64.pt2", "rocm_gfx90a.pt2",
+                                           "export_program.pt2"};
+    static const unsigned views[] = {PT2_JSON_DEFAULT, PT2_JSON_OIP};
+
+    for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+        for (size_t v = 0; v < 2; v++) {
+            cJSON *full = doc_of(fixtures[i], views[v]);
+            cJSON *lean = doc_of(fixtures[i], views[v] | PT2_JSON_NO_AFFINITY);
+
+            ck_assert_ptr_nonnull(cJSON_GetObjectItemCaseSensitive(full, "scheduling"));
+            ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(lean, "scheduling"));
+            ck_assert_int_eq(cJSON_GetArraySize(lean), cJSON_GetArraySize(full) - 1);
+            cJSON_DeleteItemFromObjectCaseSensitive(full, "scheduling");
+            ck_assert_msg(cJSON_Compare(full, lean, 1), "%s view %u", fixtures[i], views[v]);
+            cJSON_Delete(full);
+            cJSON_Delete(lean);
+        }
+}
+END_TEST
+
 START_TEST(test_fatbin_targets_and_verdicts)
 {
     cJSON *doc = doc_of("cuda_fatbin_multi.pt2", PT2_JSON_DEFAULT);
@@ -1708,6 +1731,7 @@ int main(void)
     tcase_add_test(tc, test_oip_view);
     tcase_add_test(tc, test_oip_metadata_response);
     tcase_add_test(tc, test_scheduling_member);
+    tcase_add_test(tc, test_no_affinity_flag);
     tcase_add_test(tc, test_fatbin_targets_and_verdicts);
     tcase_add_test(tc, test_sm90a_verdict_messages);
     tcase_add_test(tc, test_multi_model_worst_verdict);

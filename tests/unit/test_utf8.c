@@ -36,6 +36,45 @@ START_TEST(test_scrub)
 }
 END_TEST
 
+/* The scrub as it was before the eight-byte ASCII skip: one sequence at a time. */
+static void scrub_ref(char *s, size_t len)
+{
+    unsigned char *p = (unsigned char *)s;
+    size_t i = 0;
+
+    while (i < len) {
+        size_t n = pt2_utf8_seq(p + i, len - i);
+        if (n == 0) {
+            p[i++] = '?';
+            continue;
+        }
+        i += n;
+    }
+}
+
+/* Bad and good sequences at every offset around the 8-byte words, cut at every length. */
+START_TEST(test_scrub_word_edges)
+{
+    static const char *const bits[] = {"\xff",         "\xc3\xa9", "\xe2\x82", "\xf0\x9f\x98\x80",
+                                       "\xed\xa0\x80", "\x80"};
+    char a[40], b[40];
+
+    for (size_t k = 0; k < sizeof(bits) / sizeof(bits[0]); k++)
+        for (size_t at = 0; at < 20; at++)
+            for (size_t len = 0; len <= 32; len++) {
+                memset(a, 'x', sizeof(a));
+                memcpy(a + at, bits[k], strlen(bits[k]));
+                memcpy(b, a, sizeof(a));
+                pt2_utf8_scrub(a, len);
+                scrub_ref(b, len);
+                ck_assert_mem_eq(a, b, sizeof(a));
+            }
+    memcpy(a, "abcdefgh\xffijklmno\xc3\xa9pq", 21);
+    pt2_utf8_scrub(a, 20);
+    ck_assert_mem_eq(a, "abcdefgh?ijklmno\xc3\xa9pq", 20);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("utf8");
@@ -43,6 +82,7 @@ int main(void)
 
     tcase_add_test(tc, test_sequence_lengths);
     tcase_add_test(tc, test_scrub);
+    tcase_add_test(tc, test_scrub_word_edges);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
