@@ -390,6 +390,8 @@ static int read_optional(struct pe_img *m, uint64_t off, unsigned optsize, unsig
     m->ndirs = (uint32_t)((got - fixed) / 8u);
     if (nrva < m->ndirs)
         m->ndirs = nrva;
+    if (m->ndirs > DIRS_MAX) /* an optional header longer than the 16 directories it may hold */
+        m->ndirs = DIRS_MAX;
     for (uint32_t i = 0; i < m->ndirs; i++)
         m->dir_rva[i] = pt2_le32(o + fixed + 8u * i);
     return PT2_OK;
