@@ -20,7 +20,9 @@
 BUILD    ?= build
 SAN      ?=
 CC       ?= cc
-PKGS     := libzip libcjson libmicrohttpd libcurl nettle
+# zlib: pt2_crc32's fallback (crc32_z); libzip-dev depends on zlib1g-dev, so deps.sh
+# need not ask for it, but libzip's pkg-config --libs does not name -lz.
+PKGS     := libzip libcjson libmicrohttpd libcurl nettle zlib
 TESTPKGS := check
 # npm builds the /docs and /openapi.json assets; without it the daemon links
 # only openapi.yaml (NPM= forces that).
