@@ -20,8 +20,8 @@
 BUILD    ?= build
 SAN      ?=
 CC       ?= cc
-# zlib: pt2_crc32's fallback (crc32_z); libzip-dev depends on zlib1g-dev, so deps.sh
-# need not ask for it, but libzip's pkg-config --libs does not name -lz.
+# zlib: pt2_crc32's fallback and pt2_zipstream's inflate; libzip's pkg-config --libs
+# does not name -lz, so it is asked for (zlib1g-dev) like the others.
 PKGS     := libzip libcjson libmicrohttpd libcurl nettle zlib
 TESTPKGS := check
 # npm builds the /docs and /openapi.json assets; without it the daemon links

@@ -269,6 +269,58 @@ void pt2_source_record_digest(pt2_source *src);
 /* The SHA-256 recorded so far (32 bytes; zeros when never started). */
 void pt2_source_digest(const pt2_source *src, uint8_t out[32]);
 
+/* ---- Uploads inspected as they stream ------------------------------------- */
+
+/*
+ * An upload fed as it arrives. Entries are recognised from their local
+ * headers as they stream past; what an inspection reads (headers, libraries,
+ * kernels, wrapper sources, metadata, the central directory) is kept — in
+ * memory up to memory_cap, past it in a spill file the caller provides —
+ * and the data of every other entry (weights, constants, blobs) is counted,
+ * its CRC-32 checked, and dropped. At the end the central directory is
+ * checked against what streamed past. Where the stream cannot be followed
+ * the upload keeps every later byte, so one that was never followed is kept
+ * whole ("streamed": false, with the reason); one that stops being followed
+ * after something was dropped cannot be inspected (pt2_upload_source fails
+ * with PT2_ERR_UNSUPPORTED and says to send it again unstreamed). The
+ * source then reads the kept bytes at their offsets (what was dropped reads
+ * as zeros; no inspection reads it). Ownership: *out is freed with
+ * pt2_upload_free(), which frees the source too; the spill descriptor
+ * stays the caller's. One thread at a time.
+ */
+typedef struct pt2_upload pt2_upload;
+
+struct pt2_upload_options {
+    size_t memory_cap; /* kept bytes held in memory (0 = 8 MiB); the rest go to the spill file */
+    /* A file for kept bytes past memory_cap, asked for once, when first needed; the
+     * descriptor stays the caller's. PT2_OK and *fd, or a status with err filled. */
+    int (*spill)(void *ctx, int *fd, struct pt2_error *err);
+    void *spill_ctx;
+    int keep_all; /* keep every byte (the upload is not streamed) */
+};
+
+int pt2_upload_new(pt2_upload **out, const struct pt2_upload_options *o, struct pt2_error *err);
+/* The next bytes of the body. Fails only when keeping fails (memory, the spill file). */
+int pt2_upload_feed(pt2_upload *u, const void *data, size_t len, struct pt2_error *err);
+/* The body ended. */
+int pt2_upload_finish(pt2_upload *u, struct pt2_error *err);
+/*
+ * After finish: a byte source over the upload (borrowed from u). PT2_ERR_UNSUPPORTED when
+ * it was not followed after bytes were dropped; PT2_ERR_ENTRY when a dropped entry's data
+ * does not match its CRC-32 (the package is corrupt).
+ */
+int pt2_upload_source(pt2_upload *u, pt2_source **out, struct pt2_error *err);
+/*
+ * package.source of an upload (new object, the caller's): {"upload": true, "streamed",
+ * "streamed_reason" (only when not streamed), "bytes_received", "bytes_kept",
+ * "bytes_spilled", "entries_dropped"}. NULL on allocation failure.
+ */
+cJSON *pt2_upload_source_json(const pt2_upload *u);
+uint64_t pt2_upload_size(const pt2_upload *u);    /* bytes fed */
+uint64_t pt2_upload_kept(const pt2_upload *u);    /* of them kept */
+uint64_t pt2_upload_spilled(const pt2_upload *u); /* of them in the spill file */
+void pt2_upload_free(pt2_upload *u);
+
 /* ---- Package inspection ------------------------------------------------- */
 
 typedef struct pt2_package pt2_package;

@@ -939,6 +939,59 @@ static enum entry_kind entry_kind(const char *rel, char *mname, size_t mlen)
     return ENTRY_OTHER;
 }
 
+/* Names of the layout's small fields (pt2_zip_layout.c) read as text. */
+static int is_layout_field(const char *rel)
+{
+    static const char *const f[] = {"archive_format", "archive_version", ".data/version",
+                                    "version",        "byteorder",       ".format_version"};
+
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+        if (strcmp(rel, f[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * Whether the walk (or the layout, or the weights' configs) reads the data
+ * of the entry with this prefix-free name: by the same classification as
+ * walk(). Entries it only counts or sizes (weights, constants, blobs,
+ * ExecuTorch programs, sample inputs) are not read.
+ */
+static int entry_read(const char *rel)
+{
+    char mname[PT2_NAME_MAX];
+
+    switch (entry_kind(rel, mname, sizeof(mname))) {
+    case ENTRY_USER_META:
+    case ENTRY_EPROG:
+    case ENTRY_AOTI_META:
+    case ENTRY_CPP:
+    case ENTRY_BINARY:
+        return 1;
+    case ENTRY_MODEL_FILE:
+        return !has_suffix(rel, ".blob") && !has_suffix(rel, ".bin");
+    case ENTRY_OTHER:
+        break;
+    }
+    return is_layout_field(rel) || has_suffix(rel, ".json");
+}
+
+int pt2_package_entry_read(const char *name, size_t len)
+{
+    char rel[PT2_ZIP_NAME_LEN_MAX + 1];
+    const char *slash;
+
+    if (len > PT2_ZIP_NAME_LEN_MAX || memchr(name, '\0', len) != NULL)
+        return 1; /* not a name the walk would see: keep, judge nothing */
+    memcpy(rel, name, len);
+    rel[len] = '\0';
+    if (entry_read(rel))
+        return 1;
+    /* The archive prefix is known only from the directory: the name without its first folder. */
+    slash = strchr(rel, '/');
+    return slash != NULL && entry_read(slash + 1);
+}
+
 /*
  * Everything the walk below will read, fetched in one batch before it
  * starts: whole metadata documents, the head and tail of every binary (ELF

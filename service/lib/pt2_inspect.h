@@ -15,6 +15,13 @@
 #include "pt2_zip_layout.h"
 #include "pt2scope.h"
 
+/*
+ * 1 when an inspection may read the data of the entry named `name` (len
+ * bytes, archive prefix or not): what a streamed upload must keep. Entries
+ * only counted or sized (weights, constants, blobs) give 0.
+ */
+int pt2_package_entry_read(const char *name, size_t len);
+
 const char *pt2_package_name(const pt2_package *pkg);
 /* What pt2_package_set_source() gave (borrowed), or NULL. */
 const cJSON *pt2_package_source(const pt2_package *pkg);

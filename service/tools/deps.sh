@@ -18,7 +18,7 @@ set -u
 
 # pkg-config module -> Debian package
 build_mods="libzip:libzip-dev libcjson:libcjson-dev libmicrohttpd:libmicrohttpd-dev
-            libcurl:libcurl4-openssl-dev nettle:nettle-dev"
+            libcurl:libcurl4-openssl-dev nettle:nettle-dev zlib:zlib1g-dev"
 test_mods="check:check"
 # command -> Debian package
 build_tools="cc:gcc pkg-config:pkg-config"

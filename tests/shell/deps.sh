@@ -37,8 +37,8 @@ same() { # same WHAT ACTUAL EXPECTED
         fail=$((fail + 1)); printf 'FAIL %s: got\n  %s\nwant\n  %s\n' "$1" "$2" "$3"; fi
 }
 
-ALL_MODS="libzip libcjson libmicrohttpd libcurl nettle check"
-DEV_PKGS="libzip-dev libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev nettle-dev check"
+ALL_MODS="libzip libcjson libmicrohttpd libcurl nettle zlib check"
+DEV_PKGS="libzip-dev libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev nettle-dev zlib1g-dev check"
 
 # A fresh fake bin for one case. Variables: MODS (pkg-config modules present;
 # pkg-config itself is always there unless a case removes it), TOOLS (other
@@ -139,7 +139,7 @@ same "old node: message" "$(echo "$OUT" | head -1)" \
     "pt2scope: Node.js v16.20.2 is too old for the OpenAPI tools (need >= 18.17); install a newer Node.js"
 
 # 6. Not root, tools missing too: the exact command, exit 2, no apt call.
-MODS="libzip libcjson libmicrohttpd libcurl nettle" TOOLS="cc python3 chromium node npm" \
+MODS="libzip libcjson libmicrohttpd libcurl nettle zlib" TOOLS="cc python3 chromium node npm" \
     NODE_VERSION=v22.1.0 UID_IS=1000 setup
 run_make deps
 same "not root: exit" "$RC" 2
@@ -229,7 +229,7 @@ same "make: fails" "$RC" 2
 same "make: apt" "$(apt_calls)" ""
 same "make: npm" "$(grep -c '^npm ' "$TMP/calls")" 0
 same "make: message" "$(echo "$OUT" | head -1)" \
-    "pt2scope: cannot build, missing: libzip-dev libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev nettle-dev; run 'make deps' (as root) to install them"
+    "pt2scope: cannot build, missing: libzip-dev libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev nettle-dev zlib1g-dev; run 'make deps' (as root) to install them"
 
 # 8. No pkg-config at all: that package too, and every module it cannot see.
 MODS="" TOOLS="cc curl python3 clang-format chromium clang nginx node npm" NODE_VERSION=v20.0.0 UID_IS=1000 setup
