@@ -34,10 +34,45 @@ static void intake_release(struct pt2d_intake *in)
 
 static void intake_fail(struct pt2d_intake *in)
 {
-    /* The upload will not be used: give the disk space back right away. */
+    /* The upload will not be used: give its memory and disk space back right away. */
+    pt2_upload_free(in->upload);
+    in->upload = NULL;
     pt2d_spool_free(in->spool);
     in->spool = NULL;
     intake_release(in);
+}
+
+/* pt2_upload's spill file: a spool file, opened when the kept bytes outgrow memory. */
+static int intake_spill(void *ctx, int *fd, struct pt2_error *err)
+{
+    struct pt2d_intake *in = ctx;
+
+    if (in->spool == NULL && pt2d_spool_open(&in->spool, in->spool_dir, err) != PT2_OK)
+        return PT2_ERR_IO;
+    *fd = pt2d_spool_fd(in->spool);
+    return PT2_OK;
+}
+
+/* Memory for kept bytes, as it grows: from the budget; once refused, the spool takes the rest. */
+static int intake_upload_reserve(void *ctx, size_t more)
+{
+    struct pt2d_intake *in = ctx;
+
+    if (in->budget == NULL)
+        return 1;
+    if (!pt2d_budget_take(in->budget, more))
+        return 0;
+    in->reserved += more;
+    return 1;
+}
+
+static int intake_upload_new(struct pt2d_intake *in, const struct pt2d_intake_limits *lim,
+                             struct pt2_error *err)
+{
+    struct pt2_upload_options o = {PT2D_UPLOAD_MEMORY, intake_spill, in, lim->no_stream,
+                                   intake_upload_reserve};
+
+    return pt2_upload_new(&in->upload, &o, err);
 }
 
 /* Reserve `len` more buffered bytes: 1, or 0 with in->err set (503) when the budget is spent. */
@@ -105,7 +140,7 @@ static enum MHD_Result on_post_field(void *cls, enum MHD_ValueKind kind, const c
         if (filename != NULL)
             copy_filename(in, filename);
     }
-    if (size > 0 && pt2d_spool_write(in->spool, data, size, &in->err) != PT2_OK)
+    if (size > 0 && pt2_upload_feed(in->upload, data, size, &in->err) != PT2_OK)
         return MHD_NO;
     in->file_bytes += size;
     return MHD_YES;
@@ -129,6 +164,7 @@ int pt2d_intake_begin(struct pt2d_intake *in, struct MHD_Connection *conn, int h
     pt2d_buf_init(&in->field, lim->field_max);
     in->field_name = lim->field_name;
     in->budget = lim->budget;
+    in->spool_dir = lim->spool_dir;
     in->cap = lim->max_upload;
     if (clen != NULL) {
         if (parse_length(clen, &declared) != 0)
@@ -164,8 +200,10 @@ int pt2d_intake_begin(struct pt2d_intake *in, struct MHD_Connection *conn, int h
                              (unsigned long long)declared, (unsigned long long)in->cap);
     if (in->kind == PT2D_BODY_JSON)
         return PT2_OK;
-    if (pt2d_spool_open(&in->spool, lim->spool_dir, in->cap, err) != PT2_OK)
-        return PT2_ERR_IO;
+    if (intake_upload_new(in, lim, err) != PT2_OK) {
+        intake_release(in);
+        return PT2_ERR_NOMEM;
+    }
     if (in->kind == PT2D_BODY_MULTIPART) {
         in->pp = MHD_create_post_processor(conn, PP_BUFFER, on_post_field, in);
         if (in->pp == NULL) {
@@ -195,7 +233,7 @@ int pt2d_intake_feed(struct pt2d_intake *in, const char *data, size_t len)
     in->received += len;
     switch (in->kind) {
     case PT2D_BODY_RAW:
-        pt2d_spool_write(in->spool, data, len, &in->err);
+        pt2_upload_feed(in->upload, data, len, &in->err);
         break;
     case PT2D_BODY_MULTIPART:
         if (MHD_post_process(in->pp, data, len) != MHD_YES)
@@ -230,14 +268,16 @@ int pt2d_intake_finish(struct pt2d_intake *in, struct pt2_error *err)
         intake_fail(in);
         return pt2_error_copy(err, &in->err);
     }
-    if (in->spool != NULL)
-        pt2d_spool_finish(in->spool);
+    if (in->upload != NULL && pt2_upload_finish(in->upload, &in->err) != PT2_OK) {
+        intake_fail(in);
+        return pt2_error_copy(err, &in->err);
+    }
     return PT2_OK;
 }
 
-int pt2d_intake_spool_fd(const struct pt2d_intake *in)
+pt2_upload *pt2d_intake_upload(const struct pt2d_intake *in)
 {
-    return in->spool != NULL ? pt2d_spool_fd(in->spool) : -1;
+    return in->upload;
 }
 
 void pt2d_intake_free(struct pt2d_intake *in)
@@ -247,7 +287,5 @@ void pt2d_intake_free(struct pt2d_intake *in)
     if (in->pp != NULL)
         MHD_destroy_post_processor(in->pp);
     in->pp = NULL;
-    pt2d_spool_free(in->spool);
-    in->spool = NULL;
-    intake_release(in);
+    intake_fail(in);
 }

@@ -4,7 +4,10 @@
  * Design: the kind of body is decided from the headers alone on the first
  * handler call (so an unsupported Content-Type or a declared
  * Content-Length over the cap is refused before MHD sends 100 Continue).
- * Uploads stream into a spool file; multipart bodies go through
+ * Uploads are inspected as they stream (pt2_upload: what an inspection reads
+ * is kept, in memory up to PT2D_UPLOAD_MEMORY reserved from the budget as it
+ * grows, past it (or once the budget refuses) in a spool file opened only then; weights are
+ * CRC-checked and dropped; ?stream=0 keeps every byte); multipart bodies go through
  * MHD_PostProcessor and only the `file` field is kept (plus, when the
  * route asks for it, one small named field such as POST
  * /v1/compatibility's `nodes`, buffered up to its own cap); JSON bodies
@@ -14,8 +17,8 @@
  * disconnected.
  *
  * Ownership: the struct is embedded in the request; pt2d_intake_free()
- * closes the spool file and the post processor. pt2d_intake_spool_fd()
- * is borrowed.
+ * frees the upload, closes the spool file and the post processor.
+ * pt2d_intake_upload() is borrowed.
  */
 #ifndef PT2D_INTAKE_H
 #define PT2D_INTAKE_H
@@ -32,6 +35,8 @@
 #include "pt2d_spool.h"
 
 #define PT2D_INTAKE_DISCARD_MAX (64ull << 20)
+/* An upload's kept bytes held in memory at most, reserved from the budget as they grow. */
+#define PT2D_UPLOAD_MEMORY (8u << 20)
 
 enum pt2d_body_kind {
     PT2D_BODY_NONE = 0,  /* no body expected; stray bytes are discarded */
@@ -42,10 +47,12 @@ enum pt2d_body_kind {
 
 struct pt2d_intake {
     enum pt2d_body_kind kind;
-    uint64_t cap;       /* limit on raw body bytes */
-    uint64_t received;  /* raw body bytes accepted */
-    uint64_t discarded; /* bytes dropped after a failure */
-    struct pt2d_spool *spool;
+    uint64_t cap;             /* limit on raw body bytes */
+    uint64_t received;        /* raw body bytes accepted */
+    uint64_t discarded;       /* bytes dropped after a failure */
+    pt2_upload *upload;       /* raw and multipart bodies */
+    struct pt2d_spool *spool; /* the upload's spill file, once needed */
+    const char *spool_dir;
     struct pt2d_buf json;
     struct MHD_PostProcessor *pp;
     int file_parts;      /* multipart "file" parts seen */
@@ -68,6 +75,7 @@ struct pt2d_intake_limits {
     /* Bytes buffered in memory (JSON, the kept field) are reserved here first; when
      * it is spent the body fails with PT2_ERR_OVERLOADED (503). NULL: no budget. */
     struct pt2d_budget *budget;
+    int no_stream; /* ?stream=0: keep every byte of an upload */
 };
 
 /*
@@ -84,8 +92,8 @@ int pt2d_intake_feed(struct pt2d_intake *in, const char *data, size_t len);
 /* The body is complete: returns in->err's code (PT2_OK when the body is usable). */
 int pt2d_intake_finish(struct pt2d_intake *in, struct pt2_error *err);
 
-/* The spooled upload's descriptor, or -1 when there is none. */
-int pt2d_intake_spool_fd(const struct pt2d_intake *in);
+/* The upload (borrowed; finished once pt2d_intake_finish succeeded), or NULL when there is none. */
+pt2_upload *pt2d_intake_upload(const struct pt2d_intake *in);
 
 void pt2d_intake_free(struct pt2d_intake *in);
 

@@ -179,6 +179,11 @@ struct job_input {
  * other options) from the body. Query arguments were parsed on the HTTP
  * thread; a JSON body adds to a copy of them.
  */
+static int job_has_upload(const struct pt2d_job *job)
+{
+    return job->upload != NULL || job->upload_fd >= 0;
+}
+
 static int job_compat_input(const struct pt2d_job *job, struct job_input *in, struct pt2_error *err)
 {
     const cJSON *nodes;
@@ -186,7 +191,7 @@ static int job_compat_input(const struct pt2d_job *job, struct job_input *in, st
     int rc;
 
     if (job->body == NULL) {
-        if (job->upload_fd < 0)
+        if (!job_has_upload(job))
             return pt2_error_set(err, PT2_ERR_INVALID,
                                  "name a package with a JSON body {\"path\": ..., \"nodes\": ...} "
                                  "or upload it as multipart/form-data with parts 'file' and "
@@ -363,7 +368,8 @@ static int job_keep(const struct pt2d_job_env *env, int nocache, pt2_package *pk
 struct job_src {
     struct pt2d_path_file pf;
     pt2_remote *remote;
-    pt2_source *src; /* owned unless it is the remote's */
+    pt2_source *src; /* owned unless it is the remote's or the upload's */
+    const pt2_upload *upload;
     const char *name;
     char key[PT2D_CACHE_KEY_MAX];
     int key_after;
@@ -382,7 +388,7 @@ static void job_key_model(struct job_src *js)
 
 static void job_src_free(struct job_src *js)
 {
-    if (js->remote == NULL)
+    if (js->remote == NULL && js->upload == NULL)
         pt2_source_free(js->src);
     pt2_remote_free(js->remote);
     if (js->pf.fd >= 0)
@@ -436,12 +442,14 @@ static int job_resolve(const struct pt2d_job *job, const struct pt2d_options *o,
 {
     int rc;
 
-    rc = pt2d_options_check_package(o, job->upload_fd >= 0, 1, err);
+    rc = pt2d_options_check_package(o, job_has_upload(job), 1, err);
     if (rc != PT2_OK)
         return rc;
     js->model = o->model;
-    if (job->upload_fd >= 0) {
-        rc = pt2_source_new_fd(&js->src, job->upload_fd, NULL, err);
+    if (job->upload != NULL || job->upload_fd >= 0) {
+        js->upload = job->upload;
+        rc = job->upload != NULL ? pt2_upload_source(job->upload, &js->src, err)
+                                 : pt2_source_new_fd(&js->src, job->upload_fd, NULL, err);
         js->name = job->upload_name != NULL ? job->upload_name : "upload.pt2";
         js->key_after = 1;
         return rc;
@@ -472,7 +480,28 @@ static int job_keep_opened(const struct pt2d_job_env *env, int nocache, struct j
     js->opened_bytes = pt2_package_memory(pkg);
     if (js->remote != NULL)
         pt2_package_set_source(pkg, pt2_remote_source_json(js->remote));
+    else if (js->upload != NULL)
+        pt2_package_set_source(pkg, pt2_upload_source_json(js->upload));
     return job_keep(env, nocache, pkg, js->key, ref, err);
+}
+
+/*
+ * An upload's answer also depends on how it was kept (package.source: streamed or
+ * not, and why): that goes into the digest too.
+ */
+static void job_upload_digest(const pt2_upload *u, uint8_t d[SHA256_DIGEST_SIZE])
+{
+    struct sha256_ctx sha;
+    cJSON *j = pt2_upload_source_json(u);
+    char *s = j != NULL ? cJSON_PrintUnformatted(j) : NULL;
+
+    sha256_init(&sha);
+    sha256_update(&sha, SHA256_DIGEST_SIZE, d);
+    if (s != NULL)
+        sha256_update(&sha, strlen(s), (const uint8_t *)s);
+    sha256_digest(&sha, SHA256_DIGEST_SIZE, d);
+    cJSON_free(s);
+    cJSON_Delete(j);
 }
 
 /* Open what js names (never cached: its key comes from what was read) and key it. */
@@ -488,6 +517,8 @@ static int job_open_unkeyed(const struct pt2d_job *job, struct job_src *js,
     if (rc != PT2_OK)
         return rc;
     pt2_source_digest(js->src, d);
+    if (js->upload != NULL)
+        job_upload_digest(js->upload, d);
     job_hash_key(js->key, sizeof(js->key), js->remote != NULL ? "rd" : "u", d,
                  pt2_source_size(js->src), js->name);
     job_key_model(js);
@@ -576,7 +607,7 @@ static int job_run(struct pt2d_job *job, int cached_only)
     int rc, answered = 1;
 
     if (cached_only &&
-        (job->upload_fd >= 0 || job->route == PT2D_ROUTE_COMPATIBILITY || job->opts->has_url ||
+        (job_has_upload(job) || job->route == PT2D_ROUTE_COMPATIBILITY || job->opts->has_url ||
          job->nocache || job->env->cache == NULL || job_gated(job)))
         return 0;
     memset(&in, 0, sizeof(in));

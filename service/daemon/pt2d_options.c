@@ -353,6 +353,10 @@ int pt2d_options_add_query(struct pt2d_options *o, const char *key, const char *
         o->nocache = flag_value(value);
         return PT2_OK;
     }
+    if (strcmp(key, "stream") == 0) {
+        o->no_stream = !flag_value(value);
+        return PT2_OK;
+    }
     if (strcmp(key, "affinity") == 0)
         return set_affinity(o, value, err);
     if (strcmp(key, "refresh") == 0) {

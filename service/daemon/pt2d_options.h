@@ -50,7 +50,8 @@ struct pt2d_options {
     char platform[16];   /* ?platform=linux/arm64 for every target; "" = not given */
     unsigned json_flags; /* PT2_JSON_OIP for view=oip, PT2_JSON_NO_AFFINITY for affinity=0 */
     int nocache;
-    cJSON *inputs;                /* {name: [dims...]} or NULL; owned */
+    int no_stream; /* ?stream=0: an upload is kept whole, not inspected as it streams */
+    cJSON *inputs; /* {name: [dims...]} or NULL; owned */
     char device[PT2D_DEVICE_MAX]; /* ?device=: "", "cuda", "cuda:N" or "N" */
     int has_device;               /* 0 = every GPU of the node */
     int refresh;                  /* ?refresh=1: probe the node again (/v1/node) */

@@ -497,8 +497,8 @@ static enum MHD_Result early_problem(struct request *rq, int code, const char *d
 }
 
 /*
- * --max-uploads: a request holds a slot from the moment its spool file exists until it is
- * freed, so at most max_uploads x max_upload bytes are ever spooled at once.
+ * --max-uploads: a request holds a slot from the moment its upload body starts until it is
+ * freed, so at most max_uploads uploads (each with its memory and spool file) exist at once.
  */
 static int upload_slot_take(struct request *rq)
 {
@@ -538,7 +538,8 @@ static enum MHD_Result request_begin(struct request *rq)
 {
     struct pt2d_server *s = rq->srv;
     struct pt2_error err = {0};
-    struct pt2d_intake_limits lim = {s->cfg.spool_dir, s->cfg.max_upload, 0, NULL, 0, &s->budget};
+    struct pt2d_intake_limits lim = {
+        s->cfg.spool_dir, s->cfg.max_upload, 0, NULL, 0, &s->budget, 0};
     const char *h;
 
     rq->authorization = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Authorization");
@@ -588,6 +589,7 @@ static enum MHD_Result request_begin(struct request *rq)
     h = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Cache-Control");
     if (h != NULL && header_has_token(h, "no-cache"))
         rq->opts.nocache = 1;
+    lim.no_stream = rq->opts.no_stream;
     if (rq->route->id == PT2D_ROUTE_COMPATIBILITY) {
         /* Node lists are larger than option bodies; they come as JSON or beside the file. */
         lim.json_max = PT2_K8S_TEXT_MAX;
@@ -603,7 +605,7 @@ static enum MHD_Result request_begin(struct request *rq)
                              "POST /v1/compatibility takes application/json {\"path\", \"nodes\"} "
                              "or multipart/form-data with parts 'file' and 'nodes'");
     }
-    if (rq->intake.spool != NULL && !upload_slot_take(rq)) {
+    if (pt2d_intake_upload(&rq->intake) != NULL && !upload_slot_take(rq)) {
         pt2d_intake_free(&rq->intake);
         return early_problem(rq, PT2_ERR_OVERLOADED,
                              "too many uploads in progress (--max-uploads); retry shortly");
@@ -675,7 +677,8 @@ static enum MHD_Result request_dispatch(struct request *rq)
 {
     struct pt2d_server *s = rq->srv;
     struct pt2_error err = {0};
-    int upload_fd, compat = rq->route->id == PT2D_ROUTE_COMPATIBILITY;
+    int compat = rq->route->id == PT2D_ROUTE_COMPATIBILITY;
+    pt2_upload *upload;
 
     if (pt2d_intake_finish(&rq->intake, &err) != PT2_OK)
         return answer_problem(rq, err.code, err.message);
@@ -687,9 +690,9 @@ static enum MHD_Result request_dispatch(struct request *rq)
                               &err) != PT2_OK)
         return answer_problem(rq, err.code, err.message);
     pt2d_options_finish(&rq->opts);
-    upload_fd = pt2d_intake_spool_fd(&rq->intake);
+    upload = pt2d_intake_upload(&rq->intake);
     /* Early, on this thread; POST /v1/compatibility's body names its package on the worker. */
-    if (pt2d_options_check_package(&rq->opts, upload_fd >= 0, !compat, &err) != PT2_OK)
+    if (pt2d_options_check_package(&rq->opts, upload != NULL, !compat, &err) != PT2_OK)
         return answer_problem(rq, err.code, err.message);
     if (compat && rq->intake.kind == PT2D_BODY_JSON) {
         rq->job.body = pt2d_buf_str(&rq->intake.json);
@@ -702,13 +705,14 @@ static enum MHD_Result request_dispatch(struct request *rq)
     rq->job.env = &s->env;
     rq->job.route = rq->route->id;
     rq->job.opts = &rq->opts;
-    rq->job.upload_fd = upload_fd;
+    rq->job.upload_fd = -1;
+    rq->job.upload = upload;
     rq->job.upload_name = rq->intake.filename[0] != '\0' ? rq->intake.filename : NULL;
     rq->job.if_none_match = rq->inm[0] != '\0' ? rq->inm : NULL;
     rq->job.nocache = rq->opts.nocache;
     rq->job.request_id = rq->id;
     rq->job.reply = &rq->reply;
-    if (upload_fd >= 0)
+    if (upload != NULL)
         pt2d_metrics_upload(s->metrics, rq->intake.received);
     /* A response already rendered for a cached package is sent from here: no pool trip. */
     if (pt2d_job_run_cached(&rq->job))

@@ -12,9 +12,6 @@
 
 struct pt2d_spool {
     int fd;
-    uint64_t size;
-    uint64_t cap;
-    int finished;
 };
 
 static int spool_create_fd(const char *dir, struct pt2_error *err)
@@ -60,7 +57,7 @@ int pt2d_spool_check(const char *dir, struct pt2_error *err)
     return rc;
 }
 
-int pt2d_spool_open(struct pt2d_spool **out, const char *dir, uint64_t cap, struct pt2_error *err)
+int pt2d_spool_open(struct pt2d_spool **out, const char *dir, struct pt2_error *err)
 {
     struct pt2d_spool *s;
     int fd;
@@ -75,50 +72,13 @@ int pt2d_spool_open(struct pt2d_spool **out, const char *dir, uint64_t cap, stru
         return fd;
     }
     s->fd = fd;
-    s->cap = cap;
     *out = s;
     return PT2_OK;
-}
-
-int pt2d_spool_write(struct pt2d_spool *s, const void *data, size_t len, struct pt2_error *err)
-{
-    const char *p = data;
-    size_t left = len;
-    char eb[128];
-
-    if (s->finished)
-        return pt2_error_set(err, PT2_ERR_INTERNAL, "spool: write after finish");
-    if (len > s->cap || s->size > s->cap - len)
-        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "upload exceeds the %llu-byte limit",
-                             (unsigned long long)s->cap);
-    while (left > 0) {
-        ssize_t n = write(s->fd, p, left);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return pt2_error_set(err, PT2_ERR_IO, "spool: write failed: %s",
-                                 strerror_r(errno, eb, sizeof(eb)));
-        }
-        p += n;
-        left -= (size_t)n;
-    }
-    s->size += len;
-    return PT2_OK;
-}
-
-void pt2d_spool_finish(struct pt2d_spool *s)
-{
-    s->finished = 1;
 }
 
 int pt2d_spool_fd(const struct pt2d_spool *s)
 {
     return s->fd;
-}
-
-uint64_t pt2d_spool_size(const struct pt2d_spool *s)
-{
-    return s->size;
 }
 
 void pt2d_spool_free(struct pt2d_spool *s)

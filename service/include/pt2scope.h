@@ -297,6 +297,9 @@ struct pt2_upload_options {
     int (*spill)(void *ctx, int *fd, struct pt2_error *err);
     void *spill_ctx;
     int keep_all; /* keep every byte (the upload is not streamed) */
+    /* Optional: asked before memory for `more` kept bytes is allocated; 0 refuses, and
+     * those bytes and all later ones go to the spill file. Called with spill_ctx. */
+    int (*reserve)(void *ctx, size_t more);
 };
 
 int pt2_upload_new(pt2_upload **out, const struct pt2_upload_options *o, struct pt2_error *err);

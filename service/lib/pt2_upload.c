@@ -35,7 +35,8 @@ struct pt2_upload {
     pt2_zipstream *zs; /* NULL when every byte is kept */
     uint8_t *mem;
     size_t mem_len, mem_alloc;
-    int fd; /* the spill file, -1 until asked for */
+    int mem_closed; /* reserve refused: no more memory */
+    int fd;         /* the spill file, -1 until asked for */
     uint64_t file_len;
     struct up_extent *ext;
     size_t next, cap_ext;
@@ -67,6 +68,9 @@ static int up_extent_add(pt2_upload *u, uint64_t off, uint64_t len, uint64_t at,
     return PT2_OK;
 }
 
+static int up_to_file(pt2_upload *u, uint64_t off, const uint8_t *p, size_t n,
+                      struct pt2_error *err);
+
 static int up_to_memory(pt2_upload *u, uint64_t off, const uint8_t *p, size_t n,
                         struct pt2_error *err)
 {
@@ -78,6 +82,10 @@ static int up_to_memory(pt2_upload *u, uint64_t off, const uint8_t *p, size_t n,
             want *= 2;
         if (want > u->o.memory_cap)
             want = u->o.memory_cap;
+        if (u->o.reserve != NULL && !u->o.reserve(u->o.spill_ctx, want - u->mem_alloc)) {
+            u->mem_closed = 1;
+            return up_to_file(u, off, p, n, err);
+        }
         m = realloc(u->mem, want);
         if (m == NULL)
             return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory keeping the upload");
@@ -127,7 +135,7 @@ static int up_keep(void *ctx, uint64_t off, const void *data, size_t len, struct
 {
     pt2_upload *u = ctx;
     const uint8_t *p = data;
-    size_t room = u->o.memory_cap - u->mem_len, m = len < room ? len : room;
+    size_t room = u->mem_closed ? 0 : u->o.memory_cap - u->mem_len, m = len < room ? len : room;
     int rc = PT2_OK;
 
     u->kept += len;

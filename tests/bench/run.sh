@@ -217,6 +217,10 @@ say "4. upload: a 2 GiB package POSTed with curl (3 runs each)"
 UP=$WORK/upload.pt2
 "$BIN/bench_genpkg" "$UP" 2G 1000 "$SO" "$CUBIN"
 cat "$UP" >/dev/null # page cache: time the transfer, not the first read of the file
+# What the spool may hold at most (issue 25): the data of the entries that are not weights.
+NONWEIGHT=$(python3 -c 'import sys, zipfile
+print(sum(i.compress_size for i in zipfile.ZipFile(sys.argv[1]).infolist()
+          if "/data/weights/" not in "/" + i.filename))' "$UP")
 start sink "$BIN/bench_server" sink "$WORK/sink.port" "$NPROC"
 SINK_PID=$LAST_PID
 start upload-daemon "$BUILD/pt2scoped" --listen 127.0.0.1:0 --port-file "$WORK/up.port" \
@@ -236,13 +240,17 @@ for run in 1 2 3; do
         spool_files=$(find "$WORK/spool" -type f | wc -l)
         spool_bytes=$(du -sb "$WORK/spool" | cut -f1)
         deleted_open=0
+        src='{}'
         if [ "$what" = daemon ]; then
             deleted_open=$(find "/proc/$UPD_PID/fd" -lname '*(deleted)' 2>/dev/null | wc -l)
+            src=$(python3 -c 'import json, sys
+print(json.dumps(json.load(open(sys.argv[1])).get("package", {}).get("source", {})))' "$WORK/up.out" 2>/dev/null || echo '{}')
         fi
         printf '{"label":"%s","run":%d,"status":%s,"bytes_per_s":%s,"seconds":%s,"bytes":%s,' \
             "$what" "$run" "$code" "$speed" "$secs" "$sent" >>"$WORK/upload.jsonl"
-        printf '"spool_files_after":%s,"spool_dir_bytes_after":%s,"deleted_open_after":%s}\n' \
+        printf '"spool_files_after":%s,"spool_dir_bytes_after":%s,"deleted_open_after":%s,' \
             "$spool_files" "$spool_bytes" "$deleted_open" >>"$WORK/upload.jsonl"
+        printf '"nonweight_bytes":%s,"source":%s}\n' "$NONWEIGHT" "$src" >>"$WORK/upload.jsonl"
         printf '%-6s run %d: HTTP %s, %7.1f MB/s, spool after: %s files\n' "$what" "$run" "$code" \
             "$(python3 -c "print($speed / 1e6)")" "$spool_files"
     done

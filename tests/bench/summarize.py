@@ -24,7 +24,7 @@ CACHED_MIN = 0.70    # of the ceiling's req/s
 UNCACHED_MIN = 0.30  # of the ceiling's req/s
 UNCACHED_CONNS = 16  # issue 25: the uncached goal is at 16 connections
 LIBRARY_TYPICAL_MAX_US = 100.0  # issue 25: the library's typical inspection
-UPLOAD_MIN = 0.70    # of the sink's throughput
+UPLOAD_MIN = 0.90    # of the sink's throughput (issue 25)
 UPLOAD_RSS_MAX_KIB = 64 * 1024
 STARTUP_MAX_MS = 50.0
 BYTES_READ_MAX = 1 * MIB
@@ -87,6 +87,14 @@ def cmd_upload(runs_path, hwm_kib):
                "daemon_peak_rss_kib": int(hwm_kib),
                "all_status_200": all(r["status"] == 200 for r in runs),
                "spool_files_after_max": max(r["spool_files_after"] for r in daemon_runs),
+               # The spool only grows during an upload: what it held at the end is its peak.
+               "spool_peak_bytes_max": max(r.get("source", {}).get("bytes_spilled", -1)
+                                           for r in daemon_runs),
+               "kept_bytes_max": max(r.get("source", {}).get("bytes_kept", -1)
+                                     for r in daemon_runs),
+               "nonweight_bytes": daemon_runs[0].get("nonweight_bytes", 0) if daemon_runs else 0,
+               "all_streamed": all(r.get("source", {}).get("streamed") is True
+                                   for r in daemon_runs),
                "deleted_open_after_max": max(r["deleted_open_after"] for r in daemon_runs),
                "runs": runs}, sys.stdout, indent=1)
     print()
@@ -333,11 +341,25 @@ def report_upload(up, out, targets):
                "held %d file(s) at most and the daemon %d deleted-but-open file(s); all answers "
                "200: %s.\n" % (human(up["daemon_peak_rss_kib"] * 1024), up["spool_files_after_max"],
                                up["deleted_open_after_max"], up["all_status_200"]))
-    targets.append(("Upload ≥ 70 % of the sink's throughput",
+    out.append("Every daemon upload streamed: %s; kept at most %s (in memory first), spooled at "
+               "most %s, against %s of entries that are not weights.\n" % (
+                   up.get("all_streamed"), human(max(up.get("kept_bytes_max", 0), 0)),
+                   human(max(up.get("spool_peak_bytes_max", 0), 0)),
+                   human(up.get("nonweight_bytes", 0))))
+    ok = (up["ratio_to_sink"] or 0) >= UPLOAD_MIN and up["all_status_200"]
+    targets.append(("Upload (streamed) ≥ %d %% of the sink's throughput" % (100 * UPLOAD_MIN),
                     "%.0f of %.0f MB/s = %.0f %%" % (up["daemon_bytes_per_s_median"] / 1e6,
                                                      up["sink_bytes_per_s_median"] / 1e6,
                                                      100 * (up["ratio_to_sink"] or 0)),
-                    (up["ratio_to_sink"] or 0) >= UPLOAD_MIN and up["all_status_200"]))
+                    ok, "" if ok else "both servers and curl share the 2 CPUs; per byte the "
+                    "daemon also runs the CRC-32 of every dropped weight and the descriptor "
+                    "search, which the sink does not"))
+    targets.append(("Upload spool peak ≤ the package's non-weight entries",
+                    "%s spooled, %s of non-weight entries" % (
+                        human(max(up.get("spool_peak_bytes_max", 0), 0)),
+                        human(up.get("nonweight_bytes", 0))),
+                    up.get("all_streamed") is True and
+                    0 <= up.get("spool_peak_bytes_max", -1) <= up.get("nonweight_bytes", 0)))
     targets.append(("Upload peak RSS < 64 MiB, spool released",
                     "%s; %d spool files and %d deleted-open files left" % (
                         human(up["daemon_peak_rss_kib"] * 1024), up["spool_files_after_max"],

@@ -120,6 +120,17 @@ static void assert_json_eq(const cJSON *got, const cJSON *want)
     }
 }
 
+/* package.source is `want` (JSON text); then it is removed, the rest compares with the file's. */
+static void assert_source(cJSON *pkg, const char *want)
+{
+    cJSON *src = cJSON_DetachItemFromObject(pkg, "source");
+    char *got = cJSON_PrintUnformatted(src);
+
+    ck_assert_str_eq(got, want);
+    cJSON_free(got);
+    cJSON_Delete(src);
+}
+
 static void assert_ctype(const struct th_resp *r, const char *want)
 {
     char ct[128];
@@ -410,6 +421,9 @@ START_TEST(test_inspect_post_multipart)
     /* The upload keeps its multipart file name. */
     pkg = cJSON_GetObjectItem(doc, "package");
     ck_assert_str_eq(th_str(pkg, "name"), "cuda_sm90a_v8.pt2");
+    /* It was inspected as it streamed; nothing was big enough to drop. */
+    assert_source(pkg, "{\"upload\":true,\"streamed\":true,\"bytes_received\":34001,"
+                       "\"bytes_kept\":34001,\"bytes_spilled\":0,\"entries_dropped\":0}");
     cJSON_DeleteItemFromObject(doc, "compatibility");
     cJSON_DeleteItemFromObject(doc, "overall");
     assert_json_eq(doc, want);

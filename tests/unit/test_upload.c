@@ -145,7 +145,7 @@ static int spill_tmp(void *ctx, int *fd, struct pt2_error *err)
 static pt2_upload *feed(const uint8_t *buf, size_t len, size_t maxslice, size_t memory_cap,
                         int *spill_fd)
 {
-    struct pt2_upload_options o = {memory_cap, spill_tmp, spill_fd, 0};
+    struct pt2_upload_options o = {memory_cap, spill_tmp, spill_fd, 0, NULL};
     struct pt2_error err = {0};
     pt2_upload *u = NULL;
     size_t off = 0, k = 1;
@@ -503,7 +503,7 @@ END_TEST
 /* keep_all (stream=0): every byte kept, the reason says so. */
 START_TEST(keep_all_keeps_everything)
 {
-    struct pt2_upload_options o = {0, NULL, NULL, 1};
+    struct pt2_upload_options o = {0, NULL, NULL, 1, NULL};
     struct pt2_error err = {0};
     uint8_t w[3000] = {0};
     struct zw z = {0};
@@ -528,7 +528,7 @@ END_TEST
 /* Over memory_cap without a spill file: a clear failure, no crash. */
 START_TEST(no_spill_file_is_a_clear_failure)
 {
-    struct pt2_upload_options o = {1024, NULL, NULL, 1};
+    struct pt2_upload_options o = {1024, NULL, NULL, 1, NULL};
     struct pt2_error err = {0};
     uint8_t b[2048] = {0};
     pt2_upload *u = NULL;
