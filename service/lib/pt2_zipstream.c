@@ -743,15 +743,21 @@ int pt2_zipstream_feed(pt2_zipstream *zs, const void *data, size_t len, struct p
 
     while (len > 0 && rc == PT2_OK) {
         if (zs->ncarry > 0) {
-            size_t take = len < CARRY_MAX - zs->ncarry ? len : CARRY_MAX - zs->ncarry;
+            size_t old = zs->ncarry, take = len < CARRY_MAX - old ? len : CARRY_MAX - old;
 
-            memcpy(zs->carry + zs->ncarry, p, take);
+            memcpy(zs->carry + old, p, take);
             zs->ncarry += take;
-            p += take;
-            len -= take;
             rc = run(zs, zs->carry, zs->ncarry, &used, err);
+            if (used >= old) { /* the carried bytes are done: the rest is the slice's own */
+                p += used - old;
+                len -= used - old;
+                zs->ncarry = 0;
+                continue;
+            }
             memmove(zs->carry, zs->carry + used, zs->ncarry - used);
             zs->ncarry -= used;
+            p += take;
+            len -= take;
             if (rc == PT2_OK && zs->ncarry == CARRY_MAX)
                 return pt2_error_set(err, PT2_ERR_INTERNAL, "zip stream parser made no progress");
             continue;

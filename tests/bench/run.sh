@@ -69,7 +69,7 @@ mkdir -p "$RESULTS" "$WORK/models" "$WORK/spool" "$WORK/pkgs"
 # Objects come from the Makefile's own pattern rule, so the tools get exactly
 # the project's flags (-Werror included); only the link is spelled out here.
 say "building the bench tools in $BIN"
-LIBS="$(pkg-config --libs libzip libcjson libmicrohttpd libcurl nettle) -lpthread -ldl -lm"
+LIBS="$(pkg-config --libs libzip libcjson libmicrohttpd libcurl nettle zlib) -lpthread -ldl -lm"
 mkdir -p "$BIN"
 make -s --no-print-directory BUILD="$BUILD" "$BUILD/libpt2scope.a" \
     "$BUILD/obj/tests/support/bigzip.o" \
