@@ -25,6 +25,14 @@ seed() { # seed NAME DIR: the harness's starting corpus in DIR
             case $f in *wrapper_over_cap*) continue ;; esac
             cp "$f" "$dir/"
         done ;;
+    upload)
+        # the first byte is the slice size (fuzz_upload.c): the fixtures at two of them
+        for f in tests/fixtures/*.pt2; do
+            case $f in *wrapper_over_cap*) continue ;; esac
+            { printf '\x3f'; cat "$f"; } >"$dir/$(basename "$f").64"
+            { printf '\x07'; cat "$f"; } >"$dir/$(basename "$f").all"
+        done
+        cp tests/fuzz/seeds/upload/* "$dir/" ;;
     binary)
         find tests/fixtures/bins -type f -size -300k \( -name '*.cubin' -o -name '*.fatbin' \
             -o -name '*.hsaco' -o -name '*.so' -o -name '*.ptx' -o -name '*.dylib' \) \
