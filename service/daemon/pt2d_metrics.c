@@ -232,7 +232,7 @@ static void render_scalars(struct pt2d_buf *b, const struct pt2d_metrics *snap,
     } scalars[] = {
         {"pt2scope_bytes_read_total", "counter", "Bytes read from packages by inspections.",
          snap->bytes_read},
-        {"pt2scope_upload_bytes_total", "counter", "Request body bytes spooled from uploads.",
+        {"pt2scope_upload_bytes_total", "counter", "Request body bytes received in uploads.",
          snap->upload_bytes},
         {"pt2scope_remote_requests_total", "counter",
          "HTTP requests made to read remote packages (?url=), redirects included.",

@@ -146,6 +146,8 @@ export const pageTests = [
     ]);
     assert.deepEqual(await specRows(ctx, 'model', 'Outputs'), [['mask', 'float32', '(B, 1, 512, 512)', 'axis 0: B']]);
     assert.match(await ctx.page.textContent('#bytes'), /^Read [\d,]+ bytes of headers/);
+    // The upload streamed (nothing in it is big enough to drop).
+    assert.match(await ctx.page.textContent('#bytes'), / The upload was inspected as it streamed: 33 KiB kept\.$/);
     // An upload cannot be shared: no path in the URL.
     assert.equal(new URL(ctx.page.url()).searchParams.get('path'), null);
     // The drop zone names what was dropped.

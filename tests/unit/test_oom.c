@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "pt2scope.h"
 #include "testutil.h"
@@ -194,6 +196,84 @@ START_TEST(test_every_allocation_windows)
 }
 END_TEST
 
+/* pt2_upload's spill file: an anonymous file of its own. */
+static int oom_spill(void *ctx, int *fd, struct pt2_error *err)
+{
+    int *f = ctx;
+
+    if (*f < 0)
+        *f = memfd_create("oom-spill", 0);
+    *fd = *f;
+    return *f >= 0 ? PT2_OK : pt2_error_set(err, PT2_ERR_IO, "no memfd");
+}
+
+/* An upload streamed in 1000-byte slices (4 KiB in memory, the rest spilled), then inspected. */
+static int upload_once(const uint8_t *data, size_t len)
+{
+    struct pt2_error err = {0};
+    int spill_fd = -1, rc;
+    struct pt2_upload_options o = {4096, oom_spill, &spill_fd, 0, NULL};
+    pt2_upload *u = NULL;
+    pt2_source *src = NULL;
+    pt2_package *pkg = NULL;
+    cJSON *doc = NULL, *j = NULL;
+
+    armed = 1;
+    rc = pt2_upload_new(&u, &o, &err);
+    for (size_t off = 0; rc == PT2_OK && off < len; off += 1000)
+        rc = pt2_upload_feed(u, data + off, len - off < 1000 ? len - off : 1000, &err);
+    if (rc == PT2_OK)
+        rc = pt2_upload_finish(u, &err);
+    if (rc == PT2_OK)
+        rc = pt2_upload_source(u, &src, &err);
+    if (rc == PT2_OK)
+        rc = pt2_package_open_source(&pkg, src, NULL, &err);
+    if (rc == PT2_OK)
+        rc = pt2_package_to_json(pkg, PT2_JSON_DEFAULT, &doc, &err);
+    if (rc == PT2_OK && (j = pt2_upload_source_json(u)) == NULL)
+        rc = pt2_error_set(&err, PT2_ERR_NOMEM, "out of memory");
+    armed = 0;
+    if (rc != PT2_OK)
+        ck_assert_msg(err.code == rc && err.message[0] != '\0',
+                      "allocation %ld: status %d with error %d '%s'", fail_at, rc, err.code,
+                      err.message);
+    cJSON_Delete(j);
+    cJSON_Delete(doc);
+    pt2_package_free(pkg);
+    pt2_upload_free(u);
+    if (spill_fd >= 0)
+        close(spill_fd);
+    return rc;
+}
+
+/* A torch-like upload with a weight to drop (the fuzzer's seed, less its slice byte). */
+START_TEST(test_every_allocation_upload)
+{
+    cJSON_Hooks hooks = {hook_malloc, free};
+    size_t len = 0;
+    uint8_t *buf = tu_read_file("tests/fuzz/seeds/upload/torch_70k", &len);
+    long total;
+
+    ck_assert_ptr_nonnull(buf);
+    cJSON_InitHooks(&hooks);
+    fail_at = 0;
+    counted = 0;
+    upload_once(buf + 1, len - 1);
+    total = counted;
+    ck_assert_int_gt(total, 10);
+    for (long n = 1; n <= total; n++) {
+        int rc;
+
+        fail_at = n;
+        counted = 0;
+        rc = upload_once(buf + 1, len - 1);
+        ck_assert_msg(!LEAKED(), "upload: a leak after allocation %ld failed (status %d)", n, rc);
+    }
+    cJSON_InitHooks(NULL);
+    free(buf);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("oom");
@@ -202,6 +282,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_every_allocation_cuda);
     tcase_add_test(tc, test_every_allocation_wrapper);
+    tcase_add_test(tc, test_every_allocation_upload);
     tcase_add_test(tc, test_every_allocation_windows);
     suite_add_tcase(s, tc);
     return s;

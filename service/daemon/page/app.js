@@ -306,6 +306,17 @@
 
   // ---- the report ------------------------------------------------------------
 
+  // How an upload was kept (package.source of an upload): streamed, or kept whole and why.
+  function uploadNote(src) {
+    if (!src || src.upload !== true) return '';
+    if (src.streamed) {
+      const n = src.entries_dropped || 0;
+      return ` The upload was inspected as it streamed: ${bytes(src.bytes_kept)} kept` +
+        (n > 0 ? `, the data of ${n} entr${n === 1 ? 'y' : 'ies'} checked and dropped.` : '.');
+    }
+    return ` The upload was kept whole: ${src.streamed_reason || 'not streamed'}.`;
+  }
+
   function render(doc) {
     const pkg = doc.package || {};
     const arch = doc.arch || {};
@@ -326,7 +337,7 @@
     renderMeta(doc.metadata || {});
     renderUserMeta(doc.metadata || {});
     renderWarnings(doc.warnings || []);
-    $('bytes').textContent = `Read ${Number(doc.bytes_read || 0).toLocaleString('en')} bytes of headers to answer (package ${bytes(pkg.size)}).`;
+    $('bytes').textContent = `Read ${Number(doc.bytes_read || 0).toLocaleString('en')} bytes of headers to answer (package ${bytes(pkg.size)}).${uploadNote(pkg.source)}`;
     $('report').hidden = false;
     $('report').removeAttribute('aria-busy');
   }
