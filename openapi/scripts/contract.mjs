@@ -17,7 +17,7 @@
 // OipTensorSpec tensor specs and its metadata is the Open Inference
 // Protocol's model metadata response (OipModelMetadata), any other only
 // TensorSpec ones and the package's own metadata (PackageMetadata). Likewise
-// an InspectReport has `scheduling` unless the request asked affinity=0.
+// an InspectReport has `scheduling` exactly when the request asked affinity=1.
 //
 // CLI:  node contract.mjs [--spec openapi.yaml] [--quiet] RECORD_DIR
 //       exits 1 on any mismatch (or no records), printing a coverage table.
@@ -312,18 +312,18 @@ export function checkView(rec) {
 }
 
 /*
- * An inspection document carries `scheduling` exactly when the request did not
- * ask affinity=0 / false (query, or "affinity": false in a JSON body, which wins).
+ * An inspection document carries `scheduling` exactly when the request asked
+ * affinity=1 / true (query, or "affinity": true in a JSON body, which wins).
  */
 export function checkAffinity(rec) {
   const q = rec.query && Array.isArray(rec.query.affinity) ? rec.query.affinity.at(-1) : null;
   const j = rec.request_json && typeof rec.request_json === 'object' ? rec.request_json.affinity : undefined;
-  const off = typeof j === 'boolean' ? !j : (q === '0' || q === 'false');
+  const on = typeof j === 'boolean' ? j : (q === '1' || q === 'true');
   const body = rec.body && typeof rec.body === 'object' ? rec.body : null;
   if (!body || !('arch' in body)) return [];
-  if (('scheduling' in body) === !off) return [];
-  return [off ? 'has scheduling but the request asked for affinity=0'
-    : "must have required property 'scheduling' (the request did not ask affinity=0)"];
+  if (('scheduling' in body) === on) return [];
+  return [on ? "must have required property 'scheduling' (the request asked affinity=1)"
+    : 'has scheduling but the request did not ask for affinity=1'];
 }
 
 /* ---- CLI --------------------------------------------------------------- */

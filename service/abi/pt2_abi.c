@@ -45,7 +45,7 @@ struct abi_request {
     const char *platform; /* the targets' "linux/arm64"...; NULL = the default */
     const char *device;   /* NULL = every GPU; "current" = see abi_current_device */
     int node;             /* 1: add this node's entries */
-    unsigned json_flags;  /* PT2_JSON_OIP for "view": "oip" */
+    unsigned json_flags;  /* PT2_JSON_AFFINITY, and PT2_JSON_OIP for "view": "oip" */
 };
 
 /* *out = the problem document of `err` (NULL when out of memory); returns err->code. */
@@ -289,6 +289,7 @@ static int abi_request_parse(const char *text, int node_default, struct abi_requ
     int rc;
 
     memset(r, 0, sizeof(*r));
+    r->json_flags = PT2_JSON_AFFINITY; /* the bindings' documents carry `scheduling` */
     r->node = node_default;
     if (text == NULL || text[0] == '\0')
         return PT2_OK;
@@ -309,7 +310,7 @@ static int abi_request_parse(const char *text, int node_default, struct abi_requ
         rc = abi_request_string(r->doc, "view", &view, err);
     if (rc == PT2_OK && view != NULL) {
         if (strcmp(view, "oip") == 0)
-            r->json_flags = PT2_JSON_OIP;
+            r->json_flags |= PT2_JSON_OIP;
         else
             rc = pt2_error_set(err, PT2_ERR_INVALID, "unknown view '%s' (only \"oip\")", view);
     }

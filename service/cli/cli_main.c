@@ -668,7 +668,9 @@ static int cmd_inspect(const struct cli_args *a)
 
     if (rc != CLI_OK)
         return rc;
-    if (pt2_package_to_json(pkg, a->oip ? PT2_JSON_OIP : PT2_JSON_DEFAULT, &doc, &err) != PT2_OK) {
+    /* `inspect --json` is the whole document, scheduling included. */
+    if (pt2_package_to_json(pkg, PT2_JSON_AFFINITY | (a->oip ? PT2_JSON_OIP : 0), &doc, &err) !=
+        PT2_OK) {
         rc = pkg_fail(a, a->file, &err);
         goto cleanup;
     }

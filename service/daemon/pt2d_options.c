@@ -135,13 +135,14 @@ static int set_view(struct pt2d_options *o, const char *text, struct pt2_error *
     return PT2_OK;
 }
 
-/* affinity=0 leaves scheduling.node_affinity out (not computed); 1, the default, keeps it. */
+/* affinity=1 asks for scheduling.node_affinity (computed only then); 0, the default, leaves it out.
+ */
 static int set_affinity(struct pt2d_options *o, const char *text, struct pt2_error *err)
 {
     if (strcmp(text, "0") == 0 || strcmp(text, "false") == 0)
-        o->json_flags |= PT2_JSON_NO_AFFINITY;
+        o->json_flags &= ~(unsigned)PT2_JSON_AFFINITY;
     else if (strcmp(text, "1") == 0 || strcmp(text, "true") == 0)
-        o->json_flags &= ~(unsigned)PT2_JSON_NO_AFFINITY;
+        o->json_flags |= PT2_JSON_AFFINITY;
     else
         return pt2_error_set(err, PT2_ERR_INVALID, "affinity '%.32s' is not 0, 1, false or true",
                              text);

@@ -48,7 +48,7 @@ struct pt2d_options {
     size_t n_targets;
     int driver_version;  /* cuDriverGetVersion() form; 0 = not given */
     char platform[16];   /* ?platform=linux/arm64 for every target; "" = not given */
-    unsigned json_flags; /* PT2_JSON_OIP for view=oip, PT2_JSON_NO_AFFINITY for affinity=0 */
+    unsigned json_flags; /* PT2_JSON_OIP for view=oip, PT2_JSON_AFFINITY for affinity=1 */
     int nocache;
     int no_stream; /* ?stream=0: an upload is kept whole, not inspected as it streams */
     cJSON *inputs; /* {name: [dims...]} or NULL; owned */

@@ -392,19 +392,20 @@ enum pt2_json_flags {
      */
     PT2_JSON_OIP = 1 << 0,
     /*
-     * Leave `scheduling` out: pt2_package_node_affinity is not computed (it is
-     * most of the document's bytes and a fifth of an uncached inspection's
-     * work); the daemon's `affinity=0`.
+     * Add `scheduling` ({"node_affinity": pt2_package_node_affinity's}): asked
+     * for, not computed for every document, because it is most of the
+     * document's bytes and half of an uncached inspection's work; the daemon's
+     * `affinity=1`. The CLI's `inspect --json` and the bindings ask for it.
      */
-    PT2_JSON_NO_AFFINITY = 1 << 1
+    PT2_JSON_AFFINITY = 1 << 2
 };
 
 /* Kernel records listed in arch.kernels at most; arch.kernels_total counts them all. */
 #define PT2_REPORT_KERNELS_MAX 4096u
 
 /* The full inspection document: arch, metadata, package, models, scheduling
- * ({"node_affinity": pt2_package_node_affinity's, or null past its term cap
- * with a warning}; absent with PT2_JSON_NO_AFFINITY), warnings, bytes_read. */
+ * (with PT2_JSON_AFFINITY only: {"node_affinity": pt2_package_node_affinity's,
+ * or null past its term cap with a warning}), warnings, bytes_read. */
 int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, struct pt2_error *err);
 /* The `arch` or `metadata` member alone. */
 int pt2_package_arch_json(const pt2_package *pkg, unsigned flags, cJSON **out,

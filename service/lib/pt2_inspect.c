@@ -131,8 +131,10 @@ struct pt2_package {
     struct pkg_eprog *eprogs;
     size_t neprogs;
 
-    struct pkg_extra executorch[EXTRAS_MAX], pickles[EXTRAS_MAX];
-    size_t nexecutorch, npickles;
+    /* Grown as met (most packages have none): a package object stays small, and
+     * allocating and freeing it stays cheap. */
+    struct pkg_extra *executorch, *pickles;
+    size_t nexecutorch, npickles, executorch_cap, pickles_cap;
     uint64_t executorch_total, pickles_total; /* counted past the cap too */
 
     /* A metadata error is deferred to the calls that need metadata. */
@@ -141,8 +143,8 @@ struct pt2_package {
     uint64_t retained_json; /* against RETAINED_JSON_MAX */
     size_t retained_tensors;
 
-    char warnings[WARNINGS_MAX][PT2_ERROR_MSG_MAX];
-    size_t nwarnings;
+    char (*warnings)[PT2_ERROR_MSG_MAX]; /* grown as met, up to WARNINGS_MAX */
+    size_t nwarnings, warnings_cap;
 
     uint64_t bytes_read, read_calls;
     cJSON *source; /* package.source (pt2_package_set_source), or NULL */
@@ -167,9 +169,32 @@ static const char *base_name(const char *path)
     return slash != NULL ? slash + 1 : path;
 }
 
+/* Room for one more of `elem` bytes in *v (capacity *cap, at most `max`): 1, or 0 when full
+ * or out of memory (what does not fit is counted by the caller, not listed). */
+static int grow(void **v, size_t *cap, size_t n, size_t elem, size_t max)
+{
+    size_t ncap;
+    void *p;
+
+    if (n < *cap)
+        return 1;
+    if (n >= max)
+        return 0;
+    ncap = *cap ? *cap * 2 : 4;
+    if (ncap > max)
+        ncap = max;
+    p = realloc(*v, ncap * elem);
+    if (p == NULL)
+        return 0;
+    *v = p;
+    *cap = ncap;
+    return 1;
+}
+
 static void add_warning(struct pt2_package *pkg, const char *msg)
 {
-    if (pkg->nwarnings < WARNINGS_MAX)
+    if (grow((void **)&pkg->warnings, &pkg->warnings_cap, pkg->nwarnings, sizeof(pkg->warnings[0]),
+             WARNINGS_MAX))
         snprintf(pkg->warnings[pkg->nwarnings++], PT2_ERROR_MSG_MAX, "%s", msg);
 }
 
@@ -501,12 +526,15 @@ static void settle_models(struct pt2_package *pkg)
     }
 }
 
-static void add_extra(struct pkg_extra *v, size_t *n, uint64_t *total, const char *rel,
-                      const char *kind, uint64_t size)
+static void add_extra(struct pkg_extra **pv, size_t *n, size_t *cap, uint64_t *total,
+                      const char *rel, const char *kind, uint64_t size)
 {
+    struct pkg_extra *v;
+
     (*total)++;
-    if (*n >= EXTRAS_MAX)
+    if (!grow((void **)pv, cap, *n, sizeof(**pv), EXTRAS_MAX))
         return;
+    v = *pv;
     snprintf(v[*n].entry, sizeof(v[*n].entry), "%s", rel);
     snprintf(v[*n].kind, sizeof(v[*n].kind), "%s", kind);
     v[*n].size = size;
@@ -524,11 +552,11 @@ static void note_other(struct pt2_package *pkg, pt2_zip *z, size_t i, const char
     const char *b = base_name(rel);
 
     if (strncmp(rel, "data/executorch/", 16) == 0 && rel[16] != '\0' && !has_suffix(rel, "/"))
-        add_extra(pkg->executorch, &pkg->nexecutorch, &pkg->executorch_total, rel + 16, "",
-                  pt2_zip_entry_size(z, i));
+        add_extra(&pkg->executorch, &pkg->nexecutorch, &pkg->executorch_cap, &pkg->executorch_total,
+                  rel + 16, "", pt2_zip_entry_size(z, i));
     else if (strncmp(rel, "data/constants/", 15) == 0 && strchr(rel + 15, '/') == NULL &&
              b[0] != '\0' && strncmp(b, "tensor_", 7) != 0 && !has_suffix(b, ".json"))
-        add_extra(pkg->pickles, &pkg->npickles, &pkg->pickles_total, rel,
+        add_extra(&pkg->pickles, &pkg->npickles, &pkg->pickles_cap, &pkg->pickles_total, rel,
                   strncmp(b, "custom_obj_", 11) == 0 ? "custom_obj" : "opaque",
                   pt2_zip_entry_size(z, i));
 }
@@ -1292,6 +1320,9 @@ void pt2_package_free(pt2_package *pkg)
         pt2_meta_user_free(&pkg->user);
     pt2_kernel_list_free(&pkg->kernels);
     pt2_host_list_free(&pkg->hosts);
+    free(pkg->executorch);
+    free(pkg->pickles);
+    free(pkg->warnings);
     free(pkg);
 }
 
@@ -1326,7 +1357,9 @@ uint64_t pt2_package_memory(const pt2_package *pkg)
            (uint64_t)pkg->hosts.cap * sizeof(pkg->hosts.v[0]) + hosts_needs_memory(&pkg->hosts) +
            (uint64_t)pkg->neprogs * sizeof(pkg->eprogs[0]) +
            pkg->retained_json * JSON_TREE_PER_TEXT_BYTE +
-           (uint64_t)pkg->retained_tensors * sizeof(struct pt2_tensor);
+           (uint64_t)pkg->retained_tensors * sizeof(struct pt2_tensor) +
+           (uint64_t)pkg->warnings_cap * sizeof(pkg->warnings[0]) +
+           (uint64_t)(pkg->executorch_cap + pkg->pickles_cap) * sizeof(struct pkg_extra);
 }
 
 /* ---- accessors used by pt2_report.c and the compatibility calls --------- */

@@ -914,7 +914,7 @@ int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, str
     if (rc == PT2_OK)
         rc = build_metadata(pkg, flags, &meta, err);
     /* The affinity is computed only when asked for: it is the document's largest part. */
-    if (rc == PT2_OK && !(flags & PT2_JSON_NO_AFFINITY))
+    if (rc == PT2_OK && (flags & PT2_JSON_AFFINITY))
         rc = scheduling_json(pkg, &sched, sched_warning, sizeof(sched_warning), err);
     if (rc != PT2_OK) {
         cJSON_Delete(arch);
@@ -932,7 +932,7 @@ int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, str
     jadd(&b, doc, "metadata", meta);
     jadd(&b, doc, "package", package_json(&b, pkg));
     jadd(&b, doc, "models", models_json(&b, pkg, flags, warn));
-    if (!(flags & PT2_JSON_NO_AFFINITY))
+    if (flags & PT2_JSON_AFFINITY)
         jadd(&b, doc, "scheduling", sched);
     jadd(&b, doc, "runtime", pt2_runtime_needs_json(pkg));
     runtime_warnings(&b, pkg, warn);

@@ -19,8 +19,8 @@
  * pt2scoped at start-up, we set TZ=:/etc/localtime when it is unset: the
  * same zone, read once.
  *
- * BENCH_AFFINITY=0 in the environment inspects with PT2_JSON_NO_AFFINITY (the
- * daemon's affinity=0: no scheduling member, the nodeAffinity not computed).
+ * BENCH_AFFINITY=1 in the environment inspects with PT2_JSON_AFFINITY (the
+ * daemon's affinity=1: the scheduling member, the nodeAffinity computed).
  *
  * usage: bench_inspect OUT.json MIN_MS LABEL WEIGHTS PATH [LABEL WEIGHTS PATH ...]
  */
@@ -99,7 +99,7 @@ static unsigned bi_json_flags(void)
 {
     const char *a = getenv("BENCH_AFFINITY");
 
-    return a != NULL && strcmp(a, "0") == 0 ? PT2_JSON_NO_AFFINITY : 0;
+    return a != NULL && strcmp(a, "1") == 0 ? PT2_JSON_AFFINITY : 0;
 }
 
 static int bi_once(struct bi_result *r, struct pt2_error *err)

@@ -16,8 +16,8 @@
  * uses). It listens on 127.0.0.1 at an ephemeral port, writes the port to
  * PORT_FILE once ready, and runs until SIGTERM or SIGINT.
  *
- * BENCH_AFFINITY=0 in the environment: the ceiling's document is the one
- * asked with affinity=0 (PT2_JSON_NO_AFFINITY, no `scheduling`).
+ * BENCH_AFFINITY=1 in the environment: the ceiling's document is the one
+ * asked with affinity=1 (PT2_JSON_AFFINITY, with `scheduling`).
  *
  * usage: bench_server ceiling PORT_FILE THREADS PACKAGE
  *        bench_server sink PORT_FILE THREADS
@@ -111,12 +111,12 @@ static void bs_on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 }
 
 /* The package's inspection document, unformatted, as the daemon sends it. */
-/* The daemon's affinity=0 document when BENCH_AFFINITY=0, else the default one. */
+/* The daemon's affinity=1 document when BENCH_AFFINITY=1, else the default one. */
 static unsigned bs_json_flags(void)
 {
     const char *a = getenv("BENCH_AFFINITY");
 
-    return a != NULL && strcmp(a, "0") == 0 ? PT2_JSON_NO_AFFINITY : 0;
+    return a != NULL && strcmp(a, "1") == 0 ? PT2_JSON_AFFINITY : 0;
 }
 
 static char *bs_build_body(const char *package)

@@ -119,9 +119,10 @@ for w in 1M 1G 8G; do
     done
 done
 "$BIN/bench_inspect" "$RESULTS/inspect.json" 500 "${args[@]}"
-# The typical package again as asked with affinity=0 (no scheduling.node_affinity).
-BENCH_AFFINITY=0 "$BIN/bench_inspect" "$RESULTS/inspect_lean.json" 500 \
-    typical-affinity0 $((8 << 30)) "$WORK/pkgs/w8G_e10.pt2"
+# The typical package again as asked with affinity=1 (scheduling.node_affinity computed);
+# the rows above are the default document, without it.
+BENCH_AFFINITY=1 "$BIN/bench_inspect" "$RESULTS/inspect_affinity.json" 500 \
+    typical-affinity1 $((8 << 30)) "$WORK/pkgs/w8G_e10.pt2"
 # The AOTI wrapper scan (inputs and outputs from the wrapper .cpp): a small
 # stand-in wrapper (the smallest package), a real 552 KB one where the shared
 # corpus is there, and the worst case, a wrapper over the 64 MiB scan cap.
@@ -167,9 +168,11 @@ say "2. start-up to /readyz and idle RSS (10 runs)"
 
 # ---- 3. service under load ---------------------------------------------------
 say "3. service on loopback: wrk, ${SECS} s per run, ${REPS} interleaved rounds (median kept)"
-start ceiling "$BIN/bench_server" ceiling "$WORK/ceiling.port" "$NPROC" "$WORK/models/typical.pt2"
+# `ceiling`/`cached`/`uncached`: the document with affinity=1 (scheduling); `-lean`: the
+# default document (no scheduling), against a ceiling of its own bytes.
+BENCH_AFFINITY=1 start ceiling "$BIN/bench_server" ceiling "$WORK/ceiling.port" "$NPROC" \
+    "$WORK/models/typical.pt2"
 CEIL_PID=$LAST_PID
-# The ceiling for the affinity=0 document (no scheduling): its bytes, its own ceiling.
 BENCH_AFFINITY=0 start ceiling-lean "$BIN/bench_server" ceiling "$WORK/ceiling-lean.port" "$NPROC" \
     "$WORK/models/typical.pt2"
 CEIL2_PID=$LAST_PID
@@ -181,10 +184,10 @@ CP2=$(wait_port "$WORK/ceiling-lean.port")
 DP=$(wait_port "$WORK/daemon.port")
 declare -A URL=(
     [ceiling]="http://127.0.0.1:$CP/v1/inspect?path=typical.pt2"
-    [cached]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2"
-    [uncached]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2&nocache=1"
+    [cached]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2&affinity=1"
+    [uncached]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2&nocache=1&affinity=1"
     [ceiling-lean]="http://127.0.0.1:$CP2/v1/inspect?path=typical.pt2"
-    [uncached-lean]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2&nocache=1&affinity=0"
+    [uncached-lean]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2&nocache=1"
     [livez]="http://127.0.0.1:$DP/livez"
 )
 # Same document on both sides (the daemon adds only headers), and a warm cache.

@@ -285,10 +285,11 @@ test('every inspection carries a well-formed node affinity', () => {
     terms(r)[0].matchExpressions[0].key = 'not a label key';
   }), '/matchExpressions/0');
   assert.deepEqual(errorsAfter('inspect_get_200', (r) => { r.body.scheduling.node_affinity = null; }), []);
-  // affinity=0 (or a JSON body's false, which wins) leaves it out, and only then.
+  // Only affinity=1 (or a JSON body's true, which wins) puts it in.
   assert.deepEqual(errorsAfter('inspect_get_200', (r) => { delete r.body.scheduling; r.query.affinity = ['0']; }), []);
+  assert.deepEqual(errorsAfter('inspect_get_200', (r) => { delete r.body.scheduling; delete r.query.affinity; }), []);
   assertRejected(errorsAfter('inspect_get_200', (r) => { r.query.affinity = ['false']; }),
-    'has scheduling but the request asked for affinity=0');
+    'has scheduling but the request did not ask for affinity=1');
   assertRejected(errorsAfter('inspect_get_200', (r) => {
     delete r.body.scheduling; r.query.affinity = ['0']; r.request_json = { affinity: true };
   }), "must have required property 'scheduling'");
@@ -382,7 +383,7 @@ test('a 401 unauthorized and a 403 host-not-allowed on any path are the shared a
 test('packages at URLs: package.source and the remote problems', () => {
   // A remote answer: the inspection document plus package.source.
   const remote = (mutate) => errorsAfter('inspect_get_200', (r) => {
-    r.query = { url: ['https://models.example.com/export_program.pt2'] };
+    r.query = { url: ['https://models.example.com/export_program.pt2'], affinity: ['1'] };
     r.body.package.source = {
       url: 'https://models.example.com/export_program.pt2',
       validator: '"66f1c2a0-1a54"',

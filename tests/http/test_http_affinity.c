@@ -108,7 +108,7 @@ START_TEST(test_affinity_agrees_with_compatibility)
         const cJSON *aff, *item, *v;
         size_t nsel = 0, nrun = 0;
 
-        snprintf(path, sizeof(path), "/v1/inspect?path=%s", cases[i].fixture);
+        snprintf(path, sizeof(path), "/v1/inspect?path=%s&affinity=1", cases[i].fixture);
         doc = get_json(path);
         aff = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "scheduling"),
                                                "node_affinity");
@@ -146,27 +146,27 @@ START_TEST(test_affinity_agrees_with_compatibility)
 }
 END_TEST
 
-/* affinity=0 (query) or "affinity": false (body) leaves `scheduling` out, and only it;
- * affinity=1 is the default document; anything else is a 400 naming the flag. */
+/* affinity=1 (query) or "affinity": true (body) adds `scheduling`, and only it; affinity=0
+ * is the default document; anything else is a 400 naming the flag. */
 START_TEST(test_affinity_flag)
 {
     struct th_req rq = {
         .method = "POST", .path = "/v1/inspect?nocache=1", .ctype = "application/json"};
-    static const char body[] = "{\"path\":\"cuda_sm90a_v8.pt2\",\"affinity\":false}";
+    static const char body[] = "{\"path\":\"cuda_sm90a_v8.pt2\",\"affinity\":true}";
     struct th_resp r = {0};
-    cJSON *full = get_json("/v1/inspect?path=cuda_sm90a_v8.pt2&nocache=1");
-    cJSON *one = get_json("/v1/inspect?path=cuda_sm90a_v8.pt2&nocache=1&affinity=1");
-    cJSON *lean = get_json("/v1/inspect?path=cuda_sm90a_v8.pt2&affinity=0");
+    cJSON *lean = get_json("/v1/inspect?path=cuda_sm90a_v8.pt2&nocache=1");
+    cJSON *zero = get_json("/v1/inspect?path=cuda_sm90a_v8.pt2&nocache=1&affinity=0");
+    cJSON *full = get_json("/v1/inspect?path=cuda_sm90a_v8.pt2&affinity=1");
     cJSON *posted;
 
     ck_assert_ptr_nonnull(cJSON_GetObjectItemCaseSensitive(full, "scheduling"));
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(lean, "scheduling"));
     /* package.source differs between a fresh and a cached answer: compare the rest. */
-    cJSON_DeleteItemFromObjectCaseSensitive(one, "package");
-    cJSON_DeleteItemFromObjectCaseSensitive(full, "package");
-    ck_assert(cJSON_Compare(full, one, 1));
-    cJSON_DeleteItemFromObjectCaseSensitive(full, "scheduling");
+    cJSON_DeleteItemFromObjectCaseSensitive(zero, "package");
     cJSON_DeleteItemFromObjectCaseSensitive(lean, "package");
+    ck_assert(cJSON_Compare(lean, zero, 1));
+    cJSON_DeleteItemFromObjectCaseSensitive(full, "scheduling");
+    cJSON_DeleteItemFromObjectCaseSensitive(full, "package");
     ck_assert(cJSON_Compare(full, lean, 1));
 
     rq.body = body;
@@ -174,7 +174,7 @@ START_TEST(test_affinity_flag)
     th_do(T.base, &rq, &r);
     ck_assert_int_eq(r.status, 200);
     posted = th_json(&r);
-    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(posted, "scheduling"));
+    ck_assert_ptr_nonnull(cJSON_GetObjectItemCaseSensitive(posted, "scheduling"));
     ck_assert_ptr_nonnull(cJSON_GetObjectItemCaseSensitive(posted, "arch"));
     th_resp_free(&r);
 
@@ -184,7 +184,7 @@ START_TEST(test_affinity_flag)
     th_resp_free(&r);
     cJSON_Delete(posted);
     cJSON_Delete(lean);
-    cJSON_Delete(one);
+    cJSON_Delete(zero);
     cJSON_Delete(full);
 }
 END_TEST

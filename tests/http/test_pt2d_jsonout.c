@@ -152,7 +152,7 @@ END_TEST
 /* Every fixture package's documents: the bytes the daemon used to send. */
 START_TEST(test_fixture_documents)
 {
-    static const unsigned flags[] = {PT2_JSON_DEFAULT, PT2_JSON_OIP, PT2_JSON_NO_AFFINITY};
+    static const unsigned flags[] = {PT2_JSON_DEFAULT, PT2_JSON_OIP, PT2_JSON_AFFINITY};
     char dir[512], path[1024];
     struct dirent *e;
     DIR *d = opendir(tu_fixture("", dir, sizeof(dir)));

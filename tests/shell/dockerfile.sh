@@ -96,7 +96,7 @@ expect() { # expect WHAT ACTUAL EXPECTED
 
 expect "docker/Dockerfile" "$(check docker/Dockerfile docker/Dockerfile.dockerignore)" ""
 expect "deps.sh names the build's packages" "$(deps_packages | tr '\n' ' ')" \
-    "libzip-dev libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev nettle-dev gcc pkg-config clang-format nodejs npm "
+    "libzip-dev libcjson-dev libmicrohttpd-dev libcurl4-openssl-dev nettle-dev zlib1g-dev gcc pkg-config clang-format nodejs npm "
 
 # broken SED-SCRIPT WANT: docker/Dockerfile edited by SED-SCRIPT fails with exactly WANT.
 broken() {

@@ -169,13 +169,13 @@ same "daemon: off -> remote-refused" "$(problem "$TMP/o.json")" "403 remote-refu
 
 start_daemon on --remote-allow "$N/" --remote-max-download 30000 --remote-timeout 2
 remote_nginx_log_reset
-same "daemon: ?url= allowed" "$(get "$U_on/v1/inspect?url=$N/cuda_embedded.pt2" "$TMP/d.json" -D "$TMP/h")" 200
+same "daemon: ?url= allowed" "$(get "$U_on/v1/inspect?url=$N/cuda_embedded.pt2&affinity=1" "$TMP/d.json" -D "$TMP/h")" 200
 same "daemon: the same answer as the local file" "$(strip "$TMP/d.json")" "$(strip "$TMP/local.json")"
 same "daemon: requests it claims = the log" \
     "$(j "$TMP/d.json" 'd["package"]["source"]["requests"]')" "$(remote_nginx_requests)"
 etag=$(tr -d '\r' <"$TMP/h" | awk -F': ' 'tolower($1)=="etag" {print $2}')
 same "daemon: 304 for the same ETag" \
-    "$(get "$U_on/v1/inspect?url=$N/cuda_embedded.pt2" "$TMP/x" -H "If-None-Match: $etag")" 304
+    "$(get "$U_on/v1/inspect?url=$N/cuda_embedded.pt2&affinity=1" "$TMP/x" -H "If-None-Match: $etag")" 304
 # a cached answer costs the first request only: the validator still matches
 same "daemon: a cached answer made one more request" "$(remote_nginx_requests)" \
     "$(($(j "$TMP/d.json" 'd["package"]["source"]["requests"]') + 1))"

@@ -466,10 +466,10 @@ START_TEST(test_scheduling_member)
     struct pt2_error err = {0};
     size_t i;
 
-    /* Every inspection carries the node affinity, the one pt2_package_node_affinity gives. */
+    /* Asked for, the node affinity is the one pt2_package_node_affinity gives. */
     for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
         pt2_package *pkg = open_fixture(fixtures[i]);
-        cJSON *doc = doc_of(fixtures[i], PT2_JSON_DEFAULT), *aff = NULL;
+        cJSON *doc = doc_of(fixtures[i], PT2_JSON_AFFINITY), *aff = NULL;
 
         ck_assert_int_eq(pt2_package_node_affinity(pkg, &aff, NULL, &err), PT2_OK);
         ck_assert_msg(cJSON_Compare(jp(doc, "scheduling.node_affinity"), aff, 1), "%s",
@@ -482,7 +482,8 @@ START_TEST(test_scheduling_member)
 }
 END_TEST
 
-/* PT2_JSON_NO_AFFINITY: the same document less `scheduling`, also in the OIP view. */
+/* Without PT2_JSON_AFFINITY (the default): the same document less `scheduling`, also in
+ * the OIP view. */
 START_TEST(test_no_affinity_flag)
 {
     static const char *const fixtures[] = {"cuda_sm90a_v8.pt2", "cpu_x86_64.pt2", "rocm_gfx90a.pt2",
@@ -491,8 +492,8 @@ START_TEST(test_no_affinity_flag)
 
     for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
         for (size_t v = 0; v < 2; v++) {
-            cJSON *full = doc_of(fixtures[i], views[v]);
-            cJSON *lean = doc_of(fixtures[i], views[v] | PT2_JSON_NO_AFFINITY);
+            cJSON *full = doc_of(fixtures[i], views[v] | PT2_JSON_AFFINITY);
+            cJSON *lean = doc_of(fixtures[i], views[v]);
 
             ck_assert_ptr_nonnull(cJSON_GetObjectItemCaseSensitive(full, "scheduling"));
             ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(lean, "scheduling"));

@@ -270,6 +270,7 @@
   async function inspect(opts) {
     const seq = ++state.inspectSeq;
     const params = targetParams(new URLSearchParams());
+    params.set('affinity', '1'); // the page shows the nodeAffinity
     let res;
     const name = state.file ? state.file.name : state.path;
     if (!name) return;

@@ -159,7 +159,8 @@ class _HttpBackend:
         return q
 
     def inspect(self, ref, request):
-        return self._ask("/v1/inspect", ref, self._query(request))
+        # The whole document, as the library's binding gives it: scheduling included.
+        return self._ask("/v1/inspect", ref, dict(self._query(request), affinity="1"))
 
     def check(self, ref, request):
         if request.get("driver") is not None and not request.get("targets"):
