@@ -23,7 +23,9 @@ int pt2_model_grow(void **v, size_t *cap, size_t n, size_t size, size_t max, con
         return pt2_error_set(err, PT2_ERR_TOO_LARGE, "more than %zu %s", max, what);
     if (n < *cap)
         return PT2_OK;
-    ncap = *cap ? *cap * 2 : 8;
+    /* First room for what fits in 16 KiB (one 10 KB model, or 8 small records): a table
+     * freed past glibc's 64 KiB threshold makes every free of the package consolidate. */
+    ncap = *cap ? *cap * 2 : (size >= 2048 ? 1 : 8);
     if (ncap > max)
         ncap = max;
     nv = realloc(*v, ncap * size);

@@ -105,8 +105,12 @@ int pt2_needs_intern(struct pt2_needs *n, const char *s, size_t len, uint32_t *o
 /* Intern, turning the name budget into a `partial` note: 1 kept, 0 dropped, <0 failure. */
 static int keep(struct pt2_needs *n, const char *s, uint32_t *off, struct pt2_error *err)
 {
-    struct pt2_error local = {0};
-    int rc = pt2_needs_intern(n, s, strlen(s), off, &local);
+    struct pt2_error local; /* not zeroed: this runs once per imported symbol */
+    int rc;
+
+    local.code = PT2_OK;
+    local.message[0] = '\0';
+    rc = pt2_needs_intern(n, s, strlen(s), off, &local);
 
     if (rc == PT2_ERR_TOO_LARGE) {
         pt2_needs_set_partial(n, "%s", local.message);
