@@ -33,9 +33,13 @@ const struct pt2_shim *pt2_shims_find(const char *name)
     return bsearch(name, table, NTABLE, sizeof(table[0]), cmp_name);
 }
 
+/* Inline, not strncmp + strlen: it runs a few times for every symbol a library imports. */
 static int starts(const char *s, const char *p)
 {
-    return strncmp(s, p, strlen(p)) == 0;
+    while (*p != '\0')
+        if (*s++ != *p++)
+            return 0;
+    return 1;
 }
 
 /* A nested name in namespace torch, c10 or at (N5torch..., NK3c10...) anywhere in it. */
