@@ -14,6 +14,7 @@ counts.
 
 import os
 import socket
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,6 +79,7 @@ def fileserver():
     yield "http://127.0.0.1:%d/" % port
     proc.kill()
     proc.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -95,6 +97,7 @@ def daemon(fileserver):
     proc.terminate()
     proc.wait(timeout=30)
     log.close()
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -114,6 +117,7 @@ def token_daemon():
     yield "http://127.0.0.1:%d" % port
     proc.terminate()
     proc.wait(timeout=30)
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def cli_json(*args):

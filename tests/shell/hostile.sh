@@ -5,22 +5,7 @@
 # stays under 64 MiB; an upload of 60,000 tiny kernels stays under 96 MiB; a NUL byte in a JSON string or a query value is a 400,
 # never a silently truncated path; ambiguous framing is a 400; 1,100 slow
 # connections from one address do not lock another address out.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-B=${PT2SCOPE_BUILD:-build}
-D=${PT2SCOPE_DAEMON:-$B/pt2scoped}
-TMP=$(mktemp -d /tmp/pt2scope-hostile-XXXXXX)
-PID=
-cleanup() {
-    if [ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; then wait "$PID" 2>/dev/null; fi
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-pass=0 fail=0
-same() { # same WHAT ACTUAL EXPECTED
-    if [ "$2" = "$3" ]; then pass=$((pass + 1)); else
-        fail=$((fail + 1)); printf 'FAIL %s: got\n  %s\nwant\n  %s\n' "$1" "$2" "$3"; fi
-}
+. "$(dirname "$0")/lib/harness.bash" hostile
 
 # The descriptor limit of a typical container (1024): what 1,100 connections exhaust.
 (ulimit -n 1024 && exec "$D" --listen 127.0.0.1:0 --port-file "$TMP/port" \

@@ -7,22 +7,7 @@
 # outside a model root changes an answer, sockets and FIFOs are 404s; a FIFO as the
 # token file does not hold SIGTERM up; 1,000 slow clients from 8 addresses leave the
 # probes and inspections answered.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-B=${PT2SCOPE_BUILD:-build}
-D=${PT2SCOPE_DAEMON:-$B/pt2scoped}
-TMP=$(mktemp -d /tmp/pt2scope-hostile2-XXXXXX)
-PID=
-cleanup() {
-    if [ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; then wait "$PID" 2>/dev/null; fi
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-pass=0 fail=0
-same() { # same WHAT ACTUAL EXPECTED
-    if [ "$2" = "$3" ]; then pass=$((pass + 1)); else
-        fail=$((fail + 1)); printf 'FAIL %s: got\n  %s\nwant\n  %s\n' "$1" "$2" "$3"; fi
-}
+. "$(dirname "$0")/lib/harness.bash" hostile2
 start() { # start LOG ARGS...: the daemon on an ephemeral port; sets PID, PORT, U
     local log=$1
     shift

@@ -7,22 +7,7 @@
 # the RSS comes back within 10 % of idle afterwards. Sixteen such programs in
 # one package: one scan, fifteen refusals unread. Overlapping zip entries
 # are a 422 truncated naming the offsets.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-B=${PT2SCOPE_BUILD:-build}
-D=${PT2SCOPE_DAEMON:-$B/pt2scoped}
-TMP=$(mktemp -d /tmp/pt2scope-budget-XXXXXX)
-PID=
-cleanup() {
-    if [ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; then wait "$PID" 2>/dev/null; fi
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-pass=0 fail=0
-same() { # same WHAT ACTUAL EXPECTED
-    if [ "$2" = "$3" ]; then pass=$((pass + 1)); else
-        fail=$((fail + 1)); printf 'FAIL %s: got\n  %s\nwant\n  %s\n' "$1" "$2" "$3"; fi
-}
+. "$(dirname "$0")/lib/harness.bash" budget
 atmost() { # atmost WHAT ACTUAL LIMIT (KiB)
     if [ "$2" -le "$3" ]; then pass=$((pass + 1)); else
         fail=$((fail + 1)); echo "FAIL $1: ${2} KiB (want <= ${3} KiB)"; fi

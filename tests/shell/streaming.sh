@@ -11,22 +11,7 @@
 #    gives), a body cut inside a dropped weight (422 unsupported, says
 #    stream=0), a corrupt weight (422 truncated), a directory that lies
 #    (422 unsupported); no spool file or descriptor is left behind.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-B=${PT2SCOPE_BUILD:-build}
-D=${PT2SCOPE_DAEMON:-$B/pt2scoped}
-TMP=$(mktemp -d /tmp/pt2scope-stream-XXXXXX)
-PID=
-cleanup() {
-    if [ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; then wait "$PID" 2>/dev/null; fi
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-pass=0 fail=0
-same() { # same WHAT ACTUAL EXPECTED
-    if [ "$2" = "$3" ]; then pass=$((pass + 1)); else
-        fail=$((fail + 1)); printf 'FAIL %s: got\n  %s\nwant\n  %s\n' "$1" "$2" "$3"; fi
-}
+. "$(dirname "$0")/lib/harness.bash" stream
 
 mkdir -p "$TMP/models" "$TMP/spool"
 cp tests/fixtures/*.pt2 "$TMP/models/"
