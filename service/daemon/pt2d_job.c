@@ -181,7 +181,7 @@ struct job_input {
  */
 static int job_has_upload(const struct pt2d_job *job)
 {
-    return job->upload != NULL || job->upload_fd >= 0;
+    return job->upload != NULL;
 }
 
 static int job_compat_input(const struct pt2d_job *job, struct job_input *in, struct pt2_error *err)
@@ -446,10 +446,9 @@ static int job_resolve(const struct pt2d_job *job, const struct pt2d_options *o,
     if (rc != PT2_OK)
         return rc;
     js->model = o->model;
-    if (job->upload != NULL || job->upload_fd >= 0) {
+    if (job_has_upload(job)) {
         js->upload = job->upload;
-        rc = job->upload != NULL ? pt2_upload_source(job->upload, &js->src, err)
-                                 : pt2_source_new_fd(&js->src, job->upload_fd, NULL, err);
+        rc = pt2_upload_source(job->upload, &js->src, err);
         js->name = job->upload_name != NULL ? job->upload_name : "upload.pt2";
         js->key_after = 1;
         return rc;

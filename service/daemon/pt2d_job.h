@@ -63,8 +63,7 @@ struct pt2d_job {
     const struct pt2d_job_env *env;
     enum pt2d_route route; /* INSPECT, ARCH, METADATA or VALIDATE */
     const struct pt2d_options *opts;
-    int upload_fd;             /* an upload in a file, or -1 */
-    pt2_upload *upload;        /* an upload as it streamed (borrowed), or NULL */
+    pt2_upload *upload;        /* an upload as it streamed (borrowed), or NULL to use opts */
     const char *upload_name;   /* display name of an upload (NULL: "upload.pt2") */
     const char *if_none_match; /* request header or NULL */
     int nocache;               /* skip cache lookup and insertion */

@@ -705,7 +705,6 @@ static enum MHD_Result request_dispatch(struct request *rq)
     rq->job.env = &s->env;
     rq->job.route = rq->route->id;
     rq->job.opts = &rq->opts;
-    rq->job.upload_fd = -1;
     rq->job.upload = upload;
     rq->job.upload_name = rq->intake.filename[0] != '\0' ? rq->intake.filename : NULL;
     rq->job.if_none_match = rq->inm[0] != '\0' ? rq->inm : NULL;

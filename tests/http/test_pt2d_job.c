@@ -4,12 +4,13 @@
  * the problems for bad input.
  */
 #include <check.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <nettle/sha2.h>
 
 #include "pt2d_etag.h"
 #include "pt2d_job.h"
@@ -43,8 +44,26 @@ static void teardown(void)
     pt2d_cache_free(cache);
 }
 
-static void run_body(enum pt2d_route route, int fd, const char *inm, int nocache, const char *json,
-                     const char *nodes)
+/* The fixture as the daemon receives an upload: streamed through pt2_upload, finished. */
+static pt2_upload *upload_of(const char *fixture)
+{
+    struct pt2_upload_options o = {0, NULL, NULL, 0, NULL};
+    struct pt2_error err = {0};
+    pt2_upload *u = NULL;
+    char p[256];
+    size_t len = 0;
+    uint8_t *buf = tu_read_file(tu_fixture(fixture, p, sizeof(p)), &len);
+
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_int_eq(pt2_upload_new(&u, &o, &err), PT2_OK);
+    ck_assert_int_eq(pt2_upload_feed(u, buf, len, &err), PT2_OK);
+    ck_assert_int_eq(pt2_upload_finish(u, &err), PT2_OK);
+    free(buf);
+    return u;
+}
+
+static void run_body(enum pt2d_route route, pt2_upload *u, const char *inm, int nocache,
+                     const char *json, const char *nodes)
 {
     struct pt2d_job job;
 
@@ -56,7 +75,7 @@ static void run_body(enum pt2d_route route, int fd, const char *inm, int nocache
     job.env = &env;
     job.route = route;
     job.opts = &opts;
-    job.upload_fd = fd;
+    job.upload = u;
     job.if_none_match = inm;
     job.nocache = nocache;
     job.request_id = "rid";
@@ -66,9 +85,9 @@ static void run_body(enum pt2d_route route, int fd, const char *inm, int nocache
     pt2d_job_run(&job);
 }
 
-static void run(enum pt2d_route route, int fd, const char *inm, int nocache)
+static void run(enum pt2d_route route, pt2_upload *u, const char *inm, int nocache)
 {
-    run_body(route, fd, inm, nocache, NULL, NULL);
+    run_body(route, u, inm, nocache, NULL, NULL);
 }
 
 static const char *body(void)
@@ -83,7 +102,7 @@ START_TEST(test_path_inspect_and_304)
     cJSON *doc;
 
     pt2d_options_add_query(&opts, "path", "cpu_x86_64.pt2", NULL);
-    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, NULL, 0);
     ck_assert_uint_eq(reply.status, 200);
     ck_assert_str_eq(reply.content_type, "application/json");
     ck_assert_int_eq(reply.body[reply.len - 1], '\n');
@@ -96,12 +115,12 @@ START_TEST(test_path_inspect_and_304)
     snprintf(etag, sizeof(etag), "%s", reply.etag);
     ck_assert_uint_eq(strlen(etag), 34);
 
-    run(PT2D_ROUTE_INSPECT, -1, etag, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, etag, 0);
     ck_assert_uint_eq(reply.status, 304);
     ck_assert_ptr_null(reply.body);
     ck_assert_str_eq(reply.etag, etag);
 
-    run(PT2D_ROUTE_ARCH, -1, etag, 0); /* another endpoint, another tag */
+    run(PT2D_ROUTE_ARCH, NULL, etag, 0); /* another endpoint, another tag */
     ck_assert_uint_eq(reply.status, 200);
     ck_assert_str_ne(reply.etag, etag);
     pt2d_cache_stats(cache, &st);
@@ -137,7 +156,7 @@ START_TEST(test_file_key_fast_path_and_memo)
                    sizeof(want));
     pt2d_buf_free(&fp);
 
-    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, NULL, 0);
     ck_assert_uint_eq(reply.status, 200);
     ck_assert_str_eq(reply.etag, want);
     ck_assert_ptr_null(reply.body_release); /* rendered: a malloc'd body */
@@ -145,7 +164,7 @@ START_TEST(test_file_key_fast_path_and_memo)
 
     pt2d_path_roots_open(fds, roots, 1);
     env.root_fds = fds;
-    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, NULL, 0);
     ck_assert_uint_eq(reply.status, 200);
     ck_assert_str_eq(reply.etag, first);
     ck_assert_ptr_nonnull(reply.body_release); /* the memo, shared */
@@ -155,7 +174,6 @@ START_TEST(test_file_key_fast_path_and_memo)
     job.env = &env;
     job.route = PT2D_ROUTE_INSPECT;
     job.opts = &opts;
-    job.upload_fd = -1;
     job.request_id = "rid";
     job.reply = &reply;
     memo = reply.body;
@@ -175,53 +193,62 @@ END_TEST
 /* Uploads are never cached (their key is known only once they are read), same tag each time. */
 START_TEST(test_upload_digest_keys_and_bypass)
 {
-    char p[256], etag1[PT2D_ETAG_MAX];
+    char etag1[PT2D_ETAG_MAX];
     struct pt2d_cache_stats st;
-    int fd = open(tu_fixture("cpu_x86_64.pt2", p, sizeof(p)), O_RDONLY);
+    pt2_upload *u = upload_of("cpu_x86_64.pt2");
 
-    ck_assert_int_ge(fd, 0);
-    run(PT2D_ROUTE_METADATA, fd, NULL, 1);
+    run(PT2D_ROUTE_METADATA, u, NULL, 1);
     ck_assert_uint_eq(reply.status, 200);
     snprintf(etag1, sizeof(etag1), "%s", reply.etag);
-    run(PT2D_ROUTE_METADATA, fd, NULL, 0);
+    run(PT2D_ROUTE_METADATA, u, NULL, 0);
     ck_assert_uint_eq(reply.status, 200);
     ck_assert_str_eq(reply.etag, etag1);
     pt2d_cache_stats(cache, &st);
     ck_assert_uint_eq(st.hits + st.misses + st.entries, 0);
     /* the tag is the client's: 304 */
-    run(PT2D_ROUTE_METADATA, fd, etag1, 0);
+    run(PT2D_ROUTE_METADATA, u, etag1, 0);
     ck_assert_uint_eq(reply.status, 304);
-    close(fd);
+    pt2_upload_free(u);
 }
 END_TEST
 
 /*
- * An upload is keyed "u:<SHA-256 of what its inspection read, lower-case
- * hex>:<size>|<name>": the digest a byte source records (pt2scope.h),
- * computed here by the library directly and turned into hex by hand.
+ * An upload is keyed "u:<hex SHA-256>:<size>|<name>", the SHA-256 over the
+ * digest its byte source recorded of what the inspection read (pt2scope.h)
+ * and then package.source as printed (how it was kept): computed here from
+ * the library directly and turned into hex by hand.
  */
 START_TEST(test_upload_key_is_hex_digest)
 {
-    char p[256], want[PT2D_ETAG_MAX], key[256], hex[65];
+    char want[PT2D_ETAG_MAX], key[256], hex[65], *text;
     struct pt2_error err = {0};
+    struct sha256_ctx sha;
     struct pt2d_buf fp;
     struct pt2d_job job;
+    pt2_upload *ref = upload_of("cpu_x86_64.pt2"), *u = upload_of("cpu_x86_64.pt2");
     pt2_source *src = NULL;
     pt2_package *pkg = NULL;
+    cJSON *source;
     uint8_t d[32];
-    int fd = open(tu_fixture("cpu_x86_64.pt2", p, sizeof(p)), O_RDONLY);
 
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(pt2_source_new_fd(&src, fd, NULL, &err), PT2_OK);
+    ck_assert_int_eq(pt2_upload_source(ref, &src, &err), PT2_OK);
     pt2_source_record_digest(src);
     ck_assert_int_eq(pt2_package_open_source(&pkg, src, NULL, &err), PT2_OK);
     pt2_source_digest(src, d);
+    source = pt2_upload_source_json(ref);
+    text = cJSON_PrintUnformatted(source);
+    sha256_init(&sha);
+    sha256_update(&sha, sizeof(d), d);
+    sha256_update(&sha, strlen(text), (const uint8_t *)text);
+    sha256_digest(&sha, sizeof(d), d);
     for (int i = 0; i < 32; i++)
         snprintf(hex + 2 * i, 3, "%02x", d[i]);
     snprintf(key, sizeof(key), "u:%s:%llu|model.pt2", hex,
              (unsigned long long)pt2_source_size(src));
+    cJSON_free(text);
+    cJSON_Delete(source);
     pt2_package_free(pkg);
-    pt2_source_free(src);
+    pt2_upload_free(ref);
 
     pt2d_buf_init(&fp, 4096);
     ck_assert_int_eq(pt2d_options_fingerprint(&opts, &fp), PT2_OK);
@@ -231,21 +258,21 @@ START_TEST(test_upload_key_is_hex_digest)
     job.env = &env;
     job.route = PT2D_ROUTE_ARCH;
     job.opts = &opts;
-    job.upload_fd = fd;
+    job.upload = u;
     job.upload_name = "model.pt2";
     job.request_id = "rid";
     job.reply = &reply;
     pt2d_job_run(&job);
     ck_assert_uint_eq(reply.status, 200);
     ck_assert_str_eq(reply.etag, want);
-    close(fd);
+    pt2_upload_free(u);
 }
 END_TEST
 
 START_TEST(test_validate)
 {
     pt2d_options_add_query(&opts, "path", "cuda_sm90a_v8.pt2", NULL);
-    run(PT2D_ROUTE_VALIDATE, -1, NULL, 0);
+    run(PT2D_ROUTE_VALIDATE, NULL, NULL, 0);
     ck_assert_uint_eq(reply.status, 400);
     ck_assert_str_eq(reply.content_type, "application/problem+json");
     ck_assert(strstr(body(), "\"detail\":\"inputs are required, e.g. {\\\"x\\\": [8, 3, 512, "
@@ -253,7 +280,7 @@ START_TEST(test_validate)
     ck_assert_str_eq(reply.etag, "");
     pt2d_options_add_query(&opts, "input", "image=1,3,512,512", NULL);
     pt2d_options_add_query(&opts, "input", "scale=1", NULL);
-    run(PT2D_ROUTE_VALIDATE, -1, NULL, 0);
+    run(PT2D_ROUTE_VALIDATE, NULL, NULL, 0);
     ck_assert_uint_eq(reply.status, 200);
     ck_assert_str_eq(body(), "{\"valid\":true,\"errors\":[],\"warnings\":[]}\n");
 }
@@ -262,16 +289,16 @@ END_TEST
 START_TEST(test_problems)
 {
     pt2d_options_add_query(&opts, "path", "broken_not_zip.pt2", NULL);
-    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, NULL, 0);
     ck_assert_uint_eq(reply.status, 422);
     ck_assert(strstr(body(), "\"type\":\"https://pt2scope.dev/problems/not-a-zip\"") != NULL);
     ck_assert(strstr(body(), "\"instance\":\"urn:request:rid\"") != NULL);
     pt2d_options_free(&opts);
     pt2d_options_init(&opts);
-    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, NULL, 0);
     ck_assert_uint_eq(reply.status, 400);
     pt2d_options_add_query(&opts, "path", "../x.pt2", NULL);
-    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, NULL, 0);
     ck_assert_uint_eq(reply.status, 403);
 }
 END_TEST
@@ -284,7 +311,7 @@ START_TEST(test_compat_targets_in_document)
     pt2d_options_add_query(&opts, "target", "9.0", NULL);
     pt2d_options_add_query(&opts, "target", "gfx90a", NULL);
     pt2d_options_finish(&opts);
-    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, NULL, 0);
     ck_assert_uint_eq(reply.status, 200);
     doc = cJSON_Parse(body());
     c = cJSON_GetObjectItem(doc, "compatibility");
@@ -315,7 +342,7 @@ START_TEST(test_node_entries_and_etag)
     ck_assert_int_eq(pt2d_node_create(&node, &no, NULL), PT2_OK);
     env.node = node;
     pt2d_options_add_query(&opts, "path", "cpu_x86_64.pt2", NULL);
-    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, NULL, 0);
     ck_assert_uint_eq(reply.status, 200);
     snprintf(e1, sizeof(e1), "%s", reply.etag);
     doc = cJSON_Parse(body());
@@ -325,23 +352,23 @@ START_TEST(test_node_entries_and_etag)
     cJSON_Delete(doc);
 
     /* Same probe, same ETag: 304; a new probe that finds the same node too. */
-    run(PT2D_ROUTE_INSPECT, -1, e1, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, e1, 0);
     ck_assert_uint_eq(reply.status, 304);
     ck_assert_int_eq(pt2d_node_refresh(node, NULL), PT2_OK);
-    run(PT2D_ROUTE_INSPECT, -1, e1, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, e1, 0);
     ck_assert_uint_eq(reply.status, 304);
     ck_assert_str_eq(reply.etag, e1);
 
     /* A device on a node without GPUs is a bad request, answered without an ETag. */
     pt2d_options_add_query(&opts, "device", "cuda", NULL);
-    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, NULL, 0);
     ck_assert_uint_eq(reply.status, 400);
     ck_assert_str_eq(reply.etag, "");
     ck_assert(strstr(body(), "\"detail\":\"device cuda:0 not found: no NVIDIA driver installed "
                              "(/nonexistent/pt2scope/libcuda.so.1 not found)\"") != NULL);
     /* ... and with a target as well, the two are a contradiction. */
     pt2d_options_add_query(&opts, "target", "9.0", NULL);
-    run(PT2D_ROUTE_INSPECT, -1, NULL, 0);
+    run(PT2D_ROUTE_INSPECT, NULL, NULL, 0);
     ck_assert_uint_eq(reply.status, 400);
     ck_assert(strstr(body(), "\"detail\":\"a device picks one of this node's GPUs and a target "
                              "names other GPUs: give one or the other\"") != NULL);
@@ -355,11 +382,10 @@ END_TEST
 
 START_TEST(test_compatibility_route)
 {
-    char p[256];
+    pt2_upload *u;
     cJSON *doc;
-    int fd;
 
-    run_body(PT2D_ROUTE_COMPATIBILITY, -1, NULL, 0,
+    run_body(PT2D_ROUTE_COMPATIBILITY, NULL, NULL, 0,
              "{\"path\": \"cpu_aarch64.pt2\", \"nodes\": " ONE_NODE "}", NULL);
     ck_assert_uint_eq(reply.status, 200);
     ck_assert_str_eq(reply.etag, ""); /* a POST answer about a body: no ETag */
@@ -371,27 +397,26 @@ START_TEST(test_compatibility_route)
     cJSON_Delete(doc);
 
     /* Multipart: the upload plus the 'nodes' field. */
-    fd = open(tu_fixture("cpu_x86_64.pt2", p, sizeof(p)), O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    run_body(PT2D_ROUTE_COMPATIBILITY, fd, NULL, 0, NULL, ONE_NODE);
+    u = upload_of("cpu_x86_64.pt2");
+    run_body(PT2D_ROUTE_COMPATIBILITY, u, NULL, 0, NULL, ONE_NODE);
     ck_assert_uint_eq(reply.status, 200);
     ck_assert(strstr(body(), "\"verdict\":\"incompatible\"") != NULL);
-    run_body(PT2D_ROUTE_COMPATIBILITY, fd, NULL, 0, NULL, NULL);
+    run_body(PT2D_ROUTE_COMPATIBILITY, u, NULL, 0, NULL, NULL);
     ck_assert_uint_eq(reply.status, 400);
     ck_assert(strstr(body(), "multipart/form-data body has no 'nodes' field") != NULL);
-    run_body(PT2D_ROUTE_COMPATIBILITY, fd, NULL, 0, NULL, "{\"items\": 1}");
+    run_body(PT2D_ROUTE_COMPATIBILITY, u, NULL, 0, NULL, "{\"items\": 1}");
     ck_assert_uint_eq(reply.status, 400);
     ck_assert(strstr(body(), "nodes: \\\"items\\\" is not an array") != NULL);
-    close(fd);
+    pt2_upload_free(u);
 
-    run_body(PT2D_ROUTE_COMPATIBILITY, -1, NULL, 0, "{\"path\": \"cpu_x86_64.pt2\"", NULL);
+    run_body(PT2D_ROUTE_COMPATIBILITY, NULL, NULL, 0, "{\"path\": \"cpu_x86_64.pt2\"", NULL);
     ck_assert_uint_eq(reply.status, 400);
     ck_assert(strstr(body(), "request body is not valid JSON") != NULL);
-    run_body(PT2D_ROUTE_COMPATIBILITY, -1, NULL, 0,
+    run_body(PT2D_ROUTE_COMPATIBILITY, NULL, NULL, 0,
              "{\"path\": \"cpu_x86_64.pt2\", \"path\": \"x\", \"nodes\": []}", NULL);
     ck_assert_uint_eq(reply.status, 400);
     ck_assert(strstr(body(), "path given more than once") != NULL);
-    run_body(PT2D_ROUTE_COMPATIBILITY, -1, NULL, 0, NULL, NULL);
+    run_body(PT2D_ROUTE_COMPATIBILITY, NULL, NULL, 0, NULL, NULL);
     ck_assert_uint_eq(reply.status, 400);
 }
 END_TEST
