@@ -53,17 +53,21 @@ static int intake_spill(void *ctx, int *fd, struct pt2_error *err)
     return PT2_OK;
 }
 
+/* Take `len` bytes of the budget for this body (given back by intake_release): 1, or 0. */
+static int intake_take(struct pt2d_intake *in, size_t len)
+{
+    if (in->budget == NULL)
+        return 1;
+    if (!pt2d_budget_take(in->budget, len))
+        return 0;
+    in->reserved += len;
+    return 1;
+}
+
 /* Memory for kept bytes, as it grows: from the budget; once refused, the spool takes the rest. */
 static int intake_upload_reserve(void *ctx, size_t more)
 {
-    struct pt2d_intake *in = ctx;
-
-    if (in->budget == NULL)
-        return 1;
-    if (!pt2d_budget_take(in->budget, more))
-        return 0;
-    in->reserved += more;
-    return 1;
+    return intake_take(ctx, more);
 }
 
 static int intake_upload_new(struct pt2d_intake *in, const struct pt2d_intake_limits *lim,
@@ -78,15 +82,11 @@ static int intake_upload_new(struct pt2d_intake *in, const struct pt2d_intake_li
 /* Reserve `len` more buffered bytes: 1, or 0 with in->err set (503) when the budget is spent. */
 static int intake_reserve(struct pt2d_intake *in, size_t len)
 {
-    if (in->budget == NULL)
+    if (intake_take(in, len))
         return 1;
-    if (!pt2d_budget_take(in->budget, len)) {
-        pt2_error_set(&in->err, PT2_ERR_OVERLOADED,
-                      "the memory for request bodies (--memory-budget) is in use; retry");
-        return 0;
-    }
-    in->reserved += len;
-    return 1;
+    pt2_error_set(&in->err, PT2_ERR_OVERLOADED,
+                  "the memory for request bodies (--memory-budget) is in use; retry");
+    return 0;
 }
 
 static void copy_filename(struct pt2d_intake *in, const char *filename)

@@ -169,26 +169,14 @@ static const char *base_name(const char *path)
     return slash != NULL ? slash + 1 : path;
 }
 
-/* Room for one more of `elem` bytes in *v (capacity *cap, at most `max`): 1, or 0 when full
- * or out of memory (what does not fit is counted by the caller, not listed). */
+/* Room for one more of `elem` bytes in *v, as pt2_model_grow makes it: 1, or 0 when full or
+ * out of memory (what does not fit is counted by the caller, not listed). */
 static int grow(void **v, size_t *cap, size_t n, size_t elem, size_t max)
 {
-    size_t ncap;
-    void *p;
+    struct pt2_error ignored;
 
-    if (n < *cap)
-        return 1;
-    if (n >= max)
-        return 0;
-    ncap = *cap ? *cap * 2 : 4;
-    if (ncap > max)
-        ncap = max;
-    p = realloc(*v, ncap * elem);
-    if (p == NULL)
-        return 0;
-    *v = p;
-    *cap = ncap;
-    return 1;
+    ignored.code = PT2_OK;
+    return pt2_model_grow(v, cap, n, elem, max, "records", &ignored) == PT2_OK;
 }
 
 static void add_warning(struct pt2_package *pkg, const char *msg)
@@ -967,18 +955,6 @@ static enum entry_kind entry_kind(const char *rel, char *mname, size_t mlen)
     return ENTRY_OTHER;
 }
 
-/* Names of the layout's small fields (pt2_zip_layout.c) read as text. */
-static int is_layout_field(const char *rel)
-{
-    static const char *const f[] = {"archive_format", "archive_version", ".data/version",
-                                    "version",        "byteorder",       ".format_version"};
-
-    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-        if (strcmp(rel, f[i]) == 0)
-            return 1;
-    return 0;
-}
-
 /*
  * Whether the walk (or the layout, or the weights' configs) reads the data
  * of the entry with this prefix-free name: by the same classification as
@@ -1001,7 +977,7 @@ static int entry_read(const char *rel)
     case ENTRY_OTHER:
         break;
     }
-    return is_layout_field(rel) || has_suffix(rel, ".json");
+    return pt2_zip_layout_reads(rel) || has_suffix(rel, ".json");
 }
 
 int pt2_package_entry_read(const char *name, size_t len)

@@ -162,6 +162,18 @@ static int layout_has_pt2_content(const pt2_zip *z)
     return 0;
 }
 
+int pt2_zip_layout_reads(const char *rel)
+{
+    /* The layout_field() names below: keep the two in step. */
+    static const char *const f[] = {"archive_format", "archive_version", ".data/version", "version",
+                                    "byteorder"};
+
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+        if (strcmp(rel, f[i]) == 0)
+            return 1;
+    return 0;
+}
+
 int pt2_zip_layout(pt2_zip *z, struct pt2_zip_layout *out, struct pt2_error *err)
 {
     int rc, has_format = 0;

@@ -60,6 +60,9 @@ struct pt2_zip_layout {
  */
 int pt2_zip_layout(pt2_zip *z, struct pt2_zip_layout *out, struct pt2_error *err) PT2_WARN_UNUSED;
 
+/* 1 when pt2_zip_layout() reads entry `rel` (relative to the prefix) as one of its fields. */
+int pt2_zip_layout_reads(const char *rel);
+
 /*
  * The model folder of entry `rel` (a name relative to the prefix): for
  * "data/aotinductor/<m>/<anything>" copy <m> into out (len bytes) and return

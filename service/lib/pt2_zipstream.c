@@ -872,19 +872,9 @@ int pt2_zipstream_result(const pt2_zipstream *zs, const char **reason)
     return zs->result;
 }
 
-uint64_t pt2_zipstream_size(const pt2_zipstream *zs)
-{
-    return zs->pos + zs->ncarry;
-}
-
 uint64_t pt2_zipstream_dropped(const pt2_zipstream *zs)
 {
     return zs->dropped;
-}
-
-uint64_t pt2_zipstream_entries(const pt2_zipstream *zs)
-{
-    return zs->nents;
 }
 
 uint64_t pt2_zipstream_entries_dropped(const pt2_zipstream *zs)

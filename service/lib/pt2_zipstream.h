@@ -72,11 +72,8 @@ int pt2_zipstream_finish(pt2_zipstream *zs, struct pt2_error *err);
 
 /* After finish: enum pt2_zipstream_result; *reason (borrowed) says why not followed, or "". */
 int pt2_zipstream_result(const pt2_zipstream *zs, const char **reason);
-/* Bytes fed, and of them dropped. */
-uint64_t pt2_zipstream_size(const pt2_zipstream *zs);
+/* Bytes fed that were dropped, and the entries whose data was. */
 uint64_t pt2_zipstream_dropped(const pt2_zipstream *zs);
-/* Entries whose data streamed past, and of them dropped. */
-uint64_t pt2_zipstream_entries(const pt2_zipstream *zs);
 uint64_t pt2_zipstream_entries_dropped(const pt2_zipstream *zs);
 /* A dropped entry whose data does not match its CRC-32: 1 and its message, else 0. */
 int pt2_zipstream_corrupt(const pt2_zipstream *zs, const char **message);
