@@ -31,6 +31,9 @@ struct pt2d_pkgref {
     pthread_mutex_t memo_lock; /* guards the memo pointer: requests share the pkgref */
     char memo_etag[PT2D_MEMO_ETAG_MAX];
     struct memo *memo; /* NULL: nothing memoised */
+    /* the last ETag derived for this package, and the question it answers ("" = none) */
+    char etag_question[PT2D_MEMO_QUESTION_MAX];
+    char etag[PT2D_MEMO_ETAG_MAX];
 };
 
 static void memo_release(struct memo *m)
@@ -90,6 +93,8 @@ struct pt2d_pkgref *pt2d_pkgref_new(pt2_package *pkg)
     ref->pkg = pkg;
     ref->memo_etag[0] = '\0';
     ref->memo = NULL;
+    ref->etag_question[0] = '\0';
+    ref->etag[0] = '\0';
     return ref;
 }
 
@@ -155,6 +160,33 @@ void pt2d_pkgref_body_put(struct pt2d_pkgref *ref, const char *etag, const char 
     snprintf(ref->memo_etag, sizeof(ref->memo_etag), "%s", etag);
     pthread_mutex_unlock(&ref->memo_lock);
     memo_release(old); /* responses still sending it keep it alive */
+}
+
+int pt2d_pkgref_etag_get(struct pt2d_pkgref *ref, const char *question, char *etag, size_t cap)
+{
+    int hit = 0;
+
+    if (question[0] == '\0')
+        return 0;
+    pthread_mutex_lock(&ref->memo_lock);
+    if (strcmp(ref->etag_question, question) == 0 && strlen(ref->etag) < cap) {
+        memcpy(etag, ref->etag, strlen(ref->etag) + 1);
+        hit = 1;
+    }
+    pthread_mutex_unlock(&ref->memo_lock);
+    return hit;
+}
+
+void pt2d_pkgref_etag_put(struct pt2d_pkgref *ref, const char *question, const char *etag)
+{
+    size_t ql = strlen(question), el = strlen(etag);
+
+    if (ql == 0 || ql >= sizeof(ref->etag_question) || el >= sizeof(ref->etag))
+        return;
+    pthread_mutex_lock(&ref->memo_lock);
+    memcpy(ref->etag_question, question, ql + 1);
+    memcpy(ref->etag, etag, el + 1);
+    pthread_mutex_unlock(&ref->memo_lock);
 }
 
 /* FNV-1a, 64 bit: keys are short and not attacker-chosen in bulk. */

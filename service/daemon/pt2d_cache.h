@@ -19,6 +19,11 @@
  * a cached request (tests/bench). The memo is itself reference-counted,
  * so a response is sent straight from it (no copy per hit).
  *
+ * It also remembers the last ETag derived for it (pt2d_pkgref_etag_get/put):
+ * the question (route, content key and options fingerprint) is compared as
+ * a string, so a repeated request skips the hash; an ETag is computed once
+ * per cache entry and question, not once per request.
+ *
  * Ownership: a struct pt2d_pkgref owns one package and is shared by
  * reference count. pt2d_cache_get() returns a new reference (release it);
  * pt2d_cache_put() takes its own reference. pt2d_cache_free() drops the
@@ -36,6 +41,7 @@
 #define PT2D_CACHE_MAX_ENTRIES 1000000
 #define PT2D_MEMO_ETAG_MAX 80             /* a quoted ETag (PT2D_ETAG_MAX is 72) */
 #define PT2D_MEMO_BODY_MAX (256u * 1024u) /* larger bodies are rendered every time */
+#define PT2D_MEMO_QUESTION_MAX 1024u      /* longer questions derive their ETag every time */
 
 struct pt2d_pkgref;
 struct pt2d_cache;
@@ -58,6 +64,17 @@ void pt2d_pkgref_body_release(void *body);
 /* Memoise `body` under `etag`, replacing the previous one; silently skipped when `etag` is
  * empty or too long, the body is over PT2D_MEMO_BODY_MAX, or memory is short. */
 void pt2d_pkgref_body_put(struct pt2d_pkgref *ref, const char *etag, const char *body, size_t len);
+
+/*
+ * The ETag memoised for `question` (any string that determines the ETag
+ * wholly: route, content key, options): 1 with it copied into etag (cap
+ * bytes), 0 when another question (or none) was memoised or it does not fit.
+ * _put keeps one question per pkgref, replacing the last; questions over
+ * PT2D_MEMO_QUESTION_MAX - 1 bytes and ETags over PT2D_MEMO_ETAG_MAX - 1 are
+ * not kept.
+ */
+int pt2d_pkgref_etag_get(struct pt2d_pkgref *ref, const char *question, char *etag, size_t cap);
+void pt2d_pkgref_etag_put(struct pt2d_pkgref *ref, const char *question, const char *etag);
 
 struct pt2d_cache_stats {
     uint64_t hits, misses;

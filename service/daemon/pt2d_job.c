@@ -308,9 +308,9 @@ void pt2d_job_file_key(char *key, size_t cap, const struct stat *st, const char 
     memcpy(key + n, name, len + 1);
 }
 
-int pt2d_job_etag(enum pt2d_route route, const char *key, const struct pt2d_options *opts,
-                  const struct pt2d_node_snap *snap, const struct pt2d_job_env *env,
-                  struct pt2d_buf *scratch, char *etag, size_t cap)
+/* Everything besides the route and the content that shapes an answer, into scratch. */
+static int job_fingerprint(const struct pt2d_options *opts, const struct pt2d_node_snap *snap,
+                           const struct pt2d_job_env *env, struct pt2d_buf *scratch)
 {
     int rc;
 
@@ -321,9 +321,43 @@ int pt2d_job_etag(enum pt2d_route route, const char *key, const struct pt2d_opti
         rc = pt2d_buf_printf(scratch, ";defaults=%s", env->runtime_labels);
     if (rc == PT2_OK && snap != NULL && opts->n_targets == 0) /* targets: no node verdicts */
         rc = pt2d_buf_printf(scratch, ";node=%s", snap->fingerprint);
+    return rc;
+}
+
+int pt2d_job_etag(enum pt2d_route route, const char *key, const struct pt2d_options *opts,
+                  const struct pt2d_node_snap *snap, const struct pt2d_job_env *env,
+                  struct pt2d_buf *scratch, char *etag, size_t cap)
+{
+    int rc = job_fingerprint(opts, snap, env, scratch);
+
     if (rc != PT2_OK)
         return rc;
     pt2d_etag_make(pt2d_router_label(route), key, pt2d_buf_str(scratch), etag, cap);
+    return PT2_OK;
+}
+
+/*
+ * pt2d_job_etag, memoised on the package's pkgref when it is known: the
+ * question is the ETag's whole input, the key's length keeping its parts apart.
+ */
+static int job_etag_memo(enum pt2d_route route, const char *key, const struct pt2d_options *opts,
+                         const struct pt2d_node_snap *snap, const struct pt2d_job_env *env,
+                         struct pt2d_pkgref *ref, struct pt2d_buf *scratch, char *etag, size_t cap)
+{
+    char question[PT2D_MEMO_QUESTION_MAX];
+    const char *label = pt2d_router_label(route);
+    int rc = job_fingerprint(opts, snap, env, scratch), n;
+
+    if (rc != PT2_OK)
+        return rc;
+    n = ref == NULL ? -1
+                    : snprintf(question, sizeof(question), "%s\n%zu:%s\n%s", label, strlen(key),
+                               key, pt2d_buf_str(scratch));
+    if (n > 0 && (size_t)n < sizeof(question) && pt2d_pkgref_etag_get(ref, question, etag, cap))
+        return PT2_OK;
+    pt2d_etag_make(label, key, pt2d_buf_str(scratch), etag, cap);
+    if (n > 0 && (size_t)n < sizeof(question))
+        pt2d_pkgref_etag_put(ref, question, etag);
     return PT2_OK;
 }
 
@@ -568,13 +602,13 @@ static void job_remote_done(const struct pt2d_job *job, const struct job_src *js
 
 /* The ETag of this job's answer, and 304 when the client has it: 1 when answered. */
 static int job_etag_304(struct pt2d_job *job, const struct job_input *in, const char *key,
-                        struct pt2d_buf *fp, struct pt2_error *err)
+                        struct pt2d_pkgref *ref, struct pt2d_buf *fp, struct pt2_error *err)
 {
     int rc;
 
     if (job->route == PT2D_ROUTE_COMPATIBILITY)
         return 0;
-    rc = pt2d_job_etag(job->route, key, in->opts, in->snap, job->env, fp, job->reply->etag,
+    rc = job_etag_memo(job->route, key, in->opts, in->snap, job->env, ref, fp, job->reply->etag,
                        sizeof(job->reply->etag));
     if (rc != PT2_OK)
         return -pt2_error_set(err, rc, "request options too large to fingerprint");
@@ -629,15 +663,16 @@ static int job_run(struct pt2d_job *job, int cached_only)
         rc = job_open_unkeyed(job, &js, &ref, &err);
         if (rc != PT2_OK)
             goto fail;
+    } else if (cached_only) {
+        ref = pt2d_cache_peek(job->env->cache, js.key); /* its ETag memo spares the hash */
     }
-    rc = job_etag_304(job, &in, js.key, &fp, &err);
+    rc = job_etag_304(job, &in, js.key, ref, &fp, &err);
     if (rc < 0)
         goto fail;
     if (rc > 0)
         goto cleanup;
 
     if (cached_only) {
-        ref = pt2d_cache_peek(job->env->cache, js.key);
         body = ref != NULL ? pt2d_pkgref_body_get(ref, job->reply->etag, &body_len) : NULL;
         if (body == NULL) {
             answered = 0;

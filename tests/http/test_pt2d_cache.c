@@ -177,6 +177,45 @@ START_TEST(test_memo_shared)
 }
 END_TEST
 
+/* One ETag per pkgref, found only by the very question it answers. */
+START_TEST(test_etag_memo)
+{
+    struct pt2d_pkgref *r = pt2d_pkgref_new(NULL);
+    char q[PT2D_MEMO_QUESTION_MAX + 1], e[PT2D_MEMO_ETAG_MAX + 1], out[PT2D_MEMO_ETAG_MAX];
+
+    ck_assert_ptr_nonnull(r);
+    strcpy(out, "untouched");
+    ck_assert_int_eq(pt2d_pkgref_etag_get(r, "inspect\n3:k:1\nview=a", out, sizeof(out)), 0);
+    ck_assert_str_eq(out, "untouched");
+    pt2d_pkgref_etag_put(r, "inspect\n3:k:1\nview=a", "\"e1\"");
+    ck_assert_int_eq(pt2d_pkgref_etag_get(r, "inspect\n3:k:1\nview=a", out, sizeof(out)), 1);
+    ck_assert_str_eq(out, "\"e1\"");
+    /* another question, a prefix of it, the empty one: no hit */
+    ck_assert_int_eq(pt2d_pkgref_etag_get(r, "inspect\n3:k:1\nview=b", out, sizeof(out)), 0);
+    ck_assert_int_eq(pt2d_pkgref_etag_get(r, "inspect\n3:k:1\nview=", out, sizeof(out)), 0);
+    ck_assert_int_eq(pt2d_pkgref_etag_get(r, "", out, sizeof(out)), 0);
+    /* a buffer too small for it is a miss, not a truncated ETag */
+    ck_assert_int_eq(pt2d_pkgref_etag_get(r, "inspect\n3:k:1\nview=a", out, 4), 0);
+    /* the next question replaces it */
+    pt2d_pkgref_etag_put(r, "arch\n3:k:1\n", "\"e2\"");
+    ck_assert_int_eq(pt2d_pkgref_etag_get(r, "inspect\n3:k:1\nview=a", out, sizeof(out)), 0);
+    ck_assert_int_eq(pt2d_pkgref_etag_get(r, "arch\n3:k:1\n", out, sizeof(out)), 1);
+    ck_assert_str_eq(out, "\"e2\"");
+    /* too long a question or ETag is not kept, and leaves the memo as it was */
+    memset(q, 'q', sizeof(q) - 1);
+    q[sizeof(q) - 1] = '\0';
+    pt2d_pkgref_etag_put(r, q, "\"e3\"");
+    ck_assert_int_eq(pt2d_pkgref_etag_get(r, q, out, sizeof(out)), 0);
+    memset(e, 'e', sizeof(e) - 1);
+    e[sizeof(e) - 1] = '\0';
+    pt2d_pkgref_etag_put(r, "inspect\n1:x\n", e);
+    ck_assert_int_eq(pt2d_pkgref_etag_get(r, "inspect\n1:x\n", out, sizeof(out)), 0);
+    ck_assert_int_eq(pt2d_pkgref_etag_get(r, "arch\n3:k:1\n", out, sizeof(out)), 1);
+    ck_assert_str_eq(out, "\"e2\"");
+    pt2d_pkgref_release(r);
+}
+END_TEST
+
 static struct pt2d_pkgref *open_ref(const char *fixture)
 {
     struct pt2_error err = {0};
@@ -285,6 +324,7 @@ int main(void)
     tcase_add_test(tc, test_churn);
     tcase_add_test(tc, test_reference_outlives_cache);
     tcase_add_test(tc, test_memo_shared);
+    tcase_add_test(tc, test_etag_memo);
     tcase_add_test(tc, test_byte_bound);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
