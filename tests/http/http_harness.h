@@ -340,6 +340,17 @@ TH_FN int th_header(const struct th_resp *r, const char *name, char *out, size_t
     return 0;
 }
 
+/* GET `path`: asserts 200, its ETag into out. */
+TH_FN void th_etag_of(const char *base, const char *path, char *out, size_t cap)
+{
+    struct th_resp r;
+
+    th_get(base, path, &r);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert(th_header(&r, "ETag", out, cap));
+    th_resp_free(&r);
+}
+
 /* Parse the body as JSON (asserts it is JSON). */
 TH_FN cJSON *th_json(const struct th_resp *r)
 {

@@ -86,16 +86,6 @@ static int fixture_packages(void)
     return count_prefixed("");
 }
 
-static void etag_of(const char *path, char *out, size_t cap)
-{
-    struct th_resp r;
-
-    th_get(T.base, path, &r);
-    ck_assert_int_eq(r.status, 200);
-    ck_assert(th_header(&r, "ETag", out, cap));
-    th_resp_free(&r);
-}
-
 static unsigned long long metric(const char *series)
 {
     struct th_resp r;
@@ -132,7 +122,7 @@ START_TEST(test_first_page_items)
         prev = it;
     }
     /* The item, exactly: the library's members plus /v1/inspect's ETag. */
-    etag_of("/v1/inspect?path=cuda_sm90a_v8.pt2", etag, sizeof(etag));
+    th_etag_of(T.base, "/v1/inspect?path=cuda_sm90a_v8.pt2", etag, sizeof(etag));
     ck_assert_int_eq(stat("tests/fixtures/cuda_sm90a_v8.pt2", &st), 0);
     it = item_named(doc, "cuda_sm90a_v8.pt2");
     ck_assert_ptr_nonnull(it);
@@ -292,9 +282,9 @@ START_TEST(test_targets)
     ck_assert_str_eq(th_str(ov, "verdict"), "incompatible");
     ck_assert_str_eq(th_str(ov, "reason"), "B200: kernels are sm_90a only; NVIDIA B200 is 10.0");
     /* The ETag is the one /v1/inspect answers with for the same targets and driver. */
-    etag_of("/v1/inspect?path=cuda_sm90a_v8.pt2&target=B200&target=H100&driver=13.0", etag,
-            sizeof(etag));
-    etag_of("/v1/inspect?path=cuda_sm90a_v8.pt2", plain, sizeof(plain));
+    th_etag_of(T.base, "/v1/inspect?path=cuda_sm90a_v8.pt2&target=B200&target=H100&driver=13.0",
+               etag, sizeof(etag));
+    th_etag_of(T.base, "/v1/inspect?path=cuda_sm90a_v8.pt2", plain, sizeof(plain));
     ck_assert_str_eq(th_str(it, "etag"), etag);
     ck_assert_str_ne(etag, plain);
     cJSON_Delete(doc);
@@ -330,7 +320,7 @@ START_TEST(test_second_root)
     it = cJSON_GetArrayItem(items_of(doc), 0);
     ck_assert_str_eq(th_str(it, "name"), "team/a.pt2");
     ck_assert_str_eq(th_str(it, "targets"), "cpu x86_64 AVX-512");
-    etag_of("/v1/inspect?path=team/a.pt2", etag, sizeof(etag));
+    th_etag_of(T.base, "/v1/inspect?path=team/a.pt2", etag, sizeof(etag));
     ck_assert_str_eq(th_str(it, "etag"), etag);
     cJSON_Delete(doc);
 
@@ -444,10 +434,10 @@ START_TEST(test_total_and_etag)
     ck_assert_int_eq(cJSON_GetArraySize(items_of(doc)), count_prefixed("cuda_"));
     cJSON_Delete(doc);
 
-    etag_of("/v1/packages?limit=2", e1, sizeof(e1));
-    etag_of("/v1/packages?limit=2", e2, sizeof(e2));
+    th_etag_of(T.base, "/v1/packages?limit=2", e1, sizeof(e1));
+    th_etag_of(T.base, "/v1/packages?limit=2", e2, sizeof(e2));
     ck_assert_str_eq(e1, e2); /* the same page, the same tag */
-    etag_of("/v1/packages?limit=3", e3, sizeof(e3));
+    th_etag_of(T.base, "/v1/packages?limit=3", e3, sizeof(e3));
     ck_assert_str_ne(e1, e3);
     snprintf(hdr, sizeof(hdr), "If-None-Match: %s", e1);
     inm[0] = hdr;
