@@ -164,13 +164,15 @@ void pt2d_pkgref_body_put(struct pt2d_pkgref *ref, const char *etag, const char 
 
 int pt2d_pkgref_etag_get(struct pt2d_pkgref *ref, const char *question, char *etag, size_t cap)
 {
+    size_t len;
     int hit = 0;
 
     if (question[0] == '\0')
         return 0;
     pthread_mutex_lock(&ref->memo_lock);
-    if (strcmp(ref->etag_question, question) == 0 && strlen(ref->etag) < cap) {
-        memcpy(etag, ref->etag, strlen(ref->etag) + 1);
+    len = strlen(ref->etag);
+    if (strcmp(ref->etag_question, question) == 0 && len < cap) {
+        memcpy(etag, ref->etag, len + 1);
         hit = 1;
     }
     pthread_mutex_unlock(&ref->memo_lock);

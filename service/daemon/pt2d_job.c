@@ -324,21 +324,10 @@ static int job_fingerprint(const struct pt2d_options *opts, const struct pt2d_no
     return rc;
 }
 
-int pt2d_job_etag(enum pt2d_route route, const char *key, const struct pt2d_options *opts,
-                  const struct pt2d_node_snap *snap, const struct pt2d_job_env *env,
-                  struct pt2d_buf *scratch, char *etag, size_t cap)
-{
-    int rc = job_fingerprint(opts, snap, env, scratch);
-
-    if (rc != PT2_OK)
-        return rc;
-    pt2d_etag_make(pt2d_router_label(route), key, pt2d_buf_str(scratch), etag, cap);
-    return PT2_OK;
-}
-
 /*
- * pt2d_job_etag, memoised on the package's pkgref when it is known: the
- * question is the ETag's whole input, the key's length keeping its parts apart.
+ * The ETag, memoised on the package's pkgref when one is known (ref may be
+ * NULL): the question is the ETag's whole input, the key's length keeping
+ * its parts apart.
  */
 static int job_etag_memo(enum pt2d_route route, const char *key, const struct pt2d_options *opts,
                          const struct pt2d_node_snap *snap, const struct pt2d_job_env *env,
@@ -346,19 +335,27 @@ static int job_etag_memo(enum pt2d_route route, const char *key, const struct pt
 {
     char question[PT2D_MEMO_QUESTION_MAX];
     const char *label = pt2d_router_label(route);
-    int rc = job_fingerprint(opts, snap, env, scratch), n;
+    int rc = job_fingerprint(opts, snap, env, scratch), n, memo;
 
     if (rc != PT2_OK)
         return rc;
     n = ref == NULL ? -1
                     : snprintf(question, sizeof(question), "%s\n%zu:%s\n%s", label, strlen(key),
                                key, pt2d_buf_str(scratch));
-    if (n > 0 && (size_t)n < sizeof(question) && pt2d_pkgref_etag_get(ref, question, etag, cap))
+    memo = n > 0 && (size_t)n < sizeof(question);
+    if (memo && pt2d_pkgref_etag_get(ref, question, etag, cap))
         return PT2_OK;
     pt2d_etag_make(label, key, pt2d_buf_str(scratch), etag, cap);
-    if (n > 0 && (size_t)n < sizeof(question))
+    if (memo)
         pt2d_pkgref_etag_put(ref, question, etag);
     return PT2_OK;
+}
+
+int pt2d_job_etag(enum pt2d_route route, const char *key, const struct pt2d_options *opts,
+                  const struct pt2d_node_snap *snap, const struct pt2d_job_env *env,
+                  struct pt2d_buf *scratch, char *etag, size_t cap)
+{
+    return job_etag_memo(route, key, opts, snap, env, NULL, scratch, etag, cap);
 }
 
 /* Open the package behind `src`, timed and counted; *out is the caller's. */
