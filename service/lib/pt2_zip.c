@@ -1,24 +1,41 @@
 /*
- * pt2_zip.c - entries of a zip over libzip (see pt2_zip.h).
+ * pt2_zip.c - entries of a zip, read directly or through libzip (see pt2_zip.h).
  *
  * Opening: fstat, then pt2_zip_eocd_scan() reads the file tail (and, when
  * the end records are unambiguous, the central directory) through the same
  * counting pread as libzip's source, so libzip's first reads are served from
- * that copy and every byte is read once. The entry count libzip ends up with
- * is checked again after opening. No ZIP_CHECKCONS: it rereads every local
- * header (one scattered read per entry, which made a 20,000-entry package
- * cost 4 MB and 80,000 calls). Its directory-level half, the only way libzip
- * 1.7.3 notices entry offsets that point past the directory at open time, is
- * pt2_zip_eocd_check_offsets() on the buffered directory; a local header that
- * disagrees with its directory record is still caught, by libzip, when the
- * entry is opened. A directory that could not be buffered, or several end
- * records libzip could choose between, keep ZIP_CHECKCONS.
+ * that copy and every byte is read once.
  *
- * Entries: names come from libzip (borrowed until zip_discard); sizes and
- * methods are copied at open so the accessors never fail. Stored entries are
- * read with zip_fseek + zip_fread (libzip seeks its window source, so only the
- * requested bytes are read); compressed ones can only be inflated forward.
- * Sizes libzip would trust blindly are checked at open (pz_check_sizes).
+ * Direct reads: when that directory is buffered, its end records are plain
+ * and every record is one libzip would open and list byte for byte
+ * (pt2_zip_eocd_plain_record) and stored, which is how torch writes every
+ * package, the entries come from our own walk and libzip is never opened:
+ * it would parse the same directory a second time (a sixth of a typical
+ * inspection) and read stored data through three layered sources. A stored
+ * entry is then read with pt2_source_read() at its data offset, once its
+ * local header has the signature and the directory's name and its data ends
+ * before the directory; a whole read checks the CRC itself (pt2_crc32). An
+ * entry whose local header is anything else, and any archive that is not
+ * plain or has a compressed entry, is left to libzip (opened then, for that
+ * entry only, or at open), so every error and edge case stays libzip's:
+ * test_zip compares both readers on every fixture, seed and corrupted copy.
+ *
+ * Through libzip: the entry count libzip ends up with is checked again after
+ * opening. No ZIP_CHECKCONS: it rereads every local header (one scattered
+ * read per entry, which made a 20,000-entry package cost 4 MB and 80,000
+ * calls). Its directory-level half, the only way libzip 1.7.3 notices entry
+ * offsets that point past the directory at open time, is
+ * pt2_zip_eocd_check_offsets() on the buffered directory (both paths); a
+ * local header that disagrees with its directory record is still caught, by
+ * libzip, when the entry is opened. A directory that could not be buffered,
+ * or several end records libzip could choose between, keep ZIP_CHECKCONS.
+ *
+ * Entries: names come from libzip (borrowed until zip_discard) or our copy;
+ * sizes and methods are copied at open so the accessors never fail. Stored
+ * entries are read with zip_fseek + zip_fread (libzip seeks its window
+ * source, so only the requested bytes are read); compressed ones can only
+ * be inflated forward. Sizes libzip would trust blindly are checked at open
+ * (pz_check_sizes).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +48,7 @@
 #include <zip.h>
 
 #include "pt2_budget.h"
+#include "pt2_crc32.h"
 #include "pt2_zip.h"
 #include "pt2_zip_eocd.h"
 #include "pt2_zip_layout.h"
@@ -41,10 +59,12 @@
 #define PZ_JSON_STEP (1024u * 1024u)
 
 struct pt2_zip_ent {
-    const char *name; /* owned by libzip */
+    const char *name; /* owned by libzip, or by z->names when read directly */
     uint64_t size;    /* uncompressed */
     uint64_t csize;   /* compressed */
     uint64_t offset;  /* of the local header; UINT64_MAX when the directory was not buffered */
+    uint64_t data;    /* direct reads: where the data starts, once its local header checked out */
+    uint32_t crc;     /* direct reads: from the directory */
     uint16_t method;  /* ZIP_CM_* */
 };
 
@@ -63,7 +83,10 @@ struct pt2_zip {
     /* the end records; eocd.buf (file end from the central directory on) only while opening */
     struct pt2_zip_eocd eocd;
 
-    zip_t *za;
+    zip_t *za;     /* NULL while reads are direct and nothing needed libzip yet */
+    int direct;    /* entries from our own parse of the directory (pz_load_direct) */
+    char *names;   /* direct: all entry names, NUL-separated */
+    unsigned opts; /* PT2_ZIP_OPEN_* */
     size_t n;
     struct pt2_zip_ent *ents;
     char prefix[PT2_NAME_MAX];
@@ -73,7 +96,8 @@ struct pt2_zip {
 struct pt2_zip_entry {
     pt2_zip *z;
     size_t idx;
-    zip_file_t *zf;
+    zip_file_t *zf; /* NULL for a direct entry */
+    int direct;     /* stored data read with pt2_source_read at z->ents[idx].data */
     int stored;
     uint64_t pos;     /* compressed entries: uncompressed offset zf is at */
     uint64_t dropped; /* compressed entries: bytes inflated only to skip */
@@ -217,22 +241,38 @@ static int pz_open_error(pt2_zip *z, zip_error_t *ze, struct pt2_error *err)
  * Encrypted entries are exempt (their stored size includes the 12-byte
  * header); they fail with "entry is encrypted" when opened.
  */
-static int pz_check_sizes(const zip_stat_t *st, struct pt2_error *err)
+static int pz_check_sizes(const struct pt2_zip_ent *e, struct pt2_error *err)
 {
-    if ((st->valid & ZIP_STAT_ENCRYPTION_METHOD) && st->encryption_method != ZIP_EM_NONE)
-        return PT2_OK;
-    if (st->comp_method == ZIP_CM_STORE && st->comp_size != st->size)
+    if (e->method == ZIP_CM_STORE && e->csize != e->size)
         return pt2_error_set(err, PT2_ERR_TRUNCATED,
                              "truncated or corrupt zip: %s: stored entry has %llu compressed "
                              "bytes for %llu bytes of data",
-                             st->name, (unsigned long long)st->comp_size,
-                             (unsigned long long)st->size);
-    if (st->comp_method != ZIP_CM_STORE && st->comp_size == 0 && st->size > 0)
+                             e->name, (unsigned long long)e->csize, (unsigned long long)e->size);
+    if (e->method != ZIP_CM_STORE && e->csize == 0 && e->size > 0)
         return pt2_error_set(err, PT2_ERR_TRUNCATED,
                              "truncated or corrupt zip: %s: compressed entry has no data for "
                              "%llu bytes",
-                             st->name, (unsigned long long)st->size);
+                             e->name, (unsigned long long)e->size);
     return PT2_OK;
+}
+
+static int pz_check_name(size_t i, size_t len, struct pt2_error *err)
+{
+    if (len > PT2_ZIP_NAME_LEN_MAX)
+        return pt2_error_set(err, PT2_ERR_TOO_LARGE, "entry %zu: name is %zu bytes (cap %u)", i,
+                             len, PT2_ZIP_NAME_LEN_MAX);
+    return PT2_OK;
+}
+
+/* The .pt2 rules once the entries are known: the prefix every relname drops, model caps. */
+static int pz_apply_layout(pt2_zip *z, struct pt2_error *err)
+{
+    if (z->n == 0)
+        return PT2_OK;
+    z->prefix_len = pt2_zip_layout_prefix_len(z);
+    memcpy(z->prefix, z->ents[0].name, z->prefix_len);
+    z->prefix[z->prefix_len] = '\0';
+    return pt2_zip_layout_check_models(z, err);
 }
 
 static int pz_load_entries(pt2_zip *z, struct pt2_error *err)
@@ -255,7 +295,6 @@ static int pz_load_entries(pt2_zip *z, struct pt2_error *err)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory listing %zu entries", z->n);
     for (i = 0; i < z->n; i++) {
         zip_stat_t st;
-        size_t len;
 
         zip_stat_init(&st);
         if (zip_stat_index(z->za, i, 0, &st) < 0 || !(st.valid & ZIP_STAT_NAME) ||
@@ -263,11 +302,7 @@ static int pz_load_entries(pt2_zip *z, struct pt2_error *err)
             !(st.valid & ZIP_STAT_COMP_METHOD))
             return pt2_error_set(err, PT2_ERR_TRUNCATED, "truncated or corrupt zip: entry %zu: %s",
                                  i, zip_error_strerror(zip_get_error(z->za)));
-        len = strlen(st.name);
-        if (len > PT2_ZIP_NAME_LEN_MAX)
-            return pt2_error_set(err, PT2_ERR_TOO_LARGE, "entry %zu: name is %zu bytes (cap %u)", i,
-                                 len, PT2_ZIP_NAME_LEN_MAX);
-        rc = pz_check_sizes(&st, err);
+        rc = pz_check_name(i, strlen(st.name), err);
         if (rc != PT2_OK)
             return rc;
         z->ents[i].name = st.name;
@@ -275,6 +310,12 @@ static int pz_load_entries(pt2_zip *z, struct pt2_error *err)
         z->ents[i].csize = st.comp_size;
         z->ents[i].method = st.comp_method;
         z->ents[i].offset = UINT64_MAX;
+        /* Encrypted entries are exempt: they fail with "entry is encrypted" when opened. */
+        if (!(st.valid & ZIP_STAT_ENCRYPTION_METHOD) || st.encryption_method == ZIP_EM_NONE) {
+            rc = pz_check_sizes(&z->ents[i], err);
+            if (rc != PT2_OK)
+                return rc;
+        }
     }
     /* Where each entry lies, for planning reads (pt2_zip_prefetch); unknown is fine. */
     offs = malloc(z->n * sizeof(*offs));
@@ -285,19 +326,103 @@ static int pz_load_entries(pt2_zip *z, struct pt2_error *err)
             z->ents[i].offset = offs[i];
         free(offs);
     }
-    /* The .pt2 rules: the prefix folder every relname drops, the model-folder caps. */
-    z->prefix_len = pt2_zip_layout_prefix_len(z);
-    memcpy(z->prefix, z->ents[0].name, z->prefix_len);
-    z->prefix[z->prefix_len] = '\0';
-    return pt2_zip_layout_check_models(z, err);
+    return pz_apply_layout(z, err);
+}
+
+/*
+ * The entries from our own walk of the buffered directory, without libzip:
+ * only when every record is plain (pt2_zip_eocd_plain_record) and stored, so
+ * that libzip would have opened the archive and listed the same entries. 1
+ * when loaded; 0 when libzip must open it (nothing kept); -1 out of memory.
+ */
+static int pz_walk_direct(pt2_zip *z, struct pt2_error *err)
+{
+    const struct pt2_zip_eocd *e = &z->eocd;
+    struct pt2_zip_eocd_rec rec;
+    uint64_t pos = 0;
+    size_t i, at = 0;
+
+    if (!e->plain || !pt2_zip_eocd_cd_buffered(e) || e->entries > PT2_ZIP_EOCD_ENTRIES_MAX)
+        return 0;
+    z->n = (size_t)e->entries;
+    /* names and their NULs fit in the directory's own bytes (46 per record at least) */
+    z->names = malloc((size_t)e->cd_size + 1);
+    z->ents = calloc(z->n > 0 ? z->n : 1, sizeof(*z->ents));
+    if (z->names == NULL || z->ents == NULL) {
+        pt2_error_set(err, PT2_ERR_NOMEM, "out of memory listing %zu entries", z->n);
+        return -1;
+    }
+    for (i = 0; i < z->n; i++) {
+        if (!pt2_zip_eocd_plain_record(e, &pos, &rec) || rec.method != ZIP_CM_STORE)
+            break;
+        memcpy(z->names + at, rec.name, rec.name_len);
+        z->names[at + rec.name_len] = '\0';
+        z->ents[i] = (struct pt2_zip_ent){z->names + at, rec.size,    rec.csize, rec.offset, 0,
+                                          rec.crc,       ZIP_CM_STORE};
+        at += rec.name_len + 1;
+    }
+    if (i == z->n && pos == e->cd_size)
+        return 1;
+    free(z->names);
+    free(z->ents);
+    z->names = NULL;
+    z->ents = NULL;
+    z->n = 0;
+    return 0;
+}
+
+/* What pz_load_entries checks of libzip's listing, on the direct one. */
+static int pz_check_direct(pt2_zip *z, struct pt2_error *err)
+{
+    int rc = PT2_OK;
+
+    for (size_t i = 0; i < z->n && rc == PT2_OK; i++) {
+        rc = pz_check_name(i, strlen(z->ents[i].name), err);
+        if (rc == PT2_OK)
+            rc = pz_check_sizes(&z->ents[i], err);
+    }
+    return rc == PT2_OK ? pz_apply_layout(z, err) : rc;
+}
+
+/* libzip over our source; `flags` as zip_open_from_source takes them. */
+static int pz_open_libzip(pt2_zip *z, int flags, struct pt2_error *err)
+{
+    zip_error_t ze;
+    zip_source_t *src;
+    int rc = PT2_OK;
+
+    zip_error_init(&ze);
+    src = zip_source_function_create(pz_src_cb, z, &ze);
+    if (src == NULL) {
+        zip_error_fini(&ze);
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory creating the zip source");
+    }
+    pt2_error_clear(&z->io_err);
+    z->za = zip_open_from_source(src, flags, &ze);
+    if (z->za == NULL) {
+        /* On failure the source is still ours. */
+        rc = pz_open_error(z, &ze, err);
+        zip_source_free(src);
+    }
+    zip_error_fini(&ze);
+    return rc;
+}
+
+/*
+ * libzip for a direct archive, opened the first time an entry needs it (a
+ * local header our reads do not take on). It lists what our walk did.
+ */
+static int pz_need_libzip(pt2_zip *z, struct pt2_error *err)
+{
+    if (z->za != NULL)
+        return PT2_OK;
+    return pz_open_libzip(z, ZIP_RDONLY, err);
 }
 
 /* ---- open / free ------------------------------------------------------- */
 
 static int pz_open_common(pt2_zip *z, struct pt2_error *err)
 {
-    zip_error_t ze;
-    zip_source_t *src;
     int rc, flags;
 
     z->size = pt2_source_size(z->src);
@@ -309,31 +434,25 @@ static int pz_open_common(pt2_zip *z, struct pt2_error *err)
     if (rc != PT2_OK)
         return rc;
 
-    zip_error_init(&ze);
-    src = zip_source_function_create(pz_src_cb, z, &ze);
-    if (src == NULL) {
-        zip_error_fini(&ze);
-        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory creating the zip source");
+    if (!(z->opts & PT2_ZIP_OPEN_LIBZIP)) {
+        z->direct = pz_walk_direct(z, err);
+        if (z->direct < 0)
+            return err->code;
     }
-    pt2_error_clear(&z->io_err);
-    /* A directory we could not buffer is left to libzip's full check, reads and all. */
-    flags = ZIP_RDONLY;
-    if (!pt2_zip_eocd_cd_buffered(&z->eocd))
-        flags |= ZIP_CHECKCONS;
-    z->za = zip_open_from_source(src, flags, &ze);
-    if (z->za == NULL) {
-        /* On failure the source is still ours. */
-        rc = pz_open_error(z, &ze, err);
-        zip_source_free(src);
-        zip_error_fini(&ze);
-        return rc;
+    if (!z->direct) {
+        /* A directory we could not buffer is left to libzip's full check, reads and all. */
+        flags = ZIP_RDONLY;
+        if (!pt2_zip_eocd_cd_buffered(&z->eocd))
+            flags |= ZIP_CHECKCONS;
+        rc = pz_open_libzip(z, flags, err);
+        if (rc != PT2_OK)
+            return rc;
     }
-    zip_error_fini(&ze);
     rc = pt2_zip_eocd_check_offsets(&z->eocd, err);
     if (rc == PT2_OK)
         rc = pt2_zip_eocd_check_overlaps(&z->eocd, err);
     if (rc == PT2_OK)
-        rc = pz_load_entries(z, err);
+        rc = z->direct ? pz_check_direct(z, err) : pz_load_entries(z, err);
     pt2_zip_eocd_release(&z->eocd);
     return rc;
 }
@@ -351,6 +470,11 @@ static pt2_zip *pz_alloc(void)
 
 int pt2_zip_open_source(pt2_zip **out, pt2_source *src, struct pt2_error *err)
 {
+    return pt2_zip_open_source_opts(out, src, 0, err);
+}
+
+int pt2_zip_open_source_opts(pt2_zip **out, pt2_source *src, unsigned opts, struct pt2_error *err)
+{
     pt2_zip *z;
     int rc;
 
@@ -359,6 +483,7 @@ int pt2_zip_open_source(pt2_zip **out, pt2_source *src, struct pt2_error *err)
     if (z == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory opening the archive");
     z->src = src;
+    z->opts = opts;
     rc = pz_open_common(z, err);
     if (rc != PT2_OK) {
         pt2_zip_free(z);
@@ -426,6 +551,7 @@ void pt2_zip_free(pt2_zip *z)
     zip_error_fini(&z->src_error);
     pt2_zip_eocd_release(&z->eocd);
     free(z->ents);
+    free(z->names);
     free(z);
 }
 
@@ -499,9 +625,51 @@ uint64_t pt2_zip_file_size(const pt2_zip *z)
     return z->size;
 }
 
+int pt2_zip_direct(const pt2_zip *z)
+{
+    return z->direct;
+}
+
 int pt2_zip_zip64(const pt2_zip *z)
 {
     return z->eocd.zip64;
+}
+
+/* ---- local headers ----------------------------------------------------- */
+
+#define PZ_LOCAL_LEN 30u
+#define PZ_SIG_LOCAL 0x04034b50u
+
+/*
+ * Whether entry i of a direct archive is read without libzip: its local
+ * header has the signature and the directory's name, and its data ends before
+ * the directory, so libzip would read exactly the bytes we do (it reads only
+ * the two lengths). Then ents[i].data is set and 1 returned; otherwise 0, and
+ * libzip reads the entry, with its own errors for whatever is wrong there.
+ */
+static int pz_direct_entry(pt2_zip *z, size_t i)
+{
+    struct pt2_zip_ent *e = &z->ents[i];
+    uint8_t h[PZ_LOCAL_LEN + PT2_ZIP_NAME_LEN_MAX];
+    struct pt2_error ignored = {0};
+    size_t nlen, got = 0;
+    uint64_t data;
+
+    if (!z->direct)
+        return 0;
+    if (e->data != 0)
+        return 1;
+    nlen = strlen(e->name);
+    if (nlen > PT2_ZIP_NAME_LEN_MAX ||
+        pt2_source_read(z->src, e->offset, h, PZ_LOCAL_LEN + nlen, &got, &ignored) != PT2_OK ||
+        got != PZ_LOCAL_LEN + nlen || pt2_le32(h) != PZ_SIG_LOCAL || pt2_le16(h + 26) != nlen ||
+        memcmp(h + PZ_LOCAL_LEN, e->name, nlen) != 0)
+        return 0;
+    data = e->offset + PZ_LOCAL_LEN + nlen + pt2_le16(h + 28);
+    if (data > z->eocd.cd_offset || e->csize > z->eocd.cd_offset - data)
+        return 0;
+    e->data = data;
+    return 1;
 }
 
 /* ---- planning ---------------------------------------------------------- */
@@ -519,6 +687,10 @@ int pt2_zip_data_offset(pt2_zip *z, size_t i, uint64_t *off)
     uint8_t h[30];
     size_t got = 0;
 
+    if (i < z->n && pz_direct_entry(z, i)) {
+        *off = z->ents[i].data;
+        return PT2_OK;
+    }
     if (i >= z->n || z->ents[i].offset == UINT64_MAX || z->ents[i].method != ZIP_CM_STORE ||
         pt2_source_read(z->src, z->ents[i].offset, h, sizeof(h), &got, &ignored) != PT2_OK ||
         got != sizeof(h) || pt2_le32(h) != 0x04034b50u)
@@ -614,6 +786,9 @@ static zip_file_t *pz_fopen_entry(pt2_zip *z, size_t i, struct pt2_error *err, i
 {
     zip_file_t *zf;
 
+    *rc = pz_need_libzip(z, err);
+    if (*rc != PT2_OK)
+        return NULL;
     pt2_error_clear(&z->io_err);
     zf = zip_fopen_index(z->za, i, 0);
     if (zf == NULL) {
@@ -621,6 +796,66 @@ static zip_file_t *pz_fopen_entry(pt2_zip *z, size_t i, struct pt2_error *err, i
         zip_error_clear(z->za);
     }
     return zf;
+}
+
+/* ---- direct reads ------------------------------------------------------ */
+
+/* Up to len bytes of entry i's data from entry offset `at` (*got short only at the end). */
+static int pz_direct_read(pt2_zip *z, size_t i, uint64_t at, void *buf, size_t len, size_t *got,
+                          struct pt2_error *err)
+{
+    const struct pt2_zip_ent *e = &z->ents[i];
+
+    *got = 0;
+    if (at > e->size)
+        return pt2_error_set(err, PT2_ERR_ENTRY, "%s: cannot seek in entry: Invalid argument",
+                             e->name + z->prefix_len);
+    if (len > e->size - at)
+        len = (size_t)(e->size - at);
+    pt2_error_clear(&z->io_err);
+    if (pt2_source_read(z->src, e->data + at, buf, len, got, &z->io_err) != PT2_OK)
+        return pt2_error_set(err, z->io_err.code, "%s: %s", e->name + z->prefix_len,
+                             z->io_err.message);
+    return PT2_OK;
+}
+
+/*
+ * One step of a whole read: up to len bytes at entry offset `at`, from zf or,
+ * when zf is NULL, directly; *got 0 at the end.
+ */
+static int pz_read_step(pt2_zip *z, size_t i, zip_file_t *zf, uint64_t at, char *buf, size_t len,
+                        size_t *got, struct pt2_error *err)
+{
+    zip_int64_t n;
+
+    if (zf == NULL)
+        return pz_direct_read(z, i, at, buf, len, got, err);
+    n = zip_fread(zf, buf, len);
+    if (n < 0)
+        return pz_entry_error(z, i, zip_file_get_error(zf), "read", err);
+    *got = (size_t)n;
+    return PT2_OK;
+}
+
+/* The end of a whole read: libzip checks the CRC when read on past the end; we compute it. */
+static int pz_read_end(pt2_zip *z, size_t i, zip_file_t *zf, const char *buf, size_t size,
+                       struct pt2_error *err)
+{
+    const char *rel = z->ents[i].name + z->prefix_len;
+    zip_int64_t n;
+    char extra;
+
+    if (zf == NULL)
+        return pt2_crc32(0, buf, size) == z->ents[i].crc
+                   ? PT2_OK
+                   : pt2_error_set(err, PT2_ERR_ENTRY, "%s: CRC mismatch", rel);
+    n = zip_fread(zf, &extra, 1);
+    if (n < 0)
+        return pz_entry_error(z, i, zip_file_get_error(zf), "read", err);
+    if (n > 0)
+        return pt2_error_set(err, PT2_ERR_ENTRY,
+                             "%s: entry is longer than its central directory size", rel);
+    return PT2_OK;
 }
 
 static int pz_has_suffix(const char *s, const char *suffix)
@@ -634,9 +869,9 @@ int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len
                        struct pt2_error *err)
 {
     zip_file_t *zf = NULL;
-    char *buf = NULL, extra;
+    char *buf = NULL;
     uint64_t size, have = 0;
-    zip_int64_t n;
+    size_t n;
     int rc = PT2_OK, json;
     struct pt2_json_scan js;
 
@@ -655,8 +890,7 @@ int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len
     if (buf == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "%s: out of memory",
                              z->ents[i].name + z->prefix_len);
-    zf = pz_fopen_entry(z, i, err, &rc);
-    if (zf == NULL)
+    if (!pz_direct_entry(z, i) && (zf = pz_fopen_entry(z, i, err, &rc)) == NULL)
         goto cleanup;
     while (have < size) {
         uint64_t step = size - have;
@@ -664,11 +898,9 @@ int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len
         /* a JSON document is checked against the inspection's budget as it arrives */
         if (json && step > PZ_JSON_STEP)
             step = PZ_JSON_STEP;
-        n = zip_fread(zf, buf + have, step);
-        if (n < 0) {
-            rc = pz_entry_error(z, i, zip_file_get_error(zf), "read", err);
+        rc = pz_read_step(z, i, zf, have, buf + have, (size_t)step, &n, err);
+        if (rc != PT2_OK)
             goto cleanup;
-        }
         if (n == 0) {
             rc = pt2_error_set(err, PT2_ERR_ENTRY, "%s: entry ends after %llu of %llu bytes",
                                z->ents[i].name + z->prefix_len, (unsigned long long)have,
@@ -683,18 +915,9 @@ int pt2_zip_read_small(pt2_zip *z, size_t i, size_t cap, char **out, size_t *len
                 goto cleanup;
         }
     }
-    /* Reading on to the end makes libzip check the CRC. */
-    n = zip_fread(zf, &extra, 1);
-    if (n < 0) {
-        rc = pz_entry_error(z, i, zip_file_get_error(zf), "read", err);
+    rc = pz_read_end(z, i, zf, buf, (size_t)size, err);
+    if (rc != PT2_OK)
         goto cleanup;
-    }
-    if (n > 0) {
-        rc =
-            pt2_error_set(err, PT2_ERR_ENTRY, "%s: entry is longer than its central directory size",
-                          z->ents[i].name + z->prefix_len);
-        goto cleanup;
-    }
     buf[size] = '\0';
     *out = buf;
     buf = NULL;
@@ -728,6 +951,8 @@ static int pz_entry_rd_fn(void *ctx, uint64_t off, void *buf, size_t len, size_t
     int rc;
 
     *got = 0;
+    if (e->direct)
+        return pz_direct_read(z, e->idx, off, buf, len, got, err);
     pt2_error_clear(&z->io_err);
     if (e->zf == NULL)
         return pt2_error_set(err, PT2_ERR_ENTRY, "%s: entry reader failed earlier", e->rd.name);
@@ -794,8 +1019,8 @@ int pt2_zip_entry_open(pt2_zip *z, size_t i, pt2_zip_entry **out, struct pt2_err
     e->z = z;
     e->idx = i;
     e->stored = z->ents[i].method == ZIP_CM_STORE;
-    e->zf = pz_fopen_entry(z, i, err, &rc);
-    if (e->zf == NULL) {
+    e->direct = pz_direct_entry(z, i);
+    if (!e->direct && (e->zf = pz_fopen_entry(z, i, err, &rc)) == NULL) {
         free(e);
         return rc;
     }

@@ -1,9 +1,11 @@
 /*
  * pt2_zip.h - read-only, bounded, counted access to the entries of a zip.
  *
- * Design: libzip does the zip parsing; this module feeds it the file through
- * a custom source that reads with pread() and counts every byte and call, so
- * the inspector can prove it read only headers. Before libzip opens the
+ * Design: stored archives as torch writes them are read directly from their
+ * buffered central directory (pt2_zip.c says when); everything else is
+ * libzip's, fed the file through a custom source that reads with pread()
+ * and counts every byte and call, so the inspector can prove it read only
+ * headers. Before libzip opens the
  * file, pt2_zip_eocd reads its end records and applies the caps on entries
  * and directory size; while opening, pt2_zip_layout supplies the .pt2 rules
  * for the archive prefix (entries are exposed both raw and relative to it)
@@ -49,6 +51,14 @@ int pt2_zip_open_path(pt2_zip **out, const char *path, struct pt2_error *err) PT
 int pt2_zip_open_fd(pt2_zip **out, int fd, struct pt2_error *err) PT2_WARN_UNUSED;
 /* Open the archive behind a byte source (borrowed: it must outlive the pt2_zip). */
 int pt2_zip_open_source(pt2_zip **out, pt2_source *src, struct pt2_error *err) PT2_WARN_UNUSED;
+/*
+ * pt2_zip_open_source with options: PT2_ZIP_OPEN_LIBZIP reads everything
+ * through libzip, as pt2_zip did before its direct reader (the reference the
+ * direct reader is tested against, and a way to rule it out when debugging).
+ */
+#define PT2_ZIP_OPEN_LIBZIP 1u
+int pt2_zip_open_source_opts(pt2_zip **out, pt2_source *src, unsigned opts,
+                             struct pt2_error *err) PT2_WARN_UNUSED;
 void pt2_zip_free(pt2_zip *z);
 
 size_t pt2_zip_count(const pt2_zip *z);
@@ -134,6 +144,8 @@ uint64_t pt2_zip_read_calls(const pt2_zip *z);
 uint64_t pt2_zip_file_size(const pt2_zip *z);
 /* The byte source the archive is read through (borrowed). */
 pt2_source *pt2_zip_source(pt2_zip *z);
+/* 1 when the entries were listed by our own walk of the directory, not libzip's open. */
+int pt2_zip_direct(const pt2_zip *z);
 /* 1 if the end record libzip uses has a zip64 locator (see pt2_zip_eocd.h). */
 int pt2_zip_zip64(const pt2_zip *z);
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt2_utf8.h"
 #include "pt2_zip_eocd.h"
 
 #define EOCD_LEN 22u
@@ -32,6 +33,7 @@
 struct eocd_cand {
     uint64_t entries, cd_size, cd_offset;
     int zip64;
+    int plain; /* one disk, the records agree, the directory ends where they start */
 };
 
 const uint8_t *pt2_zip_eocd_bytes(const struct pt2_zip_eocd *e, uint64_t off, size_t len)
@@ -96,6 +98,20 @@ cleanup:
 }
 
 /*
+ * A zip64 record that says what the classic one does: one disk, and each
+ * classic field either saturated or equal to its 64-bit twin.
+ */
+static int eocd64_plain(const uint8_t *r, const uint8_t *z64)
+{
+    uint64_t entries = pt2_le64(z64 + 32), size = pt2_le64(z64 + 40), off = pt2_le64(z64 + 48);
+
+    return pt2_le32(z64 + 16) == 0 && pt2_le32(z64 + 20) == 0 && pt2_le64(z64 + 24) == entries &&
+           (pt2_le16(r + 10) == 0xffffu || pt2_le16(r + 10) == entries) &&
+           (pt2_le32(r + 12) == 0xffffffffu || pt2_le32(r + 12) == size) &&
+           (pt2_le32(r + 16) == 0xffffffffu || pt2_le32(r + 16) == off);
+}
+
+/*
  * Decode the end record at buffer offset p into *out; *usable is 1 when
  * libzip 1.7.3 could open the directory it describes, 0 when libzip rejects
  * it before reading a single directory record. Only rejections libzip
@@ -115,6 +131,9 @@ static int eocd_decode(const struct pt2_zip_eocd *e, size_t p, struct eocd_cand 
     out->entries = pt2_le16(r + 10);
     out->cd_size = pt2_le32(r + 12);
     out->cd_offset = pt2_le32(r + 16);
+    /* and the comment ends the file, as the record says */
+    out->plain = pt2_le16(r + 4) == 0 && pt2_le16(r + 6) == 0 && pt2_le16(r + 8) == out->entries &&
+                 end_at + EOCD_LEN + pt2_le16(r + 20) == e->size;
     if (p >= LOCATOR_LEN && pt2_le32(r - LOCATOR_LEN) == SIG_LOCATOR) {
         uint64_t off64 = pt2_le64(r - LOCATOR_LEN + 8);
         uint8_t rec[EOCD64_LEN];
@@ -137,11 +156,18 @@ static int eocd_decode(const struct pt2_zip_eocd *e, size_t p, struct eocd_cand 
         }
         if (pt2_le32(z64) != SIG_EOCD64)
             return PT2_OK;
+        /* the locator: the zip64 record on disk 0 of 1 */
+        out->plain = out->plain && eocd64_plain(r, z64) && pt2_le32(r - LOCATOR_LEN + 4) == 0 &&
+                     pt2_le32(r - LOCATOR_LEN + 16) == 1;
         out->entries = pt2_le64(z64 + 32);
         out->cd_size = pt2_le64(z64 + 40);
         out->cd_offset = pt2_le64(z64 + 48);
+        /* the zip64 record is right before its locator */
+        out->plain = out->plain && pt2_le64(z64 + 4) == EOCD64_LEN - 12u &&
+                     off64 + EOCD64_LEN == end_at - LOCATOR_LEN;
         end_at = off64;
     }
+    out->plain = out->plain && out->cd_offset + out->cd_size == end_at;
     if (out->cd_offset > end_at || out->cd_size > end_at - out->cd_offset)
         return PT2_OK;
     *usable = out->entries <= out->cd_size / CDIR_RECORD_MIN;
@@ -204,6 +230,8 @@ int pt2_zip_eocd_scan(struct pt2_zip_eocd *e, pt2_rd_fn read, void *ctx, uint64_
     e->cd_known = 1;
     e->cd_offset = first.cd_offset;
     e->cd_size = first.cd_size;
+    e->entries = first.entries;
+    e->plain = first.plain;
     return eocd_extend(e, err);
 }
 
@@ -343,6 +371,89 @@ size_t pt2_zip_eocd_local_offsets(const struct pt2_zip_eocd *e, uint64_t *out, s
     while (i < n && eocd_record(e, cd, &pos, &off, &csize, &nlen))
         out[i++] = off;
     return i;
+}
+
+/* A name libzip returns as it is: no NUL, no control byte but tab, CR, LF (libzip would take
+ * those for CP437 and convert), any other byte part of valid UTF-8. */
+static int eocd_plain_name(const uint8_t *p, size_t n)
+{
+    size_t i = 0, k;
+
+    if (n == 0)
+        return 0;
+    while (i < n) {
+        if (p[i] < 0x80) {
+            if (p[i] < 32 && p[i] != '\t' && p[i] != '\r' && p[i] != '\n')
+                return 0;
+            i++;
+            continue;
+        }
+        if ((k = pt2_utf8_seq(p + i, n - i)) == 0)
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
+/* Walk the extra fields exactly, applying the one zip64 field: 1 when the walk ends on the
+ * last byte and every saturated value found its 64-bit twin. */
+static int eocd_plain_extra(const uint8_t *x, size_t xlen, uint64_t *v[3])
+{
+    int seen64 = 0;
+
+    while (xlen > 0) {
+        size_t id, len, k = 4;
+
+        if (xlen < 4 || (len = pt2_le16(x + 2)) > xlen - 4)
+            return 0;
+        id = pt2_le16(x);
+        if (id == 0x7075 || id == 0x6375 || (id == 0x0001 && seen64++))
+            return 0;
+        for (int f = 0; id == 0x0001 && f < 3; f++) {
+            if (*v[f] != 0xffffffffu)
+                continue;
+            if (k + 8 > 4 + len)
+                return 0;
+            *v[f] = pt2_le64(x + k);
+            k += 8;
+        }
+        x += 4 + len;
+        xlen -= 4 + len;
+    }
+    /* a saturated value nothing replaced: libzip would call the record inconsistent */
+    return seen64 || (*v[0] != 0xffffffffu && *v[1] != 0xffffffffu && *v[2] != 0xffffffffu);
+}
+
+int pt2_zip_eocd_plain_record(const struct pt2_zip_eocd *e, uint64_t *pos,
+                              struct pt2_zip_eocd_rec *rec)
+{
+    const uint8_t *cd = pt2_zip_eocd_bytes(e, e->cd_offset, (size_t)e->cd_size), *r;
+    uint64_t *v[3] = {&rec->size, &rec->csize, &rec->offset};
+    size_t nlen, xlen;
+    uint16_t flags;
+
+    if (!e->cd_known || cd == NULL || *pos > e->cd_size || e->cd_size - *pos < CDIR_RECORD_MIN)
+        return 0;
+    r = cd + *pos;
+    nlen = pt2_le16(r + 28);
+    xlen = pt2_le16(r + 30);
+    flags = pt2_le16(r + 8);
+    /* bit 0: encrypted, bit 6: strong encryption, bit 13: masked local headers */
+    if (pt2_le32(r) != SIG_CDIR || CDIR_RECORD_MIN + nlen + xlen > e->cd_size - *pos ||
+        pt2_le16(r + 32) != 0 || pt2_le16(r + 34) != 0 || (flags & 0x2041u) != 0 ||
+        !eocd_plain_name(r + CDIR_RECORD_MIN, nlen))
+        return 0;
+    rec->method = pt2_le16(r + 10);
+    rec->crc = pt2_le32(r + 16);
+    rec->csize = pt2_le32(r + 20);
+    rec->size = pt2_le32(r + 24);
+    rec->offset = pt2_le32(r + 42);
+    if (!eocd_plain_extra(r + CDIR_RECORD_MIN + nlen, xlen, v))
+        return 0;
+    rec->name = r + CDIR_RECORD_MIN;
+    rec->name_len = nlen;
+    *pos += CDIR_RECORD_MIN + nlen + xlen;
+    return 1;
 }
 
 int pt2_zip_eocd_starts_with_local_header(const struct pt2_zip_eocd *e)

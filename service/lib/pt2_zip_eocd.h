@@ -54,6 +54,22 @@ struct pt2_zip_eocd {
     int cd_known;  /* exactly one end record libzip can use: cd_offset, cd_size are its */
     int zip64;     /* the record libzip keeps has a zip64 locator */
     uint64_t cd_offset, cd_size;
+    uint64_t entries; /* what that record lists (cd_known only) */
+    /* cd_known, one disk, the classic and zip64 records agree, and the directory ends
+     * right where the end records start: nothing for libzip to judge differently */
+    int plain;
+};
+
+/*
+ * One central directory record, zip64 extra applied; name borrowed from the
+ * buffered directory (not NUL-terminated).
+ */
+struct pt2_zip_eocd_rec {
+    const uint8_t *name;
+    size_t name_len;
+    uint64_t size, csize, offset;
+    uint32_t crc;
+    uint16_t method;
 };
 
 /*
@@ -94,6 +110,18 @@ int pt2_zip_eocd_check_overlaps(const struct pt2_zip_eocd *e,
  * count stored, 0 when the directory is not buffered.
  */
 size_t pt2_zip_eocd_local_offsets(const struct pt2_zip_eocd *e, uint64_t *out, size_t n);
+/*
+ * The record at directory offset *pos, if it is one libzip 1.7.3 would open
+ * and describe exactly as it reads: signature and lengths in bounds, disk 0,
+ * not encrypted, no comment, well-formed extra fields with every saturated
+ * size or offset in a zip64 field, none of the Info-ZIP Unicode fields libzip
+ * would rename it by, and a name it returns byte for byte (printable ASCII,
+ * tab, CR, LF, valid UTF-8). 1 with *rec filled and *pos moved past it, 0
+ * otherwise (then libzip is the judge). Needs the directory buffered.
+ */
+int pt2_zip_eocd_plain_record(const struct pt2_zip_eocd *e, uint64_t *pos,
+                              struct pt2_zip_eocd_rec *rec);
+
 /* 1 if the file starts with a local file header signature (read if not buffered). */
 int pt2_zip_eocd_starts_with_local_header(const struct pt2_zip_eocd *e);
 

@@ -7,6 +7,7 @@
  * (test_zip_eocd), the .pt2 layout too (test_zip_layout).
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -151,8 +152,8 @@ START_TEST(test_caps_names)
 }
 END_TEST
 
-/* Offset of the data of the entry named `name` in a torch-style or zipfile-style file. */
-static size_t data_offset(const uint8_t *buf, size_t len, const char *name)
+/* Offset of the local header of the entry named `name` in a torch-style or zipfile-style file. */
+static size_t local_header(const uint8_t *buf, size_t len, const char *name)
 {
     size_t nlen = strlen(name), p;
 
@@ -160,10 +161,18 @@ static size_t data_offset(const uint8_t *buf, size_t len, const char *name)
         if (memcmp(buf + p, "PK\003\004", 4) == 0 &&
             (size_t)(buf[p + 26] | buf[p + 27] << 8) == nlen &&
             memcmp(buf + p + 30, name, nlen) == 0)
-            return p + 30 + nlen + (size_t)(buf[p + 28] | buf[p + 29] << 8);
+            return p;
     }
     ck_abort_msg("no local header for %s", name);
     return 0;
+}
+
+/* Offset of the data of the entry named `name`. */
+static size_t data_offset(const uint8_t *buf, size_t len, const char *name)
+{
+    size_t p = local_header(buf, len, name);
+
+    return p + 30 + strlen(name) + (size_t)(buf[p + 28] | buf[p + 29] << 8);
 }
 
 /* Compression method in the local header of entry `name` (full name) of the file at `path`. */
@@ -395,6 +404,136 @@ START_TEST(test_bad_deflate_stream_is_entry_error)
 }
 END_TEST
 
+/* ---- the direct reader against libzip ----------------------------------- */
+
+/* Two answers of one call: the same status and message. */
+static void zip_same_status(int ra, const struct pt2_error *ea, int rb, const struct pt2_error *eb,
+                            const char *what, size_t i)
+{
+    ck_assert_msg(ra == rb, "%s %zu: %d (%s) vs libzip %d (%s)", what, i, ra, ea->message, rb,
+                  eb->message);
+    ck_assert_msg(strcmp(ea->message, eb->message) == 0, "%s %zu: '%s' vs libzip '%s'", what, i,
+                  ea->message, eb->message);
+}
+
+/* Whole, tail and random reads of entry i agree. */
+static void zip_same_entry(pt2_zip *a, pt2_zip *b, size_t i)
+{
+    struct pt2_error ea = {0}, eb = {0};
+    char *oa = NULL, *ob = NULL, ba[300], bb[300];
+    size_t na = 0, nb = 0;
+    uint64_t da = 1, db = 1, size = pt2_zip_entry_size(a, i);
+    pt2_zip_entry *xa = NULL, *xb = NULL;
+    int ra, rb;
+
+    ck_assert_str_eq(pt2_zip_name(a, i), pt2_zip_name(b, i));
+    ck_assert_str_eq(pt2_zip_relname(a, i), pt2_zip_relname(b, i));
+    ck_assert_uint_eq(size, pt2_zip_entry_size(b, i));
+    ck_assert_uint_eq(pt2_zip_entry_csize(a, i), pt2_zip_entry_csize(b, i));
+    ck_assert_int_eq(pt2_zip_entry_stored(a, i), pt2_zip_entry_stored(b, i));
+    ck_assert_int_eq(pt2_zip_data_offset(a, i, &da), pt2_zip_data_offset(b, i, &db));
+    ck_assert_uint_eq(da, db);
+    ra = pt2_zip_read_small(a, i, 4 * MIB, &oa, &na, &ea);
+    rb = pt2_zip_read_small(b, i, 4 * MIB, &ob, &nb, &eb);
+    zip_same_status(ra, &ea, rb, &eb, "read_small", i);
+    ck_assert_uint_eq(na, nb);
+    ck_assert(na == 0 || memcmp(oa, ob, na) == 0);
+    free(oa);
+    free(ob);
+    oa = ob = NULL;
+    pt2_error_clear(&ea);
+    pt2_error_clear(&eb);
+    ra = pt2_zip_read_tail(a, i, 100, &oa, &na, &ea);
+    rb = pt2_zip_read_tail(b, i, 100, &ob, &nb, &eb);
+    zip_same_status(ra, &ea, rb, &eb, "read_tail", i);
+    ck_assert(ra != PT2_OK || (na == nb && memcmp(oa, ob, na) == 0));
+    free(oa);
+    free(ob);
+    pt2_error_clear(&ea);
+    pt2_error_clear(&eb);
+    ra = pt2_zip_entry_open(a, i, &xa, &ea);
+    rb = pt2_zip_entry_open(b, i, &xb, &eb);
+    zip_same_status(ra, &ea, rb, &eb, "entry_open", i);
+    if (ra == PT2_OK) {
+        /* from the start, from the middle, across the end */
+        uint64_t at[3] = {0, size / 2, size > 50 ? size - 50 : 0};
+
+        for (int k = 0; k < 3; k++) {
+            size_t n = size - at[k] < sizeof(ba) ? (size_t)(size - at[k]) : sizeof(ba);
+
+            pt2_error_clear(&ea);
+            pt2_error_clear(&eb);
+            ra = pt2_rd_read(pt2_zip_entry_rd(xa), at[k], ba, n, &ea);
+            rb = pt2_rd_read(pt2_zip_entry_rd(xb), at[k], bb, n, &eb);
+            zip_same_status(ra, &ea, rb, &eb, "rd_read", i);
+            ck_assert(ra != PT2_OK || memcmp(ba, bb, n) == 0);
+        }
+    }
+    pt2_zip_entry_free(xa);
+    pt2_zip_entry_free(xb);
+}
+
+/*
+ * The file at `path` through the direct reader and through libzip alone
+ * (PT2_ZIP_OPEN_LIBZIP): the same open status and message, the same entries,
+ * the same bytes and errors from every read. Returns whether the direct
+ * reader listed the entries (-1 when the open failed).
+ */
+static int zip_agree(const char *path)
+{
+    struct pt2_error ea = {0}, eb = {0};
+    pt2_source *sa = NULL, *sb = NULL;
+    pt2_zip *a = NULL, *b = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC), ra, rb, direct = -1;
+
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(pt2_source_new_fd(&sa, fd, NULL, &ea), PT2_OK);
+    ck_assert_int_eq(pt2_source_new_fd(&sb, fd, NULL, &eb), PT2_OK);
+    ra = pt2_zip_open_source_opts(&a, sa, 0, &ea);
+    rb = pt2_zip_open_source_opts(&b, sb, PT2_ZIP_OPEN_LIBZIP, &eb);
+    zip_same_status(ra, &ea, rb, &eb, "open", 0);
+    if (ra == PT2_OK) {
+        ck_assert_int_eq(pt2_zip_direct(b), 0);
+        direct = pt2_zip_direct(a);
+        ck_assert_uint_eq(pt2_zip_count(a), pt2_zip_count(b));
+        ck_assert_str_eq(pt2_zip_prefix(a), pt2_zip_prefix(b));
+        ck_assert_int_eq(pt2_zip_zip64(a), pt2_zip_zip64(b));
+        for (size_t i = 0; i < pt2_zip_count(a); i++)
+            zip_same_entry(a, b, i);
+    }
+    pt2_zip_free(a);
+    pt2_zip_free(b);
+    pt2_source_free(sa);
+    pt2_source_free(sb);
+    close(fd);
+    return direct;
+}
+
+/* Every .pt2 (or any file) in `dir`: how many the direct reader listed; *files counts all. */
+static int zip_agree_dir(const char *dir, const char *suffix, int *files)
+{
+    char path[2048];
+    struct dirent *de;
+    DIR *d = opendir(dir);
+    int direct = 0;
+
+    if (d == NULL)
+        return 0;
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name), k = strlen(suffix);
+        struct stat st;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        if (de->d_name[0] == '.' || len < k || strcmp(de->d_name + len - k, suffix) != 0 ||
+            stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        (*files)++;
+        direct += zip_agree(path) == 1;
+    }
+    closedir(d);
+    return direct;
+}
+
 /* Cut and corrupted copies of good packages (stored, deflated): every outcome is a clean
  * status, never a crash or a sanitizer report. */
 static const char *const sweep_files[] = {"cuda_sm90a_v8.pt2", "rezipped_deflate.pt2"};
@@ -430,6 +569,7 @@ START_TEST(test_cut_and_corrupt_never_crash)
             buf[(k - 300) * (len / 100)] ^= 0x5a;
         }
         zt_write_file(path, buf, cut);
+        zip_agree(path);
         rc = pt2_zip_open_path(&z, path, &err);
         ck_assert_msg(rc == PT2_OK || rc == PT2_ERR_NOT_ZIP || rc == PT2_ERR_TRUNCATED ||
                           rc == PT2_ERR_TOO_LARGE,
@@ -469,6 +609,88 @@ START_TEST(test_cut_and_corrupt_never_crash)
     ck_assert_int_eq(seen_ok, 1);
     ck_assert_int_eq(seen_trunc, 1);
     ck_assert_int_eq(seen_entry, 1);
+    free(buf);
+    free(good);
+    unlink(path);
+    zt_rm_dir(dir);
+}
+END_TEST
+
+START_TEST(test_direct_agrees_with_libzip)
+{
+    char buf[1024];
+    int files = 0, direct, corpus_files = 0;
+
+    /* torch writes every entry stored: read directly; a rezipped (deflated) copy is libzip's */
+    ck_assert_int_eq(zip_agree(tu_fixture("cuda_sm90a_v8.pt2", buf, sizeof(buf))), 1);
+    ck_assert_int_eq(zip_agree(tu_fixture("rezipped_deflate.pt2", buf, sizeof(buf))), 0);
+    ck_assert_int_eq(zip_agree(tu_fixture("broken_not_zip.pt2", buf, sizeof(buf))), -1);
+    direct = zip_agree_dir("tests/fixtures", ".pt2", &files);
+    ck_assert_int_ge(files, 40);
+    ck_assert_int_ge(direct, 30);
+    /* the fuzzers' seeds and regressions: hostile archives of every kind */
+    zip_agree_dir("tests/fuzz/seeds/differential", "", &files);
+    zip_agree_dir("tests/fuzz/regressions/package", "", &files);
+    zip_agree_dir("tests/fuzz/regressions/differential", "", &files);
+    if (tu_shared("corpus/pt2", buf, sizeof(buf)) != NULL)
+        ck_assert_int_eq(zip_agree_dir(buf, ".pt2", &corpus_files), corpus_files);
+}
+END_TEST
+
+/*
+ * Every byte of the directory and end records, and of every local header and
+ * name, set to 0, to 0xff and with its low and high bits flipped: both readers
+ * still agree on each copy (the direct one leaving to libzip whatever it does
+ * not take on, at open or per entry).
+ */
+START_TEST(test_direct_agrees_byte_by_byte)
+{
+    char dir[256], path[512], src[256];
+    size_t len, pos, nhdr = 0;
+    uint8_t *good = zt_load(tu_fixture("cuda_sm90a_v8.pt2", src, sizeof(src)), &len);
+    uint8_t *buf = malloc(len);
+    size_t *hdr = calloc(len, sizeof(*hdr));
+    struct pt2_error err = {0};
+    pt2_zip *z = NULL;
+    int outcomes[3] = {0, 0, 0};
+
+    ck_assert_ptr_nonnull(buf);
+    ck_assert_ptr_nonnull(hdr);
+    ck_assert_int_eq(zt_open_tmp(src, &z, &err), PT2_OK);
+    /* local headers, names and extra fields: from each header to its data */
+    for (size_t i = 0; i < pt2_zip_count(z); i++) {
+        size_t lh = local_header(good, len, pt2_zip_name(z, i));
+
+        for (size_t k = lh; k < data_offset(good, len, pt2_zip_name(z, i)); k++)
+            hdr[nhdr++] = k;
+    }
+    pt2_zip_free(z);
+    zt_tmp_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/byte.pt2", dir);
+    for (pos = 0; pos < len; pos++) {
+        int in_hdr = 0;
+
+        for (size_t k = 0; k < nhdr && !in_hdr; k++)
+            in_hdr = hdr[k] == pos;
+        /* the last 1400 bytes: its directory (1271), zip64 records and end record (98) */
+        if (!in_hdr && pos < len - 1400)
+            continue;
+        for (int v = 0; v < 4; v++) {
+            static const uint8_t xors[2] = {0x01, 0x80};
+
+            memcpy(buf, good, len);
+            buf[pos] = v == 0 ? 0 : v == 1 ? 0xff : (uint8_t)(buf[pos] ^ xors[v - 2]);
+            if (buf[pos] == good[pos])
+                continue;
+            zt_write_file(path, buf, len);
+            outcomes[zip_agree(path) + 1]++;
+        }
+    }
+    /* some copies failed to open, some were read directly, some by libzip */
+    ck_assert_int_gt(outcomes[0], 0);
+    ck_assert_int_gt(outcomes[1], 0);
+    ck_assert_int_gt(outcomes[2], 0);
+    free(hdr);
     free(buf);
     free(good);
     unlink(path);
@@ -1051,6 +1273,8 @@ int main(void)
     tcase_add_test(te, test_inconsistent_entry_sizes);
     tcase_add_test(te, test_crc_mismatch_is_entry_error);
     tcase_add_test(te, test_bad_deflate_stream_is_entry_error);
+    tcase_add_test(te, test_direct_agrees_with_libzip);
+    tcase_add_test(te, test_direct_agrees_byte_by_byte);
     tcase_add_loop_test(te, test_cut_and_corrupt_never_crash, 0,
                         sizeof(sweep_files) / sizeof(sweep_files[0]));
     tcase_set_timeout(te, 60);
