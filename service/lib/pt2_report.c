@@ -23,51 +23,24 @@
 #include "pt2_error.h"
 #include "pt2_inspect.h"
 #include "pt2_isa.h"
+#include "pt2_jb.h"
 #include "pt2_verdicts.h"
 #include "pt2_zebin.h"
 
-struct jb {
-    int failed;
-};
+/* The builders' short names for pt2_jb.h: keys are string literals, arrays take jpush. */
+#define jadd(b, o, key, item) PT2_JB_ADD(b, o, key, item)
+#define jpush(b, a, item) PT2_JB_PUSH(b, a, item)
+#define jstr(b, o, key, v, empty_null) PT2_JB_STR(b, o, key, v, empty_null)
+#define jnum(b, o, key, v) PT2_JB_NUM(b, o, key, v)
+#define jbool(b, o, key, v) PT2_JB_BOOL(b, o, key, v)
+#define jdup(b, o, key, src) jdup_lit(b, o, "" key, src)
 
-static cJSON *jadd(struct jb *b, cJSON *obj, const char *key, cJSON *item)
+static void jdup_lit(struct pt2_jb *b, cJSON *obj, const char *lit, const cJSON *src)
 {
-    /* cJSON refuses a NULL obj; either way the item is freed on failure. */
-    if (!pt2_json_add_owned(obj, key, item)) {
-        b->failed = 1;
-        return NULL;
-    }
-    return item;
+    pt2_jb_add_lit(b, obj, lit, src == NULL ? cJSON_CreateNull() : cJSON_Duplicate(src, 1));
 }
 
-/* NULL or "" (when `empty_null`) become JSON null. */
-static void jstr(struct jb *b, cJSON *obj, const char *key, const char *v, int empty_null)
-{
-    if (v == NULL || (empty_null && v[0] == '\0'))
-        jadd(b, obj, key, cJSON_CreateNull());
-    else
-        jadd(b, obj, key, cJSON_CreateString(v));
-}
-
-static void jnum(struct jb *b, cJSON *obj, const char *key, double v)
-{
-    jadd(b, obj, key, cJSON_CreateNumber(v));
-}
-
-static void jbool(struct jb *b, cJSON *obj, const char *key, int v)
-{
-    jadd(b, obj, key, cJSON_CreateBool(v));
-}
-
-static void jdup(struct jb *b, cJSON *obj, const char *key, const cJSON *src)
-{
-    if (src == NULL)
-        jadd(b, obj, key, cJSON_CreateNull());
-    else
-        jadd(b, obj, key, cJSON_Duplicate(src, 1));
-}
-
-static int finish(struct jb *b, cJSON *doc, cJSON **out, struct pt2_error *err)
+static int finish(struct pt2_jb *b, cJSON *doc, cJSON **out, struct pt2_error *err)
 {
     if (b->failed || doc == NULL) {
         cJSON_Delete(doc);
@@ -142,7 +115,7 @@ static void source_model(const char *src, char *out, size_t len)
         snprintf(out, len, "%.*s", (int)(slash - p), p);
 }
 
-static cJSON *kernel_json(struct jb *b, const struct pt2_kernel *k)
+static cJSON *kernel_json(struct pt2_jb *b, const struct pt2_kernel *k)
 {
     cJSON *o = cJSON_CreateObject();
     char buf[128], model[PT2_NAME_MAX];
@@ -234,7 +207,7 @@ static const char *host_format_name(int f)
     }
 }
 
-static cJSON *host_json(struct jb *b, const struct pt2_host *h)
+static cJSON *host_json(struct pt2_jb *b, const struct pt2_host *h)
 {
     cJSON *o = cJSON_CreateObject();
     char model[PT2_NAME_MAX];
@@ -256,7 +229,7 @@ static cJSON *host_json(struct jb *b, const struct pt2_host *h)
     return o;
 }
 
-static cJSON *isa_json(struct jb *b, const struct pt2_cpu_isa *isa)
+static cJSON *isa_json(struct pt2_jb *b, const struct pt2_cpu_isa *isa)
 {
     cJSON *o, *flags, *req;
     const char *feat[PT2_ISA_FEATURES_MAX];
@@ -273,12 +246,12 @@ static cJSON *isa_json(struct jb *b, const struct pt2_cpu_isa *isa)
     jstr(b, o, "march", isa->march, 1);
     flags = jadd(b, o, "flags", cJSON_CreateArray());
     for (size_t i = 0; flags != NULL && i < isa->nflags; i++)
-        jadd(b, flags, NULL, cJSON_CreateString(isa->flags[i]));
+        jpush(b, flags, cJSON_CreateString(isa->flags[i]));
     req = jadd(b, o, "required_features", cJSON_CreateArray());
     if (pt2_isa_required_features(isa, feat, PT2_ISA_FEATURES_MAX, &n) != PT2_OK)
         n = 0;
     for (size_t i = 0; req != NULL && i < n; i++)
-        jadd(b, req, NULL, cJSON_CreateString(feat[i]));
+        jpush(b, req, cJSON_CreateString(feat[i]));
     jbool(b, o, "native", pt2_isa_is_native(isa));
     return o;
 }
@@ -322,8 +295,8 @@ static int in_set(const struct pt2_kernel *k, enum target_set set)
  * `dir`) to `arr`, in first-seen order. Sorting keeps this O(n log n): a
  * package can list tens of thousands of kernels.
  */
-static void add_targets(struct jb *b, cJSON *arr, const struct pt2_kernel_list *ks, const char *dir,
-                        enum target_set set)
+static void add_targets(struct pt2_jb *b, cJSON *arr, const struct pt2_kernel_list *ks,
+                        const char *dir, enum target_set set)
 {
     struct tname *t;
     size_t n = 0, u = 0, dlen = dir != NULL ? strlen(dir) : 0;
@@ -347,7 +320,7 @@ static void add_targets(struct jb *b, cJSON *arr, const struct pt2_kernel_list *
             t[u++] = t[i];
     qsort(t, u, sizeof(*t), tname_by_first);
     for (size_t i = 0; i < u && i < TARGETS_LIST_MAX; i++)
-        jadd(b, arr, NULL, cJSON_CreateString(t[i].name));
+        jpush(b, arr, cJSON_CreateString(t[i].name));
     free(t);
 }
 
@@ -395,7 +368,7 @@ static const char *loaded_cpu_text(const pt2_package *pkg, const struct pt2_cpu_
 
 static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err)
 {
-    struct jb b = {0};
+    struct pt2_jb b = {0};
     const struct pt2_kernel_list *ks = pt2_package_kernels(pkg);
     const struct pt2_host_list *hs = pt2_package_hosts(pkg);
     cJSON *o = cJSON_CreateObject(), *arr, *cuda, *amd;
@@ -453,11 +426,11 @@ static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err
      * package of 65,536 one-kernel entries is not a 25 MB answer held in memory whole. */
     arr = jadd(&b, o, "kernels", cJSON_CreateArray());
     for (size_t i = 0; arr != NULL && i < ks->n && i < PT2_REPORT_KERNELS_MAX; i++)
-        jadd(&b, arr, NULL, kernel_json(&b, &ks->v[i]));
+        jpush(&b, arr, kernel_json(&b, &ks->v[i]));
     jnum(&b, o, "kernels_total", (double)ks->n);
     arr = jadd(&b, o, "hosts", cJSON_CreateArray());
     for (size_t i = 0; arr != NULL && i < hs->n; i++)
-        jadd(&b, arr, NULL, host_json(&b, &hs->v[i]));
+        jpush(&b, arr, host_json(&b, &hs->v[i]));
     if (isa != NULL)
         jadd(&b, o, "cpu_isa", isa_json(&b, isa));
     else
@@ -466,7 +439,7 @@ static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err
 }
 
 /* {"where", "entries", "bytes", "declared_bytes"} (pt2_weights.h); null bytes = not known. */
-static cJSON *weights_json(struct jb *b, const struct pt2_weights *w)
+static cJSON *weights_json(struct pt2_jb *b, const struct pt2_weights *w)
 {
     cJSON *o = cJSON_CreateObject();
 
@@ -484,7 +457,7 @@ static cJSON *weights_json(struct jb *b, const struct pt2_weights *w)
 }
 
 /* Model m's host libraries in zip order, each with the CPU features its model was built for. */
-static cJSON *model_libraries_json(struct jb *b, const pt2_package *pkg, size_t m)
+static cJSON *model_libraries_json(struct pt2_jb *b, const pt2_package *pkg, size_t m)
 {
     const struct pt2_host_list *hs = pt2_package_hosts(pkg);
     const struct pt2_cpu_isa *isa = pt2_package_model_isa(pkg, m);
@@ -503,17 +476,16 @@ static cJSON *model_libraries_json(struct jb *b, const pt2_package *pkg, size_t 
 
         if (!pt2_package_host_in_model(pkg, m, h))
             continue;
-        lib =
-            jadd(b, arr, NULL, pt2_runtime_library_json(&hs->v[h], pt2_runtime_host_loaded(hs, h)));
+        lib = jpush(b, arr, pt2_runtime_library_json(&hs->v[h], pt2_runtime_host_loaded(hs, h)));
         cf = lib != NULL ? jadd(b, lib, "cpu_features", cJSON_CreateArray()) : NULL;
         for (size_t i = 0; cf != NULL && i < nf; i++)
-            jadd(b, cf, NULL, cJSON_CreateString(feat[i]));
+            jpush(b, cf, cJSON_CreateString(feat[i]));
     }
     return arr;
 }
 
 /* build, cmake_target, libraries, weights, custom_ops, proxy_nodes of model m. */
-static void model_build_json(struct jb *b, cJSON *o, const pt2_package *pkg, size_t m)
+static void model_build_json(struct pt2_jb *b, cJSON *o, const pt2_package *pkg, size_t m)
 {
     size_t nodes = 0, nops = pt2_package_model_custom_ops(pkg, m, 0, NULL, &nodes);
     cJSON *ops;
@@ -527,7 +499,7 @@ static void model_build_json(struct jb *b, cJSON *o, const pt2_package *pkg, siz
         const char *op = NULL;
 
         pt2_package_model_custom_ops(pkg, m, k, &op, NULL);
-        jadd(b, ops, NULL, cJSON_CreateString(op));
+        jpush(b, ops, cJSON_CreateString(op));
     }
     jnum(b, o, "proxy_nodes", (double)nodes);
     jadd(b, o, "metal_shader_libraries",
@@ -537,7 +509,7 @@ static void model_build_json(struct jb *b, cJSON *o, const pt2_package *pkg, siz
 }
 
 /* package.executorch [{name, size}] or package.pickles [{entry, kind, size}]. */
-static cJSON *extras_json(struct jb *b, const pt2_package *pkg, int pickles)
+static cJSON *extras_json(struct pt2_jb *b, const pt2_package *pkg, int pickles)
 {
     const char *entry = NULL, *kind = NULL;
     uint64_t size = 0;
@@ -552,9 +524,9 @@ static cJSON *extras_json(struct jb *b, const pt2_package *pkg, int pickles)
         cJSON *o;
 
         pt2_package_extra(pkg, pickles, k, &entry, &kind, &size);
-        if ((o = jadd(b, arr, NULL, cJSON_CreateObject())) == NULL)
+        if ((o = jpush(b, arr, cJSON_CreateObject())) == NULL)
             break;
-        jstr(b, o, pickles ? "entry" : "name", entry, 0);
+        pt2_jb_str_lit(b, o, pickles ? "entry" : "name", entry, 0); /* literals both */
         if (pickles)
             jstr(b, o, "kind", kind, 0);
         jnum(b, o, "size", (double)size);
@@ -566,7 +538,7 @@ static cJSON *extras_json(struct jb *b, const pt2_package *pkg, int pickles)
 
 /* A tensor list in the view `flags` asks for; in the OIP view a spec the protocol cannot
  * describe is left out and `warn` (when not NULL) says so, naming it as `what`. */
-static void tensors(struct jb *b, cJSON *o, const char *key, const struct pt2_tensor_list *l,
+static void tensors(struct pt2_jb *b, cJSON *o, const char *key, const struct pt2_tensor_list *l,
                     unsigned flags, const char *what, cJSON *warn)
 {
     cJSON *arr = NULL;
@@ -574,7 +546,7 @@ static void tensors(struct jb *b, cJSON *o, const char *key, const struct pt2_te
     int rc;
 
     if (l == NULL) {
-        jadd(b, o, key, cJSON_CreateArray());
+        pt2_jb_add_copy(b, o, key, cJSON_CreateArray());
         return;
     }
     rc = (flags & PT2_JSON_OIP) ? pt2_tensor_list_oip_json(l, what, &arr, warn, &e)
@@ -583,11 +555,11 @@ static void tensors(struct jb *b, cJSON *o, const char *key, const struct pt2_te
         b->failed = 1;
         return;
     }
-    jadd(b, o, key, arr);
+    pt2_jb_add_copy(b, o, key, arr);
 }
 
 /* A model's size (struct pt2_constants) with the entry it came from; null when unknown. */
-static cJSON *size_json(struct jb *b, const struct pt2_constants *c, const char *entry)
+static cJSON *size_json(struct pt2_jb *b, const struct pt2_constants *c, const char *entry)
 {
     cJSON *o, *arr;
     size_t i;
@@ -615,7 +587,7 @@ static cJSON *size_json(struct jb *b, const struct pt2_constants *c, const char 
     jnum(b, o, "missing_shape", (double)c->missing_shape);
     arr = jadd(b, o, "by_dtype", cJSON_CreateArray());
     for (i = 0; arr != NULL && i < c->ndtypes; i++) {
-        cJSON *d = jadd(b, arr, NULL, cJSON_CreateObject());
+        cJSON *d = jpush(b, arr, cJSON_CreateObject());
         if (d == NULL)
             break;
         jstr(b, d, "dtype", c->dtypes[i].dtype, 1);
@@ -666,7 +638,7 @@ static void oip_name(const pt2_package *pkg, const struct pt2_meta_user *u, char
  */
 static int build_oip_metadata(const pt2_package *pkg, cJSON **out, struct pt2_error *err)
 {
-    struct jb b = {0};
+    struct pt2_jb b = {0};
     const struct pt2_meta_user *u = pt2_package_user_meta(pkg, NULL);
     const cJSON *ver = u != NULL ? cJSON_GetObjectItemCaseSensitive(u->raw, "version") : NULL;
     cJSON *o = cJSON_CreateObject(), *warn = cJSON_CreateArray(), *vers;
@@ -680,7 +652,7 @@ static int build_oip_metadata(const pt2_package *pkg, cJSON **out, struct pt2_er
     else if (pt2_tensor_json_int(ver, &vnum))
         snprintf(vtext, sizeof(vtext), "%lld", (long long)vnum);
     if (vtext[0] != '\0' && (vers = jadd(&b, o, "versions", cJSON_CreateArray())) != NULL)
-        jadd(&b, vers, NULL, cJSON_CreateString(vtext));
+        jpush(&b, vers, cJSON_CreateString(vtext));
     jstr(&b, o, "platform", oip_platform(pkg), 0);
     tensors(&b, o, "inputs", pt2_package_inputs(pkg), PT2_JSON_OIP, "input", warn);
     tensors(&b, o, "outputs", pt2_package_outputs(pkg), PT2_JSON_OIP, "output", warn);
@@ -697,7 +669,7 @@ static int build_oip_metadata(const pt2_package *pkg, cJSON **out, struct pt2_er
 static int build_metadata(const pt2_package *pkg, unsigned flags, cJSON **out,
                           struct pt2_error *err)
 {
-    struct jb b = {0};
+    struct pt2_jb b = {0};
     const struct pt2_error *merr = pt2_package_meta_error(pkg);
     const char *uentry = NULL;
     const struct pt2_meta_user *u;
@@ -723,7 +695,7 @@ static int build_metadata(const pt2_package *pkg, unsigned flags, cJSON **out,
         const char *entry = NULL;
         const struct pt2_tensor_list *in = NULL, *outs = NULL;
         const char *name = pt2_package_eprog(pkg, i, &entry, &in, &outs);
-        cJSON *ep = jadd(&b, eps, NULL, cJSON_CreateObject());
+        cJSON *ep = jpush(&b, eps, cJSON_CreateObject());
         if (ep == NULL)
             break;
         jstr(&b, ep, "name", name, 0);
@@ -752,7 +724,7 @@ static const char *layout_name(const pt2_package *pkg, const struct pt2_zip_layo
     return "torch<=2.7";
 }
 
-static cJSON *package_json(struct jb *b, const pt2_package *pkg)
+static cJSON *package_json(struct pt2_jb *b, const pt2_package *pkg)
 {
     const struct pt2_zip_layout *l = pt2_package_layout(pkg);
     cJSON *o = cJSON_CreateObject();
@@ -782,7 +754,7 @@ static cJSON *package_json(struct jb *b, const pt2_package *pkg)
 }
 
 /* The models; in the OIP view a tensor left out of a model's specs is said in `warn`. */
-static cJSON *models_json(struct jb *b, const pt2_package *pkg, unsigned flags, cJSON *warn)
+static cJSON *models_json(struct pt2_jb *b, const pt2_package *pkg, unsigned flags, cJSON *warn)
 {
     cJSON *arr = cJSON_CreateArray();
     const struct pt2_kernel_list *ks = pt2_package_kernels(pkg);
@@ -795,7 +767,7 @@ static cJSON *models_json(struct jb *b, const pt2_package *pkg, unsigned flags, 
         const char *entry = NULL;
         const cJSON *aoti = pt2_package_model_aoti(pkg, m, &entry);
         const char *name = pt2_package_model_name(pkg, m);
-        cJSON *o = jadd(b, arr, NULL, cJSON_CreateObject()), *targets;
+        cJSON *o = jpush(b, arr, cJSON_CreateObject()), *targets;
         char dir[PT2_PATH_MAX];
         size_t nk = 0;
 
@@ -884,7 +856,7 @@ static int scheduling_json(const pt2_package *pkg, cJSON **out, char *warning, s
 }
 
 /* A library whose needs were read only in part says so: its floors may be too low. */
-static void runtime_warnings(struct jb *b, const pt2_package *pkg, cJSON *warn)
+static void runtime_warnings(struct pt2_jb *b, const pt2_package *pkg, cJSON *warn)
 {
     const struct pt2_host_list *hosts = pt2_package_hosts(pkg);
 
@@ -896,13 +868,13 @@ static void runtime_warnings(struct jb *b, const pt2_package *pkg, cJSON *warn)
             continue;
         snprintf(msg, sizeof(msg), "runtime needs of %.200s read in part: %.300s",
                  hosts->v[i].source, n->partial);
-        jadd(b, warn, NULL, cJSON_CreateString(msg));
+        jpush(b, warn, cJSON_CreateString(msg));
     }
 }
 
 int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, struct pt2_error *err)
 {
-    struct jb b = {0};
+    struct pt2_jb b = {0};
     cJSON *doc = NULL, *arch = NULL, *meta = NULL, *sched = NULL, *warn;
     const cJSON *item;
     char sched_warning[PT2_ERROR_MSG_MAX + 32];
@@ -924,10 +896,10 @@ int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, str
     doc = cJSON_CreateObject();
     warn = cJSON_CreateArray();
     for (size_t i = 0; warn != NULL && i < pt2_package_warning_count(pkg); i++)
-        jadd(&b, warn, NULL, cJSON_CreateString(pt2_package_warning(pkg, i)));
+        jpush(&b, warn, cJSON_CreateString(pt2_package_warning(pkg, i)));
     /* The OIP view's own warnings (tensors it left out) belong to the whole answer too. */
     cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(meta, "warnings"))
-        jadd(&b, warn, NULL, cJSON_CreateString(item->valuestring));
+        jpush(&b, warn, cJSON_CreateString(item->valuestring));
     jadd(&b, doc, "arch", arch);
     jadd(&b, doc, "metadata", meta);
     jadd(&b, doc, "package", package_json(&b, pkg));
@@ -937,7 +909,7 @@ int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, str
     jadd(&b, doc, "runtime", pt2_runtime_needs_json(pkg));
     runtime_warnings(&b, pkg, warn);
     if (warn != NULL && sched_warning[0] != '\0')
-        jadd(&b, warn, NULL, cJSON_CreateString(sched_warning));
+        jpush(&b, warn, cJSON_CreateString(sched_warning));
     if (warn != NULL && pt2_package_kernels(pkg)->n > PT2_REPORT_KERNELS_MAX) {
         char msg[160];
 
@@ -945,7 +917,7 @@ int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, str
                  "arch.kernels lists the first %u of the package's %zu kernel records "
                  "(arch.kernels_total); the targets count them all",
                  PT2_REPORT_KERNELS_MAX, pt2_package_kernels(pkg)->n);
-        jadd(&b, warn, NULL, cJSON_CreateString(msg));
+        jpush(&b, warn, cJSON_CreateString(msg));
     }
     jadd(&b, doc, "warnings", warn);
     jnum(&b, doc, "bytes_read", (double)pt2_package_bytes_read(pkg));

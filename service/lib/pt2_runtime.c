@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pt2_inspect.h"
+#include "pt2_jb.h"
 #include "pt2_pe.h"
 #include "pt2_runtime.h"
 #include "pt2_sbuf.h"
@@ -504,24 +505,10 @@ int pt2_runtime_host_loaded(const struct pt2_host_list *hosts, size_t i)
 
 /* ---- the needs document ----------------------------------------------------------------- */
 
-struct jb {
-    int failed;
-};
-
-static cJSON *jadd(struct jb *b, cJSON *o, const char *key, cJSON *item)
-{
-    if (!pt2_json_add_owned(o, key, item)) {
-        b->failed = 1;
-        return NULL;
-    }
-    return item;
-}
-
-static void jstr(struct jb *b, cJSON *o, const char *key, const char *v)
-{
-    if (!pt2_json_add_str_or_null(o, key, v))
-        b->failed = 1;
-}
+/* The builders' short names for pt2_jb.h: keys are string literals, arrays take jpush. */
+#define jadd(b, o, key, item) PT2_JB_ADD(b, o, key, item)
+#define jpush(b, a, item) PT2_JB_PUSH(b, a, item)
+#define jstr(b, o, key, v) PT2_JB_STR(b, o, key, v, 1)
 
 static void macos_text(uint32_t v, char *buf, size_t len)
 {
@@ -533,7 +520,7 @@ static void macos_text(uint32_t v, char *buf, size_t len)
         snprintf(buf, len, "%u.%u", v >> 16, (v >> 8) & 0xff);
 }
 
-static cJSON *torch_json(struct jb *b, const struct pt2_torch_floor *t)
+static cJSON *torch_json(struct pt2_jb *b, const struct pt2_torch_floor *t)
 {
     cJSON *o = cJSON_CreateObject(), *unk = cJSON_CreateArray();
     char r[16];
@@ -554,14 +541,15 @@ static cJSON *torch_json(struct jb *b, const struct pt2_torch_floor *t)
     /* a name the table does not know: min is only a lower bound */
     jadd(b, o, "lower_bound", cJSON_CreateBool(t->custom > 0));
     for (size_t i = 0; i < t->custom && i < 4; i++)
-        jadd(b, unk, NULL, cJSON_CreateString(t->unknown[i]));
+        jpush(b, unk, cJSON_CreateString(t->unknown[i]));
     jadd(b, o, "unknown", unk);
     jstr(b, o, "prefix", t->prefix);
     return o;
 }
 
-static cJSON *needs_json(struct jb *b, const struct pt2_floors *f, const struct pt2_torch_floor *t,
-                         const struct pt2_needs *const *libs, size_t nlibs)
+static cJSON *needs_json(struct pt2_jb *b, const struct pt2_floors *f,
+                         const struct pt2_torch_floor *t, const struct pt2_needs *const *libs,
+                         size_t nlibs)
 {
     cJSON *o = cJSON_CreateObject(), *l = cJSON_CreateArray();
     char m[24];
@@ -587,13 +575,14 @@ static cJSON *needs_json(struct jb *b, const struct pt2_floors *f, const struct 
             cJSON *e;
             cJSON_ArrayForEach(e, l) dup |= strcmp(e->valuestring, name) == 0;
             if (!dup)
-                jadd(b, l, NULL, cJSON_CreateString(name));
+                jpush(b, l, cJSON_CreateString(name));
         }
     jadd(b, o, "libraries", l);
     return o;
 }
 
-static cJSON *imports_json(struct jb *b, const struct pt2_needs *n, const struct pt2_torch_floor *t)
+static cJSON *imports_json(struct pt2_jb *b, const struct pt2_needs *n,
+                           const struct pt2_torch_floor *t)
 {
     static const char *const keys[PT2_IMP_KINDS] = {
         "other", "shims", "prefixed_shims", "custom_shims", "libtorch_cxx", "cuda", "hip"};
@@ -612,22 +601,22 @@ static cJSON *imports_json(struct jb *b, const struct pt2_needs *n, const struct
     }
     jadd(b, o, "total", cJSON_CreateNumber((double)n->imports_total));
     for (size_t k = 1; k < PT2_IMP_KINDS; k++)
-        jadd(b, o, keys[k], cJSON_CreateNumber((double)counts[k]));
+        pt2_jb_add_lit(b, o, keys[k], cJSON_CreateNumber((double)counts[k])); /* static */
     jadd(b, o, "other", cJSON_CreateNumber((double)counts[0]));
     jadd(b, o, "weak", cJSON_CreateNumber((double)weak));
     for (size_t i = 0; i < t->cxx && i < 4; i++)
-        jadd(b, cxx, NULL, cJSON_CreateString(t->cxx_first[i]));
+        jpush(b, cxx, cJSON_CreateString(t->cxx_first[i]));
     jadd(b, o, "libtorch_cxx_first", cxx);
     return o;
 }
 
-static cJSON *versions_json(struct jb *b, const struct pt2_needs *n)
+static cJSON *versions_json(struct pt2_jb *b, const struct pt2_needs *n)
 {
     cJSON *a = cJSON_CreateArray();
 
     for (size_t i = 0; a != NULL && i < n->nvers; i++) {
         cJSON *v = cJSON_CreateObject();
-        if (jadd(b, a, NULL, v) == NULL)
+        if (jpush(b, a, v) == NULL)
             break;
         jstr(b, v, "library", pt2_needs_str(n, n->vers[i].file));
         jstr(b, v, "version", pt2_needs_str(n, n->vers[i].version));
@@ -670,7 +659,7 @@ const char *pt2_runtime_library_os(int format)
 }
 
 /* What the headers say of the file itself, beside what it needs. */
-static void library_facts(struct jb *b, cJSON *o, const struct pt2_host *h)
+static void library_facts(struct pt2_jb *b, cJSON *o, const struct pt2_host *h)
 {
     jstr(b, o, "os", pt2_runtime_library_os(h->format));
     jadd(b, o, "bits", cJSON_CreateNumber(h->bits));
@@ -679,7 +668,7 @@ static void library_facts(struct jb *b, cJSON *o, const struct pt2_host *h)
 }
 
 /* A PE library's subsystem, DLL flag and DllCharacteristics (pt2_pe.h). */
-static cJSON *pe_json(struct jb *b, const struct pt2_needs *n)
+static cJSON *pe_json(struct pt2_jb *b, const struct pt2_needs *n)
 {
     cJSON *o = cJSON_CreateObject(), *a;
     char sub[32];
@@ -694,12 +683,12 @@ static cJSON *pe_json(struct jb *b, const struct pt2_needs *n)
     for (unsigned bit = 1; a != NULL && bit <= 0x8000u; bit <<= 1) {
         const char *name = pt2_pe_dll_characteristic_name(bit);
         if (name != NULL && (n->pe_dll_characteristics & bit) != 0)
-            jadd(b, a, NULL, cJSON_CreateString(name));
+            jpush(b, a, cJSON_CreateString(name));
     }
     return o;
 }
 
-static cJSON *library_json(struct jb *b, const struct pt2_host *h, int loaded)
+static cJSON *library_json(struct pt2_jb *b, const struct pt2_host *h, int loaded)
 {
     cJSON *o = cJSON_CreateObject(), *needs;
     struct pt2_floors f = {0};
@@ -736,7 +725,7 @@ static cJSON *library_json(struct jb *b, const struct pt2_host *h, int loaded)
 
 cJSON *pt2_runtime_library_json(const struct pt2_host *h, int loaded)
 {
-    struct jb b = {0};
+    struct pt2_jb b = {0};
     cJSON *o = library_json(&b, h, loaded);
 
     if (b.failed) {
@@ -766,7 +755,7 @@ cJSON *pt2_runtime_needs_json(const pt2_package *pkg)
     size_t nl = loaded_libs(pkg, loaded, PT2_HOSTS_MAX), k = 0;
     struct pt2_floors f = {0};
     struct pt2_torch_floor t;
-    struct jb b = {0};
+    struct pt2_jb b = {0};
     cJSON *o = cJSON_CreateObject(), *libs = cJSON_CreateArray(), *ops;
 
     if (o == NULL || libs == NULL) {
@@ -788,7 +777,7 @@ cJSON *pt2_runtime_needs_json(const pt2_package *pkg)
     else
         cJSON_Delete(ops);
     for (size_t i = 0; hosts != NULL && i < hosts->n; i++)
-        jadd(&b, libs, NULL, library_json(&b, &hosts->v[i], pt2_runtime_host_loaded(hosts, i)));
+        jpush(&b, libs, library_json(&b, &hosts->v[i], pt2_runtime_host_loaded(hosts, i)));
     jadd(&b, o, "libraries", libs);
     if (b.failed) {
         cJSON_Delete(o);
