@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "pt2_elf.h"
+#include "pt2_sbuf.h"
 
 #define EHDR32_SIZE 52u
 #define EHDR64_SIZE 64u
@@ -62,7 +63,7 @@ int pt2_elf_open(struct pt2_elf *elf, struct pt2_rd *rd, uint64_t base, uint64_t
     elf->base = base;
     elf->size = size;
     if (base == 0)
-        snprintf(elf->label, sizeof(elf->label), "%s", rd->name);
+        pt2_sbuf_copy(elf->label, sizeof(elf->label), rd->name);
     else
         snprintf(elf->label, sizeof(elf->label), "%s@0x%llx", rd->name, (unsigned long long)base);
     if (base > rd->size || size > rd->size - base)

@@ -11,6 +11,7 @@
 
 #include "pt2_model.h"
 #include "pt2_needs.h"
+#include "pt2_sbuf.h"
 #include "pt2_zebin.h"
 
 int pt2_model_grow(void **v, size_t *cap, size_t n, size_t size, size_t max, const char *what,
@@ -117,13 +118,13 @@ const char *pt2_kernel_target_name(const struct pt2_kernel *k, char *buf, size_t
 
     switch (k->kind) {
     case PT2_KERNEL_SASS:
-        snprintf(buf, len, "sm_%u%s", k->sm, v);
+        pt2_sbuf_tag(buf, len, "sm_", k->sm, v);
         break;
     case PT2_KERNEL_PTX:
-        snprintf(buf, len, "compute_%u%s", k->sm, v);
+        pt2_sbuf_tag(buf, len, "compute_", k->sm, v);
         break;
     case PT2_KERNEL_HSACO:
-        snprintf(buf, len, "%s", k->target_id[0] ? k->target_id : k->gfx);
+        pt2_sbuf_copy(buf, len, k->target_id[0] ? k->target_id : k->gfx);
         break;
     case PT2_KERNEL_SPIRV:
         snprintf(buf, len, "spirv");

@@ -19,6 +19,7 @@
 #include "pt2_compat.h"
 #include "pt2_needs.h"
 #include "pt2_runtime.h"
+#include "pt2_sbuf.h"
 #include "pt2_desc.h"
 #include "pt2_error.h"
 #include "pt2_inspect.h"
@@ -135,12 +136,12 @@ static cJSON *kernel_json(struct pt2_jb *b, const struct pt2_kernel *k)
     if (nv) {
         char v[2] = {k->variant, '\0'};
         jnum(b, o, "sm", k->sm);
-        snprintf(buf, sizeof(buf), "%u.%u", k->sm / 10, k->sm % 10);
-        jstr(b, o, "compute_capability", buf, 0);
+        jstr(b, o, "compute_capability", pt2_sbuf_version(buf, sizeof(buf), k->sm / 10, k->sm % 10),
+             0);
         jstr(b, o, "variant", v, 1);
         if (k->virtual_sm) {
-            snprintf(buf, sizeof(buf), "compute_%u", k->virtual_sm);
-            jstr(b, o, "virtual_arch", buf, 0);
+            jstr(b, o, "virtual_arch",
+                 pt2_sbuf_tag(buf, sizeof(buf), "compute_", k->virtual_sm, ""), 0);
         } else {
             jstr(b, o, "virtual_arch", NULL, 0);
         }
@@ -154,22 +155,25 @@ static cJSON *kernel_json(struct pt2_jb *b, const struct pt2_kernel *k)
                 jbool(b, o, "link_stub", k->has_code == 0);
         }
         if (k->toolkit) {
-            snprintf(buf, sizeof(buf), "%u.%u", k->toolkit / 10, k->toolkit % 10);
-            jstr(b, o, "toolkit", buf, 0);
+            jstr(b, o, "toolkit",
+                 pt2_sbuf_version(buf, sizeof(buf), k->toolkit / 10, k->toolkit % 10), 0);
         } else {
             jstr(b, o, "toolkit", NULL, 0);
         }
         if (k->ptx_major || k->ptx_minor) {
-            snprintf(buf, sizeof(buf), "%u.%u", k->ptx_major, k->ptx_minor);
-            jstr(b, o, "ptx_isa", buf, 0);
+            jstr(b, o, "ptx_isa", pt2_sbuf_version(buf, sizeof(buf), k->ptx_major, k->ptx_minor),
+                 0);
         }
         jstr(b, o, "compression", k->compression, 1);
         jbool(b, o, "debug", k->debug);
         {
             int need = pt2_compat_kernel_min_driver(k);
 
-            snprintf(buf, sizeof(buf), "%d.%d", need / 1000, need % 1000 / 10);
-            jstr(b, o, "min_driver", need > 0 ? buf : NULL, 0);
+            jstr(b, o, "min_driver",
+                 need > 0 ? pt2_sbuf_version(buf, sizeof(buf), (unsigned)need / 1000,
+                                             (unsigned)need % 1000 / 10)
+                          : NULL,
+                 0);
         }
         jstr(b, o, "gpu_description",
              pt2_desc_cc_text((int)k->sm / 10, (int)k->sm % 10, buf, sizeof(buf)), 0);

@@ -439,8 +439,8 @@ static void floor_take(struct pt2_floor_need *f, const char *v, const char *file
     int c = f->version[0] == '\0' ? 1 : vcmp(v, f->version);
 
     if (c > 0) {
-        snprintf(f->version, sizeof(f->version), "%s", v);
-        snprintf(f->file, sizeof(f->file), "%s", file);
+        pt2_sbuf_copy(f->version, sizeof(f->version), v);
+        pt2_sbuf_copy(f->file, sizeof(f->file), file);
         f->nsyms = nsyms;
     } else if (c == 0 && strcmp(f->file, file) == 0) {
         f->nsyms += nsyms;

@@ -33,6 +33,59 @@ void pt2_sbuf_add(struct pt2_sbuf *b, const char *fmt, ...)
         b->len = b->cap - 1;
 }
 
+/* Append s[0..n) to dst at *at, as far as cap allows (one byte kept for the NUL). */
+static void sbuf_put(char *dst, size_t cap, size_t *at, const char *s, size_t n)
+{
+    if (*at + 1 >= cap)
+        return;
+    if (n > cap - 1 - *at)
+        n = cap - 1 - *at;
+    memcpy(dst + *at, s, n);
+    *at += n;
+}
+
+static void sbuf_put_u(char *dst, size_t cap, size_t *at, unsigned v)
+{
+    char d[12];
+    size_t n = sizeof(d);
+
+    do
+        d[--n] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    sbuf_put(dst, cap, at, d + n, sizeof(d) - n);
+}
+
+char *pt2_sbuf_copy(char *dst, size_t cap, const char *s)
+{
+    size_t at = 0;
+
+    sbuf_put(dst, cap, &at, s, strlen(s));
+    dst[at] = '\0';
+    return dst;
+}
+
+char *pt2_sbuf_tag(char *dst, size_t cap, const char *prefix, unsigned v, const char *suffix)
+{
+    size_t at = 0;
+
+    sbuf_put(dst, cap, &at, prefix, strlen(prefix));
+    sbuf_put_u(dst, cap, &at, v);
+    sbuf_put(dst, cap, &at, suffix, strlen(suffix));
+    dst[at] = '\0';
+    return dst;
+}
+
+char *pt2_sbuf_version(char *dst, size_t cap, unsigned major, unsigned minor)
+{
+    size_t at = 0;
+
+    sbuf_put_u(dst, cap, &at, major);
+    sbuf_put(dst, cap, &at, ".", 1);
+    sbuf_put_u(dst, cap, &at, minor);
+    dst[at] = '\0';
+    return dst;
+}
+
 void pt2_sbuf_echo(char *dst, size_t cap, const char *s, size_t max)
 {
     size_t i = 0;

@@ -2,6 +2,7 @@
  * test_sbuf.c - the bounded string builder: appends, truncation, zero size.
  */
 #include <check.h>
+#include <stdio.h>
 
 #include "pt2_sbuf.h"
 #include "testutil.h"
@@ -47,6 +48,34 @@ START_TEST(test_zero_capacity)
 }
 END_TEST
 
+/* The short formats against snprintf itself, at every capacity from 1 up. */
+START_TEST(test_short_formats_match_snprintf)
+{
+    static const unsigned nums[] = {0, 7, 9, 10, 80, 90, 100, 1000, 4294967295u};
+    static const char *const strs[] = {"", "a", "sm_", "compute_", "a longer piece of text"};
+    char got[40], want[40];
+
+    for (size_t cap = 1; cap <= sizeof(got); cap++) {
+        for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+            for (size_t j = 0; j < sizeof(nums) / sizeof(nums[0]); j++) {
+                snprintf(want, cap, "%u.%u", nums[i], nums[j]);
+                ck_assert_str_eq(pt2_sbuf_version(got, cap, nums[i], nums[j]), want);
+            }
+            for (size_t p = 0; p < sizeof(strs) / sizeof(strs[0]); p++) {
+                for (size_t q = 0; q < sizeof(strs) / sizeof(strs[0]); q++) {
+                    snprintf(want, cap, "%s%u%s", strs[p], nums[i], strs[q]);
+                    ck_assert_str_eq(pt2_sbuf_tag(got, cap, strs[p], nums[i], strs[q]), want);
+                }
+            }
+        }
+        for (size_t p = 0; p < sizeof(strs) / sizeof(strs[0]); p++) {
+            snprintf(want, cap, "%s", strs[p]);
+            ck_assert_str_eq(pt2_sbuf_copy(got, cap, strs[p]), want);
+        }
+    }
+}
+END_TEST
+
 START_TEST(test_echo_and_trim)
 {
     char b[16];
@@ -76,6 +105,7 @@ int main(void)
     tcase_add_test(tc, test_truncates_never_overflows);
     tcase_add_test(tc, test_zero_capacity);
     tcase_add_test(tc, test_echo_and_trim);
+    tcase_add_test(tc, test_short_formats_match_snprintf);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);
 }
