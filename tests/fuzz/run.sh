@@ -25,6 +25,12 @@ seed() { # seed NAME DIR: the harness's starting corpus in DIR
             case $f in *wrapper_over_cap*) continue ;; esac
             cp "$f" "$dir/"
         done ;;
+    zip)
+        # whole packages (stored, deflated, zip64) and the hostile ones of the attack run
+        for f in tests/fixtures/*.pt2 tests/fuzz/seeds/differential/*; do
+            case $f in *wrapper_over_cap*) continue ;; esac
+            cp "$f" "$dir/"
+        done ;;
     upload)
         # the first byte is the slice size (fuzz_upload.c): the fixtures at two of them
         for f in tests/fixtures/*.pt2; do
