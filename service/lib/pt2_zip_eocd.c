@@ -336,19 +336,24 @@ int pt2_zip_eocd_check_overlaps(const struct pt2_zip_eocd *e, struct pt2_error *
     size_t n = 0, nlen;
     int rc = PT2_OK;
 
-    if (!e->cd_known || cd == NULL)
+    if (!e->cd_known || cd == NULL || e->cd_size < 2 * CDIR_RECORD_MIN)
         return PT2_OK;
-    while (eocd_record(e, cd, &pos, &off, &csize, &nlen))
-        n++;
-    /* more than the cap is refused by the entry count check, with its own message */
-    if (n < 2 || n > PT2_ZIP_EOCD_ENTRIES_MAX)
-        return PT2_OK;
-    x = malloc(n * sizeof(*x));
+    /* one walk: no more records fit than 46-byte ones (the buffered directory is capped) */
+    x = malloc((size_t)(e->cd_size / CDIR_RECORD_MIN) * sizeof(*x));
     if (x == NULL)
-        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory checking %zu zip entries", n);
-    for (n = 0, pos = 0; eocd_record(e, cd, &pos, &off, &csize, &nlen); n++)
-        x[n] = (struct extent){off, off + LOCAL_HEADER_LEN + nlen + csize};
-    qsort(x, n, sizeof(*x), extent_cmp);
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory checking the zip entries");
+    while (eocd_record(e, cd, &pos, &off, &csize, &nlen))
+        x[n++] = (struct extent){off, off + LOCAL_HEADER_LEN + nlen + csize};
+    /* more than the cap is refused by the entry count check, with its own message */
+    if (n > PT2_ZIP_EOCD_ENTRIES_MAX)
+        n = 0;
+    /* writers list entries in file order: sort only when they are not */
+    for (size_t i = 1; i < n; i++) {
+        if (extent_cmp(&x[i - 1], &x[i]) > 0) {
+            qsort(x, n, sizeof(*x), extent_cmp);
+            break;
+        }
+    }
     for (size_t i = 1; i < n && rc == PT2_OK; i++)
         if (x[i].start < x[i - 1].end)
             rc = pt2_error_set(err, PT2_ERR_TRUNCATED,
@@ -382,6 +387,17 @@ static int eocd_plain_name(const uint8_t *p, size_t n)
     if (n == 0)
         return 0;
     while (i < n) {
+        uint64_t v;
+
+        /* eight printable ASCII bytes at a time (no high bit; +0x60 carries each into it) */
+        if (n - i >= 8) {
+            memcpy(&v, p + i, 8);
+            if ((v & 0x8080808080808080u) == 0 &&
+                ((v + 0x6060606060606060u) & 0x8080808080808080u) == 0x8080808080808080u) {
+                i += 8;
+                continue;
+            }
+        }
         if (p[i] < 0x80) {
             if (p[i] < 32 && p[i] != '\t' && p[i] != '\r' && p[i] != '\n')
                 return 0;

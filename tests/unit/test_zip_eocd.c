@@ -270,6 +270,55 @@ START_TEST(test_check_offsets)
 }
 END_TEST
 
+/* The directory records of the buffer's directory at cd (cd_size bytes) in reverse order. */
+static void reverse_records(uint8_t *b, size_t cd, size_t cd_size)
+{
+    size_t at[64], len[64], n = 0, p = cd, out = 0;
+    uint8_t *tmp = malloc(cd_size);
+
+    ck_assert_ptr_nonnull(tmp);
+    while (p < cd + cd_size && n < 64) {
+        at[n] = p;
+        len[n] = 46u + pt2_le16(b + p + 28) + pt2_le16(b + p + 30) + pt2_le16(b + p + 32);
+        p += len[n++];
+    }
+    ck_assert_uint_eq(p, cd + cd_size);
+    while (n-- > 0) {
+        memcpy(tmp + out, b + at[n], len[n]);
+        out += len[n];
+    }
+    memcpy(b + cd, tmp, cd_size);
+    free(tmp);
+}
+
+/* Entries listed out of file order are sorted before the overlap check, and only then. */
+START_TEST(test_check_overlaps_unsorted)
+{
+    struct pt2_error err = {0};
+    struct pt2_zip_eocd e;
+    size_t len;
+    uint8_t *b = load_fixture("cuda_sm90a_v8.pt2", &len);
+    struct memfile m = {b, len, 0, 0, 0};
+
+    reverse_records(b, 32632, 1271);
+    ck_assert_int_eq(pt2_zip_eocd_scan(&e, mem_read, &m, len, &err), PT2_OK);
+    ck_assert_int_eq(pt2_zip_eocd_check_offsets(&e, &err), PT2_OK);
+    ck_assert_int_eq(pt2_zip_eocd_check_overlaps(&e, &err), PT2_OK);
+    pt2_zip_eocd_release(&e);
+    /* the (now) first record points at the first entry's local header too */
+    ck_assert_uint_ne(pt2_le32(b + 32632 + 42), 0);
+    memset(b + 32632 + 42, 0, 4);
+    ck_assert_int_eq(pt2_zip_eocd_scan(&e, mem_read, &m, len, &err), PT2_OK);
+    ck_assert_int_eq(pt2_zip_eocd_check_overlaps(&e, &err), PT2_ERR_TRUNCATED);
+    ck_assert_msg(strncmp(err.message,
+                          "truncated or corrupt zip: overlapping entries: the entry at byte 0 ",
+                          67) == 0,
+                  "%s", err.message);
+    pt2_zip_eocd_release(&e);
+    free(b);
+}
+END_TEST
+
 /* ---- through pt2_zip_open_* ------------------------------------------- */
 
 START_TEST(test_broken_fixtures)
@@ -499,6 +548,7 @@ int main(void)
     tcase_add_test(tc, test_scan_no_end_record);
     tcase_add_test(tc, test_scan_read_errors);
     tcase_add_test(tc, test_check_offsets);
+    tcase_add_test(tc, test_check_overlaps_unsorted);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
 
