@@ -423,6 +423,8 @@ $(FUZZ_DIR)/obj/%.o: %.c | build-deps
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ) $(FUZZ_REM_OBJ) $(FUZZ_DMN_OBJ)
 	$(FUZZ_CC) $(FUZZ_SANITIZE) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+# fuzz_zip compares the zip readers with test_zip's own oracle
+$(FUZZ_DIR)/fuzz_zip: $(FUZZ_DIR)/obj/tests/support/zipdiff.o
 
 fuzz: $(FUZZ_BINS)
 	@FUZZ_DIR=$(FUZZ_DIR) bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
