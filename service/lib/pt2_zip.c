@@ -57,6 +57,8 @@
 #define PZ_SCRATCH_LEN 16384u
 /* A .json entry read under an inspection's JSON budget is checked every this many bytes. */
 #define PZ_JSON_STEP (1024u * 1024u)
+#define PZ_LOCAL_LEN 30u /* a local header before its name and extra field */
+#define PZ_SIG_LOCAL 0x04034b50u
 
 struct pt2_zip_ent {
     const char *name; /* owned by libzip, or by z->names when read directly */
@@ -84,7 +86,7 @@ struct pt2_zip {
     struct pt2_zip_eocd eocd;
 
     zip_t *za;     /* NULL while reads are direct and nothing needed libzip yet */
-    int direct;    /* entries from our own parse of the directory (pz_load_direct) */
+    int direct;    /* entries from our own walk of the directory (pz_walk_direct) */
     char *names;   /* direct: all entry names, NUL-separated */
     unsigned opts; /* PT2_ZIP_OPEN_* */
     size_t n;
@@ -637,9 +639,6 @@ int pt2_zip_zip64(const pt2_zip *z)
 
 /* ---- local headers ----------------------------------------------------- */
 
-#define PZ_LOCAL_LEN 30u
-#define PZ_SIG_LOCAL 0x04034b50u
-
 /*
  * Whether entry i of a direct archive is read without libzip: its local
  * header has the signature and the directory's name, and its data ends before
@@ -684,7 +683,7 @@ static int pz_direct_entry(pt2_zip *z, size_t i)
 int pt2_zip_data_offset(pt2_zip *z, size_t i, uint64_t *off)
 {
     struct pt2_error ignored = {0};
-    uint8_t h[30];
+    uint8_t h[PZ_LOCAL_LEN];
     size_t got = 0;
 
     if (i < z->n && pz_direct_entry(z, i)) {
@@ -693,7 +692,7 @@ int pt2_zip_data_offset(pt2_zip *z, size_t i, uint64_t *off)
     }
     if (i >= z->n || z->ents[i].offset == UINT64_MAX || z->ents[i].method != ZIP_CM_STORE ||
         pt2_source_read(z->src, z->ents[i].offset, h, sizeof(h), &got, &ignored) != PT2_OK ||
-        got != sizeof(h) || pt2_le32(h) != 0x04034b50u)
+        got != sizeof(h) || pt2_le32(h) != PZ_SIG_LOCAL)
         return PT2_ERR_NOT_FOUND;
     *off = z->ents[i].offset + sizeof(h) + pt2_le16(h + 26) + pt2_le16(h + 28);
     return PT2_OK;
@@ -731,7 +730,7 @@ int pt2_zip_prefetch(pt2_zip *z, const struct pt2_zip_want *w, size_t n, struct 
         if (w[i].index >= z->n || z->ents[w[i].index].offset == UINT64_MAX)
             continue;
         e = &z->ents[w[i].index];
-        data = e->offset + 30u + strlen(e->name);
+        data = e->offset + PZ_LOCAL_LEN + strlen(e->name);
         head = w[i].head < e->csize ? w[i].head : e->csize;
         r[k++] = (struct pt2_range){e->offset, data - e->offset + PZ_LOCAL_EXTRA_GUESS + head};
         /* A tail is only where it lies for stored data; deflate gets there by inflating. */

@@ -235,27 +235,36 @@ int pt2_zip_eocd_scan(struct pt2_zip_eocd *e, pt2_rd_fn read, void *ctx, uint64_
     return eocd_extend(e, err);
 }
 
-/* Apply a central directory record's zip64 extra field to the values it overrides. */
-static void eocd_zip64_values(const uint8_t *x, size_t xlen, uint64_t *usize, uint64_t *csize,
-                              uint64_t *offset)
+/*
+ * The body of a zip64 extra field (len bytes at f) applied to a record's size,
+ * compressed size and offset (v[0..2]): present in this order, and only for
+ * the fields saturated in the record. 1 when every saturated one was there.
+ */
+static int eocd_zip64_apply(const uint8_t *f, size_t len, uint64_t *const v[3])
+{
+    size_t k = 0;
+
+    for (int i = 0; i < 3; i++) {
+        if (*v[i] != 0xffffffffu)
+            continue;
+        if (k + 8 > len)
+            return 0;
+        *v[i] = pt2_le64(f + k);
+        k += 8;
+    }
+    return 1;
+}
+
+/* Apply a central directory record's zip64 extra field, if it has one, to v[0..2]. */
+static void eocd_zip64_values(const uint8_t *x, size_t xlen, uint64_t *const v[3])
 {
     while (xlen >= 4) {
-        size_t id = pt2_le16(x), len = pt2_le16(x + 2), k = 4;
+        size_t id = pt2_le16(x), len = pt2_le16(x + 2);
 
         if (len > xlen - 4)
             return;
         if (id == 0x0001) {
-            /* Present in this order, and only for the fields saturated in the record. */
-            if (*usize == 0xffffffffu && k + 8 <= 4 + len) {
-                *usize = pt2_le64(x + k);
-                k += 8;
-            }
-            if (*csize == 0xffffffffu && k + 8 <= 4 + len) {
-                *csize = pt2_le64(x + k);
-                k += 8;
-            }
-            if (*offset == 0xffffffffu && k + 8 <= 4 + len)
-                *offset = pt2_le64(x + k);
+            eocd_zip64_apply(x + 4, len, v);
             return;
         }
         x += 4 + len;
@@ -286,7 +295,11 @@ static int eocd_record(const struct pt2_zip_eocd *e, const uint8_t *cd, uint64_t
     clen = pt2_le16(r + 32);
     if (CDIR_RECORD_MIN + *nlen + xlen + clen > e->cd_size - *pos)
         return 0;
-    eocd_zip64_values(r + CDIR_RECORD_MIN + *nlen, xlen, &usize, csize, off);
+    {
+        uint64_t *const v[3] = {&usize, csize, off};
+
+        eocd_zip64_values(r + CDIR_RECORD_MIN + *nlen, xlen, v);
+    }
     *pos += CDIR_RECORD_MIN + *nlen + xlen + clen;
     return 1;
 }
@@ -413,26 +426,20 @@ static int eocd_plain_name(const uint8_t *p, size_t n)
 
 /* Walk the extra fields exactly, applying the one zip64 field: 1 when the walk ends on the
  * last byte and every saturated value found its 64-bit twin. */
-static int eocd_plain_extra(const uint8_t *x, size_t xlen, uint64_t *v[3])
+static int eocd_plain_extra(const uint8_t *x, size_t xlen, uint64_t *const v[3])
 {
     int seen64 = 0;
 
     while (xlen > 0) {
-        size_t id, len, k = 4;
+        size_t id, len;
 
         if (xlen < 4 || (len = pt2_le16(x + 2)) > xlen - 4)
             return 0;
         id = pt2_le16(x);
         if (id == 0x7075 || id == 0x6375 || (id == 0x0001 && seen64++))
             return 0;
-        for (int f = 0; id == 0x0001 && f < 3; f++) {
-            if (*v[f] != 0xffffffffu)
-                continue;
-            if (k + 8 > 4 + len)
-                return 0;
-            *v[f] = pt2_le64(x + k);
-            k += 8;
-        }
+        if (id == 0x0001 && !eocd_zip64_apply(x + 4, len, v))
+            return 0;
         x += 4 + len;
         xlen -= 4 + len;
     }
@@ -444,7 +451,7 @@ int pt2_zip_eocd_plain_record(const struct pt2_zip_eocd *e, uint64_t *pos,
                               struct pt2_zip_eocd_rec *rec)
 {
     const uint8_t *cd = pt2_zip_eocd_bytes(e, e->cd_offset, (size_t)e->cd_size), *r;
-    uint64_t *v[3] = {&rec->size, &rec->csize, &rec->offset};
+    uint64_t *const v[3] = {&rec->size, &rec->csize, &rec->offset};
     size_t nlen, xlen;
     uint16_t flags;
 
