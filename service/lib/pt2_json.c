@@ -50,28 +50,29 @@ int pt2_json_add_owned(cJSON *o, const char *key, cJSON *item)
 
 /* ---- pt2_jb (pt2_jb.h) ---------------------------------------------------- */
 
-static cJSON *jb_attached(struct pt2_jb *b, cJSON *item, int ok)
+static cJSON *jb_failed(struct pt2_jb *b)
 {
-    if (ok)
-        return item;
-    cJSON_Delete(item);
     b->failed = 1;
     return NULL;
 }
 
 cJSON *pt2_jb_add_lit(struct pt2_jb *b, cJSON *o, const char *lit, cJSON *item)
 {
-    return jb_attached(b, item, item != NULL && cJSON_AddItemToObjectCS(o, lit, item));
+    if (item != NULL && cJSON_AddItemToObjectCS(o, lit, item))
+        return item;
+    cJSON_Delete(item);
+    return jb_failed(b);
 }
 
+/* Copied keys and array elements are pt2_json_add_owned's (it frees what it cannot attach). */
 cJSON *pt2_jb_add_copy(struct pt2_jb *b, cJSON *o, const char *key, cJSON *item)
 {
-    return jb_attached(b, item, item != NULL && cJSON_AddItemToObject(o, key, item));
+    return pt2_json_add_owned(o, key, item) ? item : jb_failed(b);
 }
 
 cJSON *pt2_jb_push(struct pt2_jb *b, cJSON *a, cJSON *item)
 {
-    return jb_attached(b, item, item != NULL && cJSON_AddItemToArray(a, item));
+    return pt2_json_add_owned(a, NULL, item) ? item : jb_failed(b);
 }
 
 void pt2_jb_str_lit(struct pt2_jb *b, cJSON *o, const char *lit, const char *v, int empty_null)

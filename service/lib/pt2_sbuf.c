@@ -59,7 +59,7 @@ char *pt2_sbuf_copy(char *dst, size_t cap, const char *s)
 {
     size_t at = 0;
 
-    sbuf_put(dst, cap, &at, s, strlen(s));
+    sbuf_put(dst, cap, &at, s, strnlen(s, cap - 1)); /* no need to measure past the room */
     dst[at] = '\0';
     return dst;
 }
