@@ -836,7 +836,11 @@ static int pz_read_step(pt2_zip *z, size_t i, zip_file_t *zf, uint64_t at, char 
     return PT2_OK;
 }
 
-/* The end of a whole read: libzip checks the CRC when read on past the end; we compute it. */
+/*
+ * The end of a whole read: libzip checks the CRC when read on past the end; we
+ * compute it. Not for an empty entry: libzip reads no data for it and checks
+ * nothing, so neither do we (the directory's CRC of no bytes is not looked at).
+ */
 static int pz_read_end(pt2_zip *z, size_t i, zip_file_t *zf, const char *buf, size_t size,
                        struct pt2_error *err)
 {
@@ -845,7 +849,7 @@ static int pz_read_end(pt2_zip *z, size_t i, zip_file_t *zf, const char *buf, si
     char extra;
 
     if (zf == NULL)
-        return pt2_crc32(0, buf, size) == z->ents[i].crc
+        return size == 0 || pt2_crc32(0, buf, size) == z->ents[i].crc
                    ? PT2_OK
                    : pt2_error_set(err, PT2_ERR_ENTRY, "%s: CRC mismatch", rel);
     n = zip_fread(zf, &extra, 1);

@@ -363,6 +363,48 @@ START_TEST(test_crc_mismatch_is_entry_error)
 }
 END_TEST
 
+/*
+ * An empty stored entry whose directory and local header claim a CRC other
+ * than that of no bytes (0): libzip reads no data for an empty entry and
+ * checks nothing; the direct reader must say the same (fuzz_zip found it).
+ */
+static int zip_agree(const char *path);
+
+START_TEST(test_empty_entry_crc_not_checked)
+{
+    char dir[256], path[512];
+    struct pt2_error err = {0};
+    char *out = NULL;
+    uint8_t *b;
+    size_t len, n = 1, lh, cd;
+    pt2_zip *z;
+
+    zt_tmp_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/empty.pt2", dir);
+    write_sized_zip(path, "m/empty", 0, 0, 0, 0);
+    b = zt_load(path, &len);
+    lh = local_header(b, len, "m/empty");
+    put32(b + lh + 14, 0x12345678u);
+    for (cd = len - 22; cd > 0 && memcmp(b + cd, "PK\001\002", 4) != 0; cd--)
+        ;
+    ck_assert_int_eq(memcmp(b + cd + 46, "m/empty", 7), 0);
+    put32(b + cd + 16, 0x12345678u);
+    zt_write_file(path, b, len);
+    free(b);
+
+    ck_assert_int_eq(zt_open_tmp(path, &z, &err), PT2_OK);
+    ck_assert_int_eq(pt2_zip_direct(z), 1);
+    ck_assert_int_eq(pt2_zip_read_small(z, 1, 64, &out, &n, &err), PT2_OK);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_uint_eq(n, 0);
+    free(out);
+    pt2_zip_free(z);
+    ck_assert_int_eq(zip_agree(path), 1);
+    unlink(path);
+    zt_rm_dir(dir);
+}
+END_TEST
+
 /* A broken DEFLATE stream is an unreadable entry, named in the message. */
 START_TEST(test_bad_deflate_stream_is_entry_error)
 {
@@ -547,6 +589,7 @@ START_TEST(test_direct_agrees_with_libzip)
     zip_agree_dir("tests/fuzz/seeds/differential", "", &files);
     zip_agree_dir("tests/fuzz/regressions/package", "", &files);
     zip_agree_dir("tests/fuzz/regressions/differential", "", &files);
+    zip_agree_dir("tests/fuzz/regressions/zip", "", &files);
     if (tu_shared("corpus/pt2", buf, sizeof(buf)) != NULL)
         ck_assert_int_eq(zip_agree_dir(buf, ".pt2", &corpus_files), corpus_files);
 }
@@ -1189,6 +1232,7 @@ int main(void)
     tcase_add_test(te, test_caps_names);
     tcase_add_test(te, test_inconsistent_entry_sizes);
     tcase_add_test(te, test_crc_mismatch_is_entry_error);
+    tcase_add_test(te, test_empty_entry_crc_not_checked);
     tcase_add_test(te, test_bad_deflate_stream_is_entry_error);
     tcase_add_test(te, test_direct_agrees_with_libzip);
     tcase_add_test(te, test_direct_agrees_byte_by_byte);
