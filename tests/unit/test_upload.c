@@ -380,6 +380,38 @@ START_TEST(corrupt_weight_is_refused)
 }
 END_TEST
 
+/*
+ * An empty weight whose headers claim a nonzero CRC: no data, nothing to
+ * check, as the zip reader (and libzip) read it: streamed, not refused.
+ */
+START_TEST(empty_weight_crc_is_not_checked)
+{
+    struct pt2_error err = {0};
+    static const char meta[] = "{\"AOTI_DEVICE_KEY\": \"cpu\"}";
+    struct zw z = {0};
+    pt2_source *src = NULL;
+    pt2_upload *u;
+    char *got;
+    int spill = -1, refused = 0;
+
+    zw_entry(&z, "m/data/aotinductor/model/x.json", meta, sizeof(meta) - 1, 0);
+    zw_entry(&z, "m/data/weights/weight_0", "", 0, 0);
+    zw_entry(&z, "m/archive_format", "pt2", 3, 0);
+    z.e[1].crc = 0x12345678u;
+    memcpy(z.b + z.e[1].off + 14, "\x78\x56\x34\x12", 4);
+    zw_end(&z);
+    u = feed(z.b, z.n, 0, 0, &spill);
+    ck_assert_int_eq(pt2_upload_source(u, &src, &err), PT2_OK);
+    ck_assert_int_eq(streamed(u), 1);
+    got = doc_of_upload(u, &refused);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_ptr_nonnull(strstr(got, "\"archive_format\":\"pt2\""));
+    free(got);
+    pt2_upload_free(u);
+    free(z.b);
+}
+END_TEST
+
 /* A directory that names an offset nothing streamed past, after a weight was dropped. */
 START_TEST(directory_that_lies_after_a_drop_is_refused)
 {
@@ -534,6 +566,7 @@ int main(void)
     tcase_add_test(t, corpus_streams_to_the_same_document);
     tcase_add_test(t, weights_are_dropped);
     tcase_add_test(t, corrupt_weight_is_refused);
+    tcase_add_test(t, empty_weight_crc_is_not_checked);
     tcase_add_test(t, directory_that_lies_after_a_drop_is_refused);
     tcase_add_test(t, directory_that_lies_over_small_entries_keeps_it_whole);
     tcase_add_test(t, prefixed_bytes_are_kept_whole);
