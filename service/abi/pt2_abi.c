@@ -409,21 +409,6 @@ static int abi_verdicts(const pt2_package *pkg, const struct abi_request *r, int
 }
 
 /* Move every member of `from` into `to`, replacing members of the same name. */
-static int abi_merge(cJSON *to, cJSON *from, struct pt2_error *err)
-{
-    cJSON *item;
-
-    while ((item = from->child) != NULL) {
-        cJSON_DetachItemViaPointer(from, item);
-        cJSON_DeleteItemFromObjectCaseSensitive(to, item->string);
-        if (!cJSON_AddItemToObject(to, item->string, item)) {
-            cJSON_Delete(item);
-            return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory rendering the answer");
-        }
-    }
-    return PT2_OK;
-}
-
 static int abi_no_package(const pt2_package *pkg, char **out)
 {
     struct pt2_error err = {0};
@@ -436,29 +421,32 @@ int pt2scope_inspect(const pt2_package *pkg, const char *request, char **out)
 {
     struct abi_request r;
     struct pt2_error err = {0};
-    cJSON *doc = NULL, *verdicts = NULL;
+    cJSON *verdicts = NULL;
+    char *text = NULL;
+    size_t len = 0;
     int rc;
 
     if (out == NULL)
         return PT2_ERR_INVALID;
     if (pkg == NULL)
         return abi_no_package(pkg, out);
-    /* The daemon's /v1/inspect: the document, then targets and this node's entries. */
+    /* The daemon's /v1/inspect: the document (printed, no tree), then targets and this
+     * node's entries. */
     rc = abi_request_parse(request, 1, &r, &err);
     if (rc == PT2_OK)
-        rc = pt2_package_to_json(pkg, r.json_flags, &doc, &err);
+        rc = pt2_package_document_check(pkg, &err);
     if (rc == PT2_OK &&
         (r.n_targets > 0 || r.node || r.n_runtimes > 0 || r.sysroot != NULL || r.libtorch != NULL))
         rc = abi_verdicts(pkg, &r, 0, 0, &verdicts, &err);
-    if (rc == PT2_OK && verdicts != NULL)
-        rc = abi_merge(doc, verdicts, &err);
+    if (rc == PT2_OK)
+        rc = pt2_package_print_json(pkg, r.json_flags, verdicts, 0, &text, &len, &err);
     cJSON_Delete(verdicts);
     cJSON_Delete(r.doc);
-    if (rc != PT2_OK) {
-        cJSON_Delete(doc);
+    if (rc != PT2_OK)
         return abi_fail(&err, out);
-    }
-    return abi_answer(doc, out);
+    pt2_utf8_scrub(text, len); /* entry names need not be UTF-8 */
+    *out = text;
+    return PT2_OK;
 }
 
 int pt2scope_check(const pt2_package *pkg, const char *request, char **out)

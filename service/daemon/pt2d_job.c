@@ -102,27 +102,25 @@ void pt2d_job_runtimes_free(pt2_runtime **owned, size_t n)
         pt2_runtime_free(owned[i]);
 }
 
-static int job_inspect_doc(const pt2_package *pkg, const struct pt2d_options *o,
-                           const struct pt2d_node_snap *snap, const struct pt2d_job_env *env,
-                           cJSON **out, struct pt2_error *err)
+/*
+ * The verdicts against what the request and this node name ({"compatibility",
+ * "overall"}, appended to the inspection document), or NULL in *out when
+ * there is nothing to check against (no node probe: unit tests).
+ */
+static int job_inspect_verdicts(const pt2_package *pkg, const struct pt2d_options *o,
+                                const struct pt2d_node_snap *snap, const struct pt2d_job_env *env,
+                                cJSON **out, struct pt2_error *err)
 {
-    cJSON *doc = NULL, *answer = NULL, *item;
     pt2_verdicts *v = NULL;
     pt2_runtime *owned[PT2D_MAX_RUNTIMES];
     const pt2_runtime *rts[PT2D_JOB_RUNTIMES_MAX];
     size_t i, nrts = 0;
     int rc;
 
-    rc = pt2_package_to_json(pkg, o->json_flags, &doc, err);
-    if (rc == PT2_OK)
-        rc = pt2d_job_runtimes(env, o, owned, rts, sizeof(rts) / sizeof(rts[0]), &nrts, err);
+    *out = NULL;
+    rc = pt2d_job_runtimes(env, o, owned, rts, sizeof(rts) / sizeof(rts[0]), &nrts, err);
     if (rc != PT2_OK || (o->n_targets == 0 && snap == NULL && nrts == 0)) {
         pt2d_job_runtimes_free(owned, o->n_runtimes > 0 ? nrts : 0);
-        if (rc != PT2_OK) {
-            cJSON_Delete(doc);
-            doc = NULL;
-        }
-        *out = doc; /* nothing to check against (no node probe: unit tests) */
         return rc;
     }
     rc = pt2_verdicts_new(&v, err);
@@ -143,27 +141,29 @@ static int job_inspect_doc(const pt2_package *pkg, const struct pt2d_options *o,
         rc = pt2_verdicts_add_runtime(v, pkg, rts[i], err);
     pt2d_job_runtimes_free(owned, o->n_runtimes > 0 ? nrts : 0);
     if (rc == PT2_OK)
-        rc = pt2_verdicts_to_json(v, &answer, err);
+        rc = pt2_verdicts_to_json(v, out, err);
     pt2_verdicts_free(v);
     if (rc != PT2_OK) {
-        cJSON_Delete(answer);
-        cJSON_Delete(doc);
-        return rc;
+        cJSON_Delete(*out);
+        *out = NULL;
     }
-    /* Move "compatibility" and "overall" into the document, replacing any there. */
-    while ((item = answer->child) != NULL) {
-        cJSON_DetachItemViaPointer(answer, item);
-        cJSON_DeleteItemFromObjectCaseSensitive(doc, item->string);
-        if (!cJSON_AddItemToObject(doc, item->string, item)) {
-            cJSON_Delete(item);
-            cJSON_Delete(answer);
-            cJSON_Delete(doc);
-            return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory rendering the response");
-        }
-    }
+    return rc;
+}
+
+/* GET /v1/inspect: the document printed without its tree, the verdicts after it. */
+static int job_inspect_text(const pt2_package *pkg, const struct pt2d_options *o,
+                            const struct pt2d_node_snap *snap, const struct pt2d_job_env *env,
+                            char **text, size_t *len, struct pt2_error *err)
+{
+    cJSON *answer = NULL;
+    int rc = pt2_package_document_check(pkg, err); /* its error before the verdicts' */
+
+    if (rc == PT2_OK)
+        rc = job_inspect_verdicts(pkg, o, snap, env, &answer, err);
+    if (rc == PT2_OK) /* one spare byte: the reply's newline */
+        rc = pt2_package_print_json(pkg, o->json_flags, answer, 1, text, len, err);
     cJSON_Delete(answer);
-    *out = doc;
-    return PT2_OK;
+    return rc;
 }
 
 /* What one job works from, once the request's body is understood. */
@@ -225,9 +225,10 @@ static int job_compat_input(const struct pt2d_job *job, struct job_input *in, st
     return rc;
 }
 
-/* The endpoint's document for an opened package. */
+/* The endpoint's document for an opened package: a tree in *out, or (inspect) text. */
 static int job_render(const struct pt2d_job *job, const struct job_input *in,
-                      const pt2_package *pkg, cJSON **out, struct pt2_error *err)
+                      const pt2_package *pkg, cJSON **out, char **text, size_t *len,
+                      struct pt2_error *err)
 {
     switch (job->route) {
     case PT2D_ROUTE_ARCH:
@@ -239,7 +240,7 @@ static int job_render(const struct pt2d_job *job, const struct job_input *in,
     case PT2D_ROUTE_COMPATIBILITY:
         return pt2_k8s_compat_json(pkg, in->nodes, out, err);
     default:
-        return job_inspect_doc(pkg, in->opts, in->snap, job->env, out, err);
+        return job_inspect_text(pkg, in->opts, in->snap, job->env, text, len, err);
     }
 }
 
@@ -632,8 +633,8 @@ static int job_run(struct pt2d_job *job, int cached_only)
     struct pt2d_buf fp;
     uint64_t req0 = 0, bytes0 = 0;
     cJSON *doc = NULL;
-    char *body;
-    size_t body_len = 0;
+    char *body, *text = NULL;
+    size_t body_len = 0, text_len = 0;
     int rc, answered = 1;
 
     if (cached_only &&
@@ -689,10 +690,14 @@ static int job_run(struct pt2d_job *job, int cached_only)
                                pt2d_pkgref_body_release);
         goto cleanup;
     }
-    rc = job_render(job, &in, pt2d_pkgref_pkg(ref), &doc, &err);
+    rc = job_render(job, &in, pt2d_pkgref_pkg(ref), &doc, &text, &text_len, &err);
     if (rc != PT2_OK)
         goto fail;
-    if (pt2d_reply_json(job->reply, 200, doc) == PT2_OK && job->reply->status == 200)
+    if (text != NULL)
+        pt2d_reply_json_text(job->reply, 200, text, text_len);
+    else if (pt2d_reply_json(job->reply, 200, doc) != PT2_OK)
+        goto cleanup;
+    if (job->reply->status == 200)
         pt2d_pkgref_body_put(ref, job->reply->etag, job->reply->body, job->reply->len);
     goto cleanup;
 fail:

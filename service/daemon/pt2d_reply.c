@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pt2d_jsonout.h"
 #include "pt2d_problem.h"
 #include "pt2scope.h"
 #include "pt2d_reply.h"
@@ -66,7 +65,7 @@ int pt2d_reply_text(struct pt2d_reply *r, unsigned status, const char *ctype, co
     return PT2_OK;
 }
 
-/* cJSON's own printer: where pt2d_jsonout_print cannot (out of memory, a tree too deep). */
+/* cJSON's own printer: where pt2_json_print cannot (out of memory, a tree too deep). */
 static int reply_json_cjson(struct pt2d_reply *r, unsigned status, const cJSON *doc)
 {
     char *s = cJSON_PrintUnformatted(doc);
@@ -92,19 +91,24 @@ static int reply_json_cjson(struct pt2d_reply *r, unsigned status, const cJSON *
     return PT2_OK;
 }
 
+void pt2d_reply_json_text(struct pt2d_reply *r, unsigned status, char *text, size_t len)
+{
+    /* Zip entry names and upload file names need not be UTF-8; JSON must be. */
+    pt2_utf8_scrub(text, len);
+    text[len] = '\n';
+    text[len + 1] = '\0';
+    pt2d_reply_take(r, status, PT2D_JSON_CTYPE, text, len + 1);
+}
+
 int pt2d_reply_json(struct pt2d_reply *r, unsigned status, const cJSON *doc)
 {
     size_t n = 0;
     /* cJSON_PrintUnformatted's bytes, printed ~3x faster; one spare byte for the newline. */
-    char *body = pt2d_jsonout_print(doc, 1, &n);
+    char *body = pt2_json_print(doc, 1, &n);
 
     if (body == NULL)
         return reply_json_cjson(r, status, doc);
-    /* Zip entry names and upload file names need not be UTF-8; JSON must be. */
-    pt2_utf8_scrub(body, n);
-    body[n] = '\n';
-    body[n + 1] = '\0';
-    pt2d_reply_take(r, status, PT2D_JSON_CTYPE, body, n + 1);
+    pt2d_reply_json_text(r, status, body, n);
     return PT2_OK;
 }
 

@@ -46,6 +46,9 @@ void pt2d_reply_free(struct pt2d_reply *r);
 
 /* A JSON body (unformatted, newline-terminated). Status 500 problem on failure. */
 int pt2d_reply_json(struct pt2d_reply *r, unsigned status, const cJSON *doc);
+/* The same from printed JSON: `text` (malloc'd, len bytes, one spare byte after its NUL)
+ * is adopted, scrubbed to UTF-8 and given its newline. */
+void pt2d_reply_json_text(struct pt2d_reply *r, unsigned status, char *text, size_t len);
 
 /*
  * A problem+json body for `code` (see pt2d_problem.h). For a server-side

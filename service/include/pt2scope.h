@@ -155,6 +155,14 @@ int pt2_json_add_num_or_null(cJSON *o, const char *key, double v, int present);
 int pt2_json_add_owned(cJSON *o, const char *key, cJSON *item);
 /* The string member `key` of `o`, borrowed; NULL when absent or not a string (o may be NULL). */
 const char *pt2_json_str(const cJSON *o, const char *key);
+/*
+ * cJSON_PrintUnformatted's bytes for `doc`, printed faster (integers by
+ * hand, strings by unescaped runs): malloc'd (free()), NUL-terminated, with
+ * `spare` free bytes after the NUL's position (a newline); the length in
+ * *len. NULL when out of memory, for an invalid item, or for a tree deeper
+ * than 512 (cJSON's own printer takes those).
+ */
+char *pt2_json_print(const cJSON *doc, size_t spare, size_t *len);
 
 /* Limits on a JSON text, checked before any tree is built (0 = no limit). */
 struct pt2_json_limits {
@@ -407,6 +415,19 @@ enum pt2_json_flags {
  * (with PT2_JSON_AFFINITY only: {"node_affinity": pt2_package_node_affinity's,
  * or null past its term cap with a warning}), warnings, bytes_read. */
 int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, struct pt2_error *err);
+/* PT2_OK when the package's document can be written, else the error pt2_package_to_json
+ * and pt2_package_print_json return (its metadata could not be read), to check first. */
+int pt2_package_document_check(const pt2_package *pkg, struct pt2_error *err);
+/*
+ * The same document as text, without building its tree: the bytes
+ * cJSON_PrintUnformatted prints for pt2_package_to_json's document, with
+ * the members of the object `extra` (borrowed; NULL for none) appended
+ * after bytes_read, as cJSON_AddItemToObject would (their names must not be
+ * the document's). *out is malloc'd (free()), NUL-terminated, with `spare`
+ * free bytes after the NUL's position (a newline); its length in *len.
+ */
+int pt2_package_print_json(const pt2_package *pkg, unsigned flags, const cJSON *extra, size_t spare,
+                           char **out, size_t *len, struct pt2_error *err);
 /* The `arch` or `metadata` member alone. */
 int pt2_package_arch_json(const pt2_package *pkg, unsigned flags, cJSON **out,
                           struct pt2_error *err);

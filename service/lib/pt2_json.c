@@ -21,7 +21,6 @@
 
 #include "pt2_budget.h"
 #include "pt2_error.h"
-#include "pt2_jb.h"
 #include "pt2_utf8.h"
 
 int pt2_json_add_str_or_null(cJSON *o, const char *key, const char *s)
@@ -46,41 +45,6 @@ int pt2_json_add_owned(cJSON *o, const char *key, cJSON *item)
         return 1;
     cJSON_Delete(item);
     return 0;
-}
-
-/* ---- pt2_jb (pt2_jb.h) ---------------------------------------------------- */
-
-static cJSON *jb_failed(struct pt2_jb *b)
-{
-    b->failed = 1;
-    return NULL;
-}
-
-cJSON *pt2_jb_add_lit(struct pt2_jb *b, cJSON *o, const char *lit, cJSON *item)
-{
-    if (item != NULL && cJSON_AddItemToObjectCS(o, lit, item))
-        return item;
-    cJSON_Delete(item);
-    return jb_failed(b);
-}
-
-/* Copied keys and array elements are pt2_json_add_owned's (it frees what it cannot attach). */
-cJSON *pt2_jb_add_copy(struct pt2_jb *b, cJSON *o, const char *key, cJSON *item)
-{
-    return pt2_json_add_owned(o, key, item) ? item : jb_failed(b);
-}
-
-cJSON *pt2_jb_push(struct pt2_jb *b, cJSON *a, cJSON *item)
-{
-    return pt2_json_add_owned(a, NULL, item) ? item : jb_failed(b);
-}
-
-void pt2_jb_str_lit(struct pt2_jb *b, cJSON *o, const char *lit, const char *v, int empty_null)
-{
-    if (v == NULL || (empty_null && v[0] == '\0'))
-        pt2_jb_add_lit(b, o, lit, cJSON_CreateNull());
-    else
-        pt2_jb_add_lit(b, o, lit, cJSON_CreateString(v));
 }
 
 const char *pt2_json_str(const cJSON *o, const char *key)

@@ -5,9 +5,13 @@
  * `arch.cuda_gpu_description`, `arch.cpu_description`, `metadata.model`,
  * `metadata.inputs`, `metadata.outputs`, `metadata.raw`) are the seed API's
  * and are an interface: scripts and UIs read them. Everything else is detail
- * added beside them. cJSON allocation failures are tracked with a sticky flag
- * (curl's dynbuf habit) so the builders stay readable and the failure is
- * still reported once, as PT2_ERR_NOMEM. With PT2_JSON_OIP `metadata` is the
+ * added beside them. Each part is written once, in document order, to a
+ * writer (pt2_jw.h) that builds the cJSON tree (pt2_package_to_json: the CLI
+ * renders from it) or prints its bytes without building it
+ * (pt2_package_print_json: the daemon's answer); the writer's failures are
+ * sticky (curl's dynbuf habit) so the writers stay readable and a failure is
+ * still reported once, as PT2_ERR_NOMEM. The warnings, written last but
+ * found all along, gather in a side list. With PT2_JSON_OIP `metadata` is the
  * Open Inference Protocol's model metadata response instead (its own
  * `warnings` for tensors left out, repeated in the document's), and
  * `scheduling` is pt2_package_node_affinity's answer, not rebuilt here.
@@ -24,31 +28,31 @@
 #include "pt2_error.h"
 #include "pt2_inspect.h"
 #include "pt2_isa.h"
-#include "pt2_jb.h"
+#include "pt2_jw.h"
 #include "pt2_verdicts.h"
 #include "pt2_zebin.h"
 
-/* The builders' short names for pt2_jb.h: keys are string literals, arrays take jpush. */
-#define jadd(b, o, key, item) PT2_JB_ADD(b, o, key, item)
-#define jpush(b, a, item) PT2_JB_PUSH(b, a, item)
-#define jstr(b, o, key, v, empty_null) PT2_JB_STR(b, o, key, v, empty_null)
-#define jnum(b, o, key, v) PT2_JB_NUM(b, o, key, v)
-#define jbool(b, o, key, v) PT2_JB_BOOL(b, o, key, v)
-#define jdup(b, o, key, src) jdup_lit(b, o, "" key, src)
+/* The writers' short names for pt2_jw.h: keys are string literals. */
+#define wstr(w, key, v, empty_null) PT2_JW_STR(w, key, v, empty_null)
+#define wnum(w, key, v) PT2_JW_NUM(w, key, v)
+#define wbool(w, key, v) PT2_JW_BOOL(w, key, v)
+#define wnull(w, key) PT2_JW_NULL(w, key)
+#define wkey(w, key) PT2_JW_KEY(w, key)
 
-static void jdup_lit(struct pt2_jb *b, cJSON *obj, const char *lit, const cJSON *src)
+/* Append msg to the document's warnings (a side list: they are written last). */
+static void warn_add(struct pt2_jw *w, cJSON *warn, const char *msg)
 {
-    pt2_jb_add_lit(b, obj, lit, src == NULL ? cJSON_CreateNull() : cJSON_Duplicate(src, 1));
+    if (warn != NULL && !pt2_json_add_owned(warn, NULL, cJSON_CreateString(msg)))
+        w->failed = 1;
 }
 
-static int finish(struct pt2_jb *b, cJSON *doc, cJSON **out, struct pt2_error *err)
+/* A number, or null when it is not `present`. */
+static void number_or_null(struct pt2_jw *w, int present, double v)
 {
-    if (b->failed || doc == NULL) {
-        cJSON_Delete(doc);
-        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building the JSON document");
-    }
-    *out = doc;
-    return PT2_OK;
+    if (present)
+        pt2_jw_number(w, v);
+    else
+        pt2_jw_null(w);
 }
 
 /* ---- arch ------------------------------------------------------------------ */
@@ -116,83 +120,71 @@ static void source_model(const char *src, char *out, size_t len)
         snprintf(out, len, "%.*s", (int)(slash - p), p);
 }
 
-static cJSON *kernel_json(struct pt2_jb *b, const struct pt2_kernel *k)
+static void kernel_write(struct pt2_jw *w, const struct pt2_kernel *k)
 {
-    cJSON *o = cJSON_CreateObject();
     char buf[128], model[PT2_NAME_MAX];
     int nv = k->kind == PT2_KERNEL_SASS || k->kind == PT2_KERNEL_PTX;
 
-    if (o == NULL) {
-        b->failed = 1;
-        return NULL;
-    }
+    pt2_jw_obj(w);
     source_model(k->source, model, sizeof(model));
-    jstr(b, o, "model", model, 1);
-    jstr(b, o, "source", k->source, 0);
-    jstr(b, o, "container", container_name(k->container), 0);
-    jstr(b, o, "symbol", k->symbol, 1);
-    jstr(b, o, "kind", kind_name(k->kind), 0);
-    jstr(b, o, "target", pt2_kernel_target_name(k, buf, sizeof(buf)), 0);
+    wstr(w, "model", model, 1);
+    wstr(w, "source", k->source, 0);
+    wstr(w, "container", container_name(k->container), 0);
+    wstr(w, "symbol", k->symbol, 1);
+    wstr(w, "kind", kind_name(k->kind), 0);
+    wstr(w, "target", pt2_kernel_target_name(k, buf, sizeof(buf)), 0);
     if (nv) {
         char v[2] = {k->variant, '\0'};
-        jnum(b, o, "sm", k->sm);
-        jstr(b, o, "compute_capability", pt2_sbuf_version(buf, sizeof(buf), k->sm / 10, k->sm % 10),
+        wnum(w, "sm", k->sm);
+        wstr(w, "compute_capability", pt2_sbuf_version(buf, sizeof(buf), k->sm / 10, k->sm % 10),
              0);
-        jstr(b, o, "variant", v, 1);
-        if (k->virtual_sm) {
-            jstr(b, o, "virtual_arch",
-                 pt2_sbuf_tag(buf, sizeof(buf), "compute_", k->virtual_sm, ""), 0);
-        } else {
-            jstr(b, o, "virtual_arch", NULL, 0);
-        }
+        wstr(w, "variant", v, 1);
+        wstr(w, "virtual_arch",
+             k->virtual_sm ? pt2_sbuf_tag(buf, sizeof(buf), "compute_", k->virtual_sm, "") : NULL,
+             0);
         if (k->kind == PT2_KERNEL_SASS) {
-            if (k->abi_version)
-                jnum(b, o, "abi_version", k->abi_version);
-            else
-                jstr(b, o, "abi_version", NULL, 0);
-            jstr(b, o, "elf_type", k->elf_type == 1 ? "relocatable" : "executable", 0);
+            wkey(w, "abi_version");
+            number_or_null(w, k->abi_version != 0, k->abi_version);
+            wstr(w, "elf_type", k->elf_type == 1 ? "relocatable" : "executable", 0);
             if (k->has_code >= 0)
-                jbool(b, o, "link_stub", k->has_code == 0);
+                wbool(w, "link_stub", k->has_code == 0);
         }
-        if (k->toolkit) {
-            jstr(b, o, "toolkit",
-                 pt2_sbuf_version(buf, sizeof(buf), k->toolkit / 10, k->toolkit % 10), 0);
-        } else {
-            jstr(b, o, "toolkit", NULL, 0);
-        }
+        wstr(w, "toolkit",
+             k->toolkit ? pt2_sbuf_version(buf, sizeof(buf), k->toolkit / 10, k->toolkit % 10)
+                        : NULL,
+             0);
         if (k->ptx_major || k->ptx_minor) {
-            jstr(b, o, "ptx_isa", pt2_sbuf_version(buf, sizeof(buf), k->ptx_major, k->ptx_minor),
-                 0);
+            wstr(w, "ptx_isa", pt2_sbuf_version(buf, sizeof(buf), k->ptx_major, k->ptx_minor), 0);
         }
-        jstr(b, o, "compression", k->compression, 1);
-        jbool(b, o, "debug", k->debug);
+        wstr(w, "compression", k->compression, 1);
+        wbool(w, "debug", k->debug);
         {
             int need = pt2_compat_kernel_min_driver(k);
 
-            jstr(b, o, "min_driver",
+            wstr(w, "min_driver",
                  need > 0 ? pt2_sbuf_version(buf, sizeof(buf), (unsigned)need / 1000,
                                              (unsigned)need % 1000 / 10)
                           : NULL,
                  0);
         }
-        jstr(b, o, "gpu_description",
+        wstr(w, "gpu_description",
              pt2_desc_cc_text((int)k->sm / 10, (int)k->sm % 10, buf, sizeof(buf)), 0);
     } else if (k->kind == PT2_KERNEL_HSACO) {
-        jstr(b, o, "gfx", k->gfx, 1);
-        jstr(b, o, "target_id", k->target_id, 1);
-        jstr(b, o, "xnack", amd_feature_name(k->xnack), 0);
-        jstr(b, o, "sramecc", amd_feature_name(k->sramecc), 0);
+        wstr(w, "gfx", k->gfx, 1);
+        wstr(w, "target_id", k->target_id, 1);
+        wstr(w, "xnack", amd_feature_name(k->xnack), 0);
+        wstr(w, "sramecc", amd_feature_name(k->sramecc), 0);
         if (k->code_object_version)
-            jnum(b, o, "code_object_version", k->code_object_version);
-        jstr(b, o, "gpu_description", pt2_desc_gfx_text(k->gfx, buf, sizeof(buf)), 0);
+            wnum(w, "code_object_version", k->code_object_version);
+        wstr(w, "gpu_description", pt2_desc_gfx_text(k->gfx, buf, sizeof(buf)), 0);
     } else if (k->kind == PT2_KERNEL_ZEBIN) {
-        jadd(b, o, "intel_product_family",
-             k->intel_product ? cJSON_CreateNumber(k->intel_product) : cJSON_CreateNull());
-        jadd(b, o, "intel_gfxcore_family",
-             k->intel_gfxcore ? cJSON_CreateNumber(k->intel_gfxcore) : cJSON_CreateNull());
-        jstr(b, o, "gpu_description", pt2_zebin_product_text(k->intel_product), 0);
+        wkey(w, "intel_product_family");
+        number_or_null(w, k->intel_product != 0, k->intel_product);
+        wkey(w, "intel_gfxcore_family");
+        number_or_null(w, k->intel_gfxcore != 0, k->intel_gfxcore);
+        wstr(w, "gpu_description", pt2_zebin_product_text(k->intel_product), 0);
     }
-    return o;
+    pt2_jw_end(w);
 }
 
 static const char *host_format_name(int f)
@@ -211,53 +203,50 @@ static const char *host_format_name(int f)
     }
 }
 
-static cJSON *host_json(struct pt2_jb *b, const struct pt2_host *h)
+static void host_write(struct pt2_jw *w, const struct pt2_host *h)
 {
-    cJSON *o = cJSON_CreateObject();
     char model[PT2_NAME_MAX];
 
-    if (o == NULL) {
-        b->failed = 1;
-        return NULL;
-    }
+    pt2_jw_obj(w);
     source_model(h->source, model, sizeof(model));
-    jstr(b, o, "model", model, 1);
-    jstr(b, o, "source", h->source, 0);
-    jstr(b, o, "format", host_format_name(h->format), 0);
-    jnum(b, o, "bits", h->bits);
-    jstr(b, o, "endianness", h->big_endian ? "big" : "little", 0);
-    jstr(b, o, "machine", h->machine, 0);
-    jnum(b, o, "e_machine", h->e_machine);
-    jstr(b, o, "description", h->description, 0);
-    jnum(b, o, "size", (double)h->size);
-    return o;
+    wstr(w, "model", model, 1);
+    wstr(w, "source", h->source, 0);
+    wstr(w, "format", host_format_name(h->format), 0);
+    wnum(w, "bits", h->bits);
+    wstr(w, "endianness", h->big_endian ? "big" : "little", 0);
+    wstr(w, "machine", h->machine, 0);
+    wnum(w, "e_machine", h->e_machine);
+    wstr(w, "description", h->description, 0);
+    wnum(w, "size", (double)h->size);
+    pt2_jw_end(w);
 }
 
-static cJSON *isa_json(struct pt2_jb *b, const struct pt2_cpu_isa *isa)
+static void isa_write(struct pt2_jw *w, const struct pt2_cpu_isa *isa)
 {
-    cJSON *o, *flags, *req;
     const char *feat[PT2_ISA_FEATURES_MAX];
     size_t n = 0;
 
-    if (isa->source[0] == '\0')
-        return cJSON_CreateNull();
-    o = cJSON_CreateObject();
-    if (o == NULL)
-        return NULL;
-    jstr(b, o, "isa", isa->isa, 1);
-    jstr(b, o, "display", pt2_isa_display_name(isa->isa), 1);
-    jstr(b, o, "source", isa->source, 0);
-    jstr(b, o, "march", isa->march, 1);
-    flags = jadd(b, o, "flags", cJSON_CreateArray());
-    for (size_t i = 0; flags != NULL && i < isa->nflags; i++)
-        jpush(b, flags, cJSON_CreateString(isa->flags[i]));
-    req = jadd(b, o, "required_features", cJSON_CreateArray());
+    if (isa == NULL || isa->source[0] == '\0') {
+        pt2_jw_null(w);
+        return;
+    }
+    pt2_jw_obj(w);
+    wstr(w, "isa", isa->isa, 1);
+    wstr(w, "display", pt2_isa_display_name(isa->isa), 1);
+    wstr(w, "source", isa->source, 0);
+    wstr(w, "march", isa->march, 1);
+    PT2_JW_ARR(w, "flags");
+    for (size_t i = 0; i < isa->nflags; i++)
+        pt2_jw_string(w, isa->flags[i], 0);
+    pt2_jw_end(w);
+    PT2_JW_ARR(w, "required_features");
     if (pt2_isa_required_features(isa, feat, PT2_ISA_FEATURES_MAX, &n) != PT2_OK)
         n = 0;
-    for (size_t i = 0; req != NULL && i < n; i++)
-        jpush(b, req, cJSON_CreateString(feat[i]));
-    jbool(b, o, "native", pt2_isa_is_native(isa));
-    return o;
+    for (size_t i = 0; i < n; i++)
+        pt2_jw_string(w, feat[i], 0);
+    pt2_jw_end(w);
+    wbool(w, "native", pt2_isa_is_native(isa));
+    pt2_jw_end(w);
 }
 
 /* Which kernels a target list collects. */
@@ -295,37 +284,36 @@ static int in_set(const struct pt2_kernel *k, enum target_set set)
 }
 
 /*
- * Append the distinct targets of the kernels (optionally only those under
- * `dir`) to `arr`, in first-seen order. Sorting keeps this O(n log n): a
+ * An array of the distinct targets of the kernels (optionally only those
+ * under `dir`), in first-seen order. Sorting keeps this O(n log n): a
  * package can list tens of thousands of kernels.
  */
-static void add_targets(struct pt2_jb *b, cJSON *arr, const struct pt2_kernel_list *ks,
-                        const char *dir, enum target_set set)
+static void targets_write(struct pt2_jw *w, const struct pt2_kernel_list *ks, const char *dir,
+                          enum target_set set)
 {
-    struct tname *t;
+    struct tname *t = NULL;
     size_t n = 0, u = 0, dlen = dir != NULL ? strlen(dir) : 0;
 
-    if (arr == NULL || ks->n == 0)
-        return;
-    t = malloc(ks->n * sizeof(*t));
-    if (t == NULL) {
-        b->failed = 1;
-        return;
-    }
-    for (size_t i = 0; i < ks->n; i++) {
+    pt2_jw_arr(w);
+    if (ks->n > 0 && (t = malloc(ks->n * sizeof(*t))) == NULL)
+        w->failed = 1;
+    for (size_t i = 0; t != NULL && i < ks->n; i++) {
         if (!in_set(&ks->v[i], set) || (dir != NULL && strncmp(ks->v[i].source, dir, dlen)))
             continue;
         pt2_kernel_target_name(&ks->v[i], t[n].name, sizeof(t[n].name));
         t[n++].first = i;
     }
-    qsort(t, n, sizeof(*t), tname_by_name);
-    for (size_t i = 0; i < n; i++)
-        if (u == 0 || strcmp(t[u - 1].name, t[i].name) != 0)
-            t[u++] = t[i];
-    qsort(t, u, sizeof(*t), tname_by_first);
+    if (t != NULL) {
+        qsort(t, n, sizeof(*t), tname_by_name);
+        for (size_t i = 0; i < n; i++)
+            if (u == 0 || strcmp(t[u - 1].name, t[i].name) != 0)
+                t[u++] = t[i];
+        qsort(t, u, sizeof(*t), tname_by_first);
+    }
     for (size_t i = 0; i < u && i < TARGETS_LIST_MAX; i++)
-        jpush(b, arr, cJSON_CreateString(t[i].name));
+        pt2_jw_string(w, t[i].name, 0);
     free(t);
+    pt2_jw_end(w);
 }
 
 /* "90" / "100" / "8.6" from AOTI_COMPUTE_CAPABILITY into major/minor. */
@@ -370,12 +358,10 @@ static const char *loaded_cpu_text(const pt2_package *pkg, const struct pt2_cpu_
     return buf;
 }
 
-static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err)
+static void arch_write(struct pt2_jw *w, const pt2_package *pkg)
 {
-    struct pt2_jb b = {0};
     const struct pt2_kernel_list *ks = pt2_package_kernels(pkg);
     const struct pt2_host_list *hs = pt2_package_hosts(pkg);
-    cJSON *o = cJSON_CreateObject(), *arr, *cuda, *amd;
     const struct pt2_kernel *first = NULL;
     const struct pt2_cpu_isa *isa = NULL;
     char buf[256];
@@ -401,205 +387,187 @@ static int build_arch(const pt2_package *pkg, cJSON **out, struct pt2_error *err
     } else {
         have_cc = meta_cc(mcc, &major, &minor);
     }
+    pt2_jw_obj(w);
     if (have_cc) {
         snprintf(buf, sizeof(buf), "%d.%d", major, minor);
-        jstr(&b, o, "cuda_compute_capability", buf, 0);
-        jstr(&b, o, "cuda_gpu_description", pt2_desc_cc_text(major, minor, buf, sizeof(buf)), 0);
+        wstr(w, "cuda_compute_capability", buf, 0);
+        wstr(w, "cuda_gpu_description", pt2_desc_cc_text(major, minor, buf, sizeof(buf)), 0);
     } else {
-        jstr(&b, o, "cuda_compute_capability", NULL, 0);
-        jstr(&b, o, "cuda_gpu_description", NULL, 0);
+        wstr(w, "cuda_compute_capability", NULL, 0);
+        wstr(w, "cuda_gpu_description", NULL, 0);
     }
-    if (hs->n > 0)
-        jstr(&b, o, "cpu_description", loaded_cpu_text(pkg, isa, buf, sizeof(buf)), 0);
-    else
-        jstr(&b, o, "cpu_description", NULL, 0);
-    jstr(&b, o, "device_key", pt2_package_device_key(pkg, 0), 0);
-    jstr(&b, o, "compute_capability_metadata", mcc, 1);
-
-    cuda = jadd(&b, o, "cuda_targets", cJSON_CreateArray());
-    amd = jadd(&b, o, "amd_targets", cJSON_CreateArray());
-    add_targets(&b, cuda, ks, NULL, TARGETS_CUDA);
-    add_targets(&b, amd, ks, NULL, TARGETS_AMD);
+    wstr(w, "cpu_description", hs->n > 0 ? loaded_cpu_text(pkg, isa, buf, sizeof(buf)) : NULL, 0);
+    wstr(w, "device_key", pt2_package_device_key(pkg, 0), 0);
+    wstr(w, "compute_capability_metadata", mcc, 1);
+    wkey(w, "cuda_targets");
+    targets_write(w, ks, NULL, TARGETS_CUDA);
+    wkey(w, "amd_targets");
+    targets_write(w, ks, NULL, TARGETS_AMD);
     {
         /* The one-line form the listing shows ("sm_120+PTX"), so both read the same. */
         char targets[PT2_LISTING_TARGETS_TEXT_MAX];
 
-        jstr(&b, o, "targets", pt2_listing_targets(pkg, targets, sizeof(targets)), 1);
+        wstr(w, "targets", pt2_listing_targets(pkg, targets, sizeof(targets)), 1);
     }
     /* Every record counts in the targets above; the list itself stops at a cap, so a
      * package of 65,536 one-kernel entries is not a 25 MB answer held in memory whole. */
-    arr = jadd(&b, o, "kernels", cJSON_CreateArray());
-    for (size_t i = 0; arr != NULL && i < ks->n && i < PT2_REPORT_KERNELS_MAX; i++)
-        jpush(&b, arr, kernel_json(&b, &ks->v[i]));
-    jnum(&b, o, "kernels_total", (double)ks->n);
-    arr = jadd(&b, o, "hosts", cJSON_CreateArray());
-    for (size_t i = 0; arr != NULL && i < hs->n; i++)
-        jpush(&b, arr, host_json(&b, &hs->v[i]));
-    if (isa != NULL)
-        jadd(&b, o, "cpu_isa", isa_json(&b, isa));
-    else
-        jadd(&b, o, "cpu_isa", cJSON_CreateNull());
-    return finish(&b, o, out, err);
+    PT2_JW_ARR(w, "kernels");
+    for (size_t i = 0; i < ks->n && i < PT2_REPORT_KERNELS_MAX; i++)
+        kernel_write(w, &ks->v[i]);
+    pt2_jw_end(w);
+    wnum(w, "kernels_total", (double)ks->n);
+    PT2_JW_ARR(w, "hosts");
+    for (size_t i = 0; i < hs->n; i++)
+        host_write(w, &hs->v[i]);
+    pt2_jw_end(w);
+    wkey(w, "cpu_isa");
+    isa_write(w, isa);
+    pt2_jw_end(w);
 }
 
 /* {"where", "entries", "bytes", "declared_bytes"} (pt2_weights.h); null bytes = not known. */
-static cJSON *weights_json(struct pt2_jb *b, const struct pt2_weights *w)
+static void weights_write(struct pt2_jw *w, const struct pt2_weights *wt)
 {
-    cJSON *o = cJSON_CreateObject();
-
-    if (o == NULL) {
-        b->failed = 1;
-        return NULL;
-    }
-    jstr(b, o, "where", pt2_weights_where_name(w->where), 0);
-    jnum(b, o, "entries", (double)w->entries);
-    jadd(b, o, "bytes", w->bytes >= 0 ? cJSON_CreateNumber((double)w->bytes) : cJSON_CreateNull());
-    jadd(b, o, "declared_bytes",
-         w->declared >= 0 ? cJSON_CreateNumber((double)w->declared) : cJSON_CreateNull());
-    jnum(b, o, "missing", (double)w->missing);
-    return o;
+    pt2_jw_obj(w);
+    wstr(w, "where", pt2_weights_where_name(wt->where), 0);
+    wnum(w, "entries", (double)wt->entries);
+    wkey(w, "bytes");
+    number_or_null(w, wt->bytes >= 0, (double)wt->bytes);
+    wkey(w, "declared_bytes");
+    number_or_null(w, wt->declared >= 0, (double)wt->declared);
+    wnum(w, "missing", (double)wt->missing);
+    pt2_jw_end(w);
 }
 
 /* Model m's host libraries in zip order, each with the CPU features its model was built for. */
-static cJSON *model_libraries_json(struct pt2_jb *b, const pt2_package *pkg, size_t m)
+static void model_libraries_write(struct pt2_jw *w, const pt2_package *pkg, size_t m)
 {
     const struct pt2_host_list *hs = pt2_package_hosts(pkg);
     const struct pt2_cpu_isa *isa = pt2_package_model_isa(pkg, m);
     const char *feat[PT2_ISA_FEATURES_MAX];
     size_t nf = 0;
-    cJSON *arr = cJSON_CreateArray();
 
-    if (arr == NULL) {
-        b->failed = 1;
-        return NULL;
-    }
     if (pt2_isa_required_features(isa, feat, PT2_ISA_FEATURES_MAX, &nf) != PT2_OK)
         nf = 0;
+    pt2_jw_arr(w);
     for (size_t h = 0; h < hs->n; h++) {
-        cJSON *lib, *cf;
-
         if (!pt2_package_host_in_model(pkg, m, h))
             continue;
-        lib = jpush(b, arr, pt2_runtime_library_json(&hs->v[h], pt2_runtime_host_loaded(hs, h)));
-        cf = lib != NULL ? jadd(b, lib, "cpu_features", cJSON_CreateArray()) : NULL;
-        for (size_t i = 0; cf != NULL && i < nf; i++)
-            jpush(b, cf, cJSON_CreateString(feat[i]));
+        pt2_jw_obj(w);
+        pt2_runtime_library_members(w, &hs->v[h], pt2_runtime_host_loaded(hs, h));
+        PT2_JW_ARR(w, "cpu_features");
+        for (size_t i = 0; i < nf; i++)
+            pt2_jw_string(w, feat[i], 0);
+        pt2_jw_end(w);
+        pt2_jw_end(w);
     }
-    return arr;
+    pt2_jw_end(w);
 }
 
 /* build, cmake_target, libraries, weights, custom_ops, proxy_nodes of model m. */
-static void model_build_json(struct pt2_jb *b, cJSON *o, const pt2_package *pkg, size_t m)
+static void model_build_write(struct pt2_jw *w, const pt2_package *pkg, size_t m)
 {
     size_t nodes = 0, nops = pt2_package_model_custom_ops(pkg, m, 0, NULL, &nodes);
-    cJSON *ops;
 
-    jstr(b, o, "build", pt2_package_model_cpp_only(pkg, m) ? "cpp-only" : "compiled", 0);
-    jstr(b, o, "cmake_target", pt2_package_model_cmake_target(pkg, m), 1);
-    jadd(b, o, "libraries", model_libraries_json(b, pkg, m));
-    jadd(b, o, "weights", weights_json(b, pt2_package_model_weights(pkg, m)));
-    ops = jadd(b, o, "custom_ops", cJSON_CreateArray());
-    for (size_t k = 0; ops != NULL && k < nops; k++) {
+    wstr(w, "build", pt2_package_model_cpp_only(pkg, m) ? "cpp-only" : "compiled", 0);
+    wstr(w, "cmake_target", pt2_package_model_cmake_target(pkg, m), 1);
+    wkey(w, "libraries");
+    model_libraries_write(w, pkg, m);
+    wkey(w, "weights");
+    weights_write(w, pt2_package_model_weights(pkg, m));
+    PT2_JW_ARR(w, "custom_ops");
+    for (size_t k = 0; k < nops; k++) {
         const char *op = NULL;
 
         pt2_package_model_custom_ops(pkg, m, k, &op, NULL);
-        jpush(b, ops, cJSON_CreateString(op));
+        pt2_jw_string(w, op, 0);
     }
-    jnum(b, o, "proxy_nodes", (double)nodes);
-    jadd(b, o, "metal_shader_libraries",
-         pt2_package_model_shaders(pkg, m) >= 0
-             ? cJSON_CreateNumber((double)pt2_package_model_shaders(pkg, m))
-             : cJSON_CreateNull());
+    pt2_jw_end(w);
+    wnum(w, "proxy_nodes", (double)nodes);
+    wkey(w, "metal_shader_libraries");
+    number_or_null(w, pt2_package_model_shaders(pkg, m) >= 0,
+                   (double)pt2_package_model_shaders(pkg, m));
 }
 
 /* package.executorch [{name, size}] or package.pickles [{entry, kind, size}]. */
-static cJSON *extras_json(struct pt2_jb *b, const pt2_package *pkg, int pickles)
+static void extras_write(struct pt2_jw *w, const pt2_package *pkg, int pickles)
 {
     const char *entry = NULL, *kind = NULL;
     uint64_t size = 0;
     size_t n = pt2_package_extra(pkg, pickles, 0, &entry, &kind, &size);
-    cJSON *arr = cJSON_CreateArray();
 
-    if (arr == NULL) {
-        b->failed = 1;
-        return NULL;
-    }
+    pt2_jw_arr(w);
     for (size_t k = 0; k < n; k++) {
-        cJSON *o;
-
         pt2_package_extra(pkg, pickles, k, &entry, &kind, &size);
-        if ((o = jpush(b, arr, cJSON_CreateObject())) == NULL)
-            break;
-        pt2_jb_str_lit(b, o, pickles ? "entry" : "name", entry, 0); /* literals both */
+        pt2_jw_obj(w);
+        pt2_jw_key_lit(w, pickles ? "entry" : "name"); /* literals both */
+        pt2_jw_string(w, entry, 0);
         if (pickles)
-            jstr(b, o, "kind", kind, 0);
-        jnum(b, o, "size", (double)size);
+            wstr(w, "kind", kind, 0);
+        wnum(w, "size", (double)size);
+        pt2_jw_end(w);
     }
-    return arr;
+    pt2_jw_end(w);
 }
 
 /* ---- metadata ------------------------------------------------------------ */
 
-/* A tensor list in the view `flags` asks for; in the OIP view a spec the protocol cannot
- * describe is left out and `warn` (when not NULL) says so, naming it as `what`. */
-static void tensors(struct pt2_jb *b, cJSON *o, const char *key, const struct pt2_tensor_list *l,
+/* Member `lit` (a literal): a tensor list in the view `flags` asks for; in the OIP view a
+ * spec the protocol cannot describe is left out and `warn` (when not NULL) says so, naming
+ * it as `what`. */
+static void tensors(struct pt2_jw *w, const char *lit, const struct pt2_tensor_list *l,
                     unsigned flags, const char *what, cJSON *warn)
 {
     cJSON *arr = NULL;
     struct pt2_error e = {0};
     int rc;
 
+    pt2_jw_key_lit(w, lit);
     if (l == NULL) {
-        pt2_jb_add_copy(b, o, key, cJSON_CreateArray());
+        pt2_jw_arr(w);
+        pt2_jw_end(w);
         return;
     }
     rc = (flags & PT2_JSON_OIP) ? pt2_tensor_list_oip_json(l, what, &arr, warn, &e)
                                 : pt2_tensor_list_to_json(l, flags, &arr, &e);
     if (rc != PT2_OK) {
-        b->failed = 1;
-        return;
+        cJSON_Delete(arr);
+        arr = NULL;
     }
-    pt2_jb_add_copy(b, o, key, arr);
+    pt2_jw_tree_take(w, arr); /* NULL: the writer fails */
 }
 
 /* A model's size (struct pt2_constants) with the entry it came from; null when unknown. */
-static cJSON *size_json(struct pt2_jb *b, const struct pt2_constants *c, const char *entry)
+static void size_write(struct pt2_jw *w, const struct pt2_constants *c, const char *entry)
 {
-    cJSON *o, *arr;
-    size_t i;
-
-    if (c == NULL)
-        return cJSON_CreateNull();
-    o = cJSON_CreateObject();
-    if (o == NULL) {
-        b->failed = 1;
-        return NULL;
+    if (c == NULL) {
+        pt2_jw_null(w);
+        return;
     }
-    jstr(b, o, "source", entry, 1);
-    jnum(b, o, "constants", (double)c->count);
-    if (c->declared >= 0)
-        jnum(b, o, "declared", (double)c->declared);
-    else
-        jadd(b, o, "declared", cJSON_CreateNull());
-    jnum(b, o, "bytes", (double)c->bytes);
-    jnum(b, o, "elements", (double)c->elements);
-    jnum(b, o, "parameters", (double)c->parameters);
-    jnum(b, o, "buffers", (double)c->buffers);
-    jnum(b, o, "tensor_constants", (double)c->tensor_constants);
-    jnum(b, o, "folded", (double)c->folded);
-    jnum(b, o, "missing_size", (double)c->missing_size);
-    jnum(b, o, "missing_shape", (double)c->missing_shape);
-    arr = jadd(b, o, "by_dtype", cJSON_CreateArray());
-    for (i = 0; arr != NULL && i < c->ndtypes; i++) {
-        cJSON *d = jpush(b, arr, cJSON_CreateObject());
-        if (d == NULL)
-            break;
-        jstr(b, d, "dtype", c->dtypes[i].dtype, 1);
-        jnum(b, d, "count", (double)c->dtypes[i].count);
-        jnum(b, d, "bytes", (double)c->dtypes[i].bytes);
-        jnum(b, d, "elements", (double)c->dtypes[i].elements);
+    pt2_jw_obj(w);
+    wstr(w, "source", entry, 1);
+    wnum(w, "constants", (double)c->count);
+    wkey(w, "declared");
+    number_or_null(w, c->declared >= 0, (double)c->declared);
+    wnum(w, "bytes", (double)c->bytes);
+    wnum(w, "elements", (double)c->elements);
+    wnum(w, "parameters", (double)c->parameters);
+    wnum(w, "buffers", (double)c->buffers);
+    wnum(w, "tensor_constants", (double)c->tensor_constants);
+    wnum(w, "folded", (double)c->folded);
+    wnum(w, "missing_size", (double)c->missing_size);
+    wnum(w, "missing_shape", (double)c->missing_shape);
+    PT2_JW_ARR(w, "by_dtype");
+    for (size_t i = 0; i < c->ndtypes; i++) {
+        pt2_jw_obj(w);
+        wstr(w, "dtype", c->dtypes[i].dtype, 1);
+        wnum(w, "count", (double)c->dtypes[i].count);
+        wnum(w, "bytes", (double)c->dtypes[i].bytes);
+        wnum(w, "elements", (double)c->dtypes[i].elements);
+        pt2_jw_end(w);
     }
-    return o;
+    pt2_jw_end(w);
+    pt2_jw_end(w);
 }
 
 /*
@@ -638,78 +606,87 @@ static void oip_name(const pt2_package *pkg, const struct pt2_meta_user *u, char
 /*
  * PT2_JSON_OIP: the protocol's $metadata_model_response, {"name", "versions"
  * (only when the user metadata records a "version"), "platform", "inputs",
- * "outputs"}, plus "warnings" when a tensor had to be left out.
+ * "outputs"}, plus "warnings" when a tensor had to be left out (copied onto
+ * `warn`, the document's, when not NULL).
  */
-static int build_oip_metadata(const pt2_package *pkg, cJSON **out, struct pt2_error *err)
+static void oip_metadata_write(struct pt2_jw *w, const pt2_package *pkg, cJSON *warn)
 {
-    struct pt2_jb b = {0};
     const struct pt2_meta_user *u = pt2_package_user_meta(pkg, NULL);
     const cJSON *ver = u != NULL ? cJSON_GetObjectItemCaseSensitive(u->raw, "version") : NULL;
-    cJSON *o = cJSON_CreateObject(), *warn = cJSON_CreateArray(), *vers;
+    cJSON *own = cJSON_CreateArray();
+    const cJSON *item;
     char name[PT2_NAME_MAX], vtext[64] = "";
     int64_t vnum;
 
+    if (own == NULL)
+        w->failed = 1;
+    pt2_jw_obj(w);
     oip_name(pkg, u, name, sizeof(name));
-    jstr(&b, o, "name", name, 0);
+    wstr(w, "name", name, 0);
     if (cJSON_IsString(ver) && ver->valuestring[0] != '\0')
         snprintf(vtext, sizeof(vtext), "%.63s", ver->valuestring);
     else if (pt2_tensor_json_int(ver, &vnum))
         snprintf(vtext, sizeof(vtext), "%lld", (long long)vnum);
-    if (vtext[0] != '\0' && (vers = jadd(&b, o, "versions", cJSON_CreateArray())) != NULL)
-        jpush(&b, vers, cJSON_CreateString(vtext));
-    jstr(&b, o, "platform", oip_platform(pkg), 0);
-    tensors(&b, o, "inputs", pt2_package_inputs(pkg), PT2_JSON_OIP, "input", warn);
-    tensors(&b, o, "outputs", pt2_package_outputs(pkg), PT2_JSON_OIP, "output", warn);
-    if (warn == NULL) {
-        b.failed = 1;
-    } else if (warn->child != NULL) {
-        jadd(&b, o, "warnings", warn);
-        warn = NULL;
+    if (vtext[0] != '\0') {
+        PT2_JW_ARR(w, "versions");
+        pt2_jw_string(w, vtext, 0);
+        pt2_jw_end(w);
     }
-    cJSON_Delete(warn);
-    return finish(&b, o, out, err);
+    wstr(w, "platform", oip_platform(pkg), 0);
+    tensors(w, "inputs", pt2_package_inputs(pkg), PT2_JSON_OIP, "input", own);
+    tensors(w, "outputs", pt2_package_outputs(pkg), PT2_JSON_OIP, "output", own);
+    /* The OIP view's own warnings (tensors it left out) belong to the whole answer too. */
+    cJSON_ArrayForEach(
+        item, own) if (warn != NULL &&
+                       !pt2_json_add_owned(warn, NULL, cJSON_CreateString(item->valuestring)))
+        w->failed = 1;
+    if (own != NULL && own->child != NULL) {
+        PT2_JW_TAKE(w, "warnings", own);
+        own = NULL;
+    }
+    cJSON_Delete(own);
+    pt2_jw_end(w);
 }
 
-static int build_metadata(const pt2_package *pkg, unsigned flags, cJSON **out,
-                          struct pt2_error *err)
+static void metadata_write(struct pt2_jw *w, const pt2_package *pkg, unsigned flags, cJSON *warn)
 {
-    struct pt2_jb b = {0};
-    const struct pt2_error *merr = pt2_package_meta_error(pkg);
     const char *uentry = NULL;
     const struct pt2_meta_user *u;
-    cJSON *o, *eps;
     size_t nep = pt2_package_eprog_count(pkg);
 
-    if (merr != NULL)
-        return pt2_error_copy(err, merr);
-    if (flags & PT2_JSON_OIP)
-        return build_oip_metadata(pkg, out, err);
+    if (flags & PT2_JSON_OIP) {
+        oip_metadata_write(w, pkg, warn);
+        return;
+    }
     u = pt2_package_user_meta(pkg, &uentry);
-    o = cJSON_CreateObject();
-    jstr(&b, o, "model", u != NULL ? u->model : NULL, 1);
-    tensors(&b, o, "inputs", pt2_package_inputs(pkg), flags, NULL, NULL);
-    tensors(&b, o, "outputs", pt2_package_outputs(pkg), flags, NULL, NULL);
-    jdup(&b, o, "raw", u != NULL ? u->raw : NULL);
+    pt2_jw_obj(w);
+    wstr(w, "model", u != NULL ? u->model : NULL, 1);
+    tensors(w, "inputs", pt2_package_inputs(pkg), flags, NULL, NULL);
+    tensors(w, "outputs", pt2_package_outputs(pkg), flags, NULL, NULL);
+    PT2_JW_TREE(w, "raw", u != NULL ? u->raw : NULL);
     /* The entry the specs came from: model_metadata.json, a program, or a wrapper. */
-    jstr(&b, o, "source", pt2_package_specs_source(pkg), 0);
-    jdup(&b, o, "aoti",
-         pt2_package_model_count(pkg) > 0 ? pt2_package_model_aoti(pkg, 0, NULL) : NULL);
-    eps = jadd(&b, o, "exported_programs", cJSON_CreateArray());
-    for (size_t i = 0; eps != NULL && i < nep; i++) {
+    wstr(w, "source", pt2_package_specs_source(pkg), 0);
+    PT2_JW_TREE(w, "aoti",
+                pt2_package_model_count(pkg) > 0 ? pt2_package_model_aoti(pkg, 0, NULL) : NULL);
+    PT2_JW_ARR(w, "exported_programs");
+    for (size_t i = 0; i < nep; i++) {
         const char *entry = NULL;
         const struct pt2_tensor_list *in = NULL, *outs = NULL;
         const char *name = pt2_package_eprog(pkg, i, &entry, &in, &outs);
-        cJSON *ep = jpush(&b, eps, cJSON_CreateObject());
-        if (ep == NULL)
-            break;
-        jstr(&b, ep, "name", name, 0);
-        jstr(&b, ep, "source", entry, 0);
-        tensors(&b, ep, "inputs", in, flags, NULL, NULL);
-        tensors(&b, ep, "outputs", outs, flags, NULL, NULL);
-        jadd(&b, ep, "size", size_json(&b, pt2_package_eprog_constants(pkg, i), entry));
-        jadd(&b, ep, "weights", weights_json(&b, pt2_package_eprog_weights(pkg, i)));
+
+        pt2_jw_obj(w);
+        wstr(w, "name", name, 0);
+        wstr(w, "source", entry, 0);
+        tensors(w, "inputs", in, flags, NULL, NULL);
+        tensors(w, "outputs", outs, flags, NULL, NULL);
+        wkey(w, "size");
+        size_write(w, pt2_package_eprog_constants(pkg, i), entry);
+        wkey(w, "weights");
+        weights_write(w, pt2_package_eprog_weights(pkg, i));
+        pt2_jw_end(w);
     }
-    return finish(&b, o, out, err);
+    pt2_jw_end(w);
+    pt2_jw_end(w);
 }
 
 /* ---- package and models ------------------------------------------------------ */
@@ -728,70 +705,63 @@ static const char *layout_name(const pt2_package *pkg, const struct pt2_zip_layo
     return "torch<=2.7";
 }
 
-static cJSON *package_json(struct pt2_jb *b, const pt2_package *pkg)
+static void package_write(struct pt2_jw *w, const pt2_package *pkg)
 {
     const struct pt2_zip_layout *l = pt2_package_layout(pkg);
-    cJSON *o = cJSON_CreateObject();
 
-    if (o == NULL) {
-        b->failed = 1;
-        return NULL;
-    }
-    jstr(b, o, "name", pt2_package_name(pkg), 0);
-    jstr(b, o, "kind", pt2_package_kind(pkg), 0);
-    jnum(b, o, "size", (double)l->file_size);
-    jstr(b, o, "archive_format", l->archive_format, 1);
-    jstr(b, o, "archive_version", l->archive_version, 1);
-    jstr(b, o, "data_version", l->data_version, 1);
-    jstr(b, o, "version", l->legacy_version, 1);
-    jstr(b, o, "byteorder", l->byteorder, 1);
-    jstr(b, o, "prefix", l->prefix, 1);
-    jstr(b, o, "layout", layout_name(pkg, l), 0);
-    jbool(b, o, "zip64", l->zip64);
-    jnum(b, o, "entries", (double)l->entries);
-    jstr(b, o, "model", pt2_package_selected_model(pkg), 0);
-    jadd(b, o, "executorch", extras_json(b, pkg, 0));
-    jadd(b, o, "pickles", extras_json(b, pkg, 1));
+    pt2_jw_obj(w);
+    wstr(w, "name", pt2_package_name(pkg), 0);
+    wstr(w, "kind", pt2_package_kind(pkg), 0);
+    wnum(w, "size", (double)l->file_size);
+    wstr(w, "archive_format", l->archive_format, 1);
+    wstr(w, "archive_version", l->archive_version, 1);
+    wstr(w, "data_version", l->data_version, 1);
+    wstr(w, "version", l->legacy_version, 1);
+    wstr(w, "byteorder", l->byteorder, 1);
+    wstr(w, "prefix", l->prefix, 1);
+    wstr(w, "layout", layout_name(pkg, l), 0);
+    wbool(w, "zip64", l->zip64);
+    wnum(w, "entries", (double)l->entries);
+    wstr(w, "model", pt2_package_selected_model(pkg), 0);
+    wkey(w, "executorch");
+    extras_write(w, pkg, 0);
+    wkey(w, "pickles");
+    extras_write(w, pkg, 1);
     if (pt2_package_source(pkg) != NULL)
-        jadd(b, o, "source", cJSON_Duplicate(pt2_package_source(pkg), 1));
-    return o;
+        PT2_JW_TREE(w, "source", pt2_package_source(pkg));
+    pt2_jw_end(w);
 }
 
 /* The models; in the OIP view a tensor left out of a model's specs is said in `warn`. */
-static cJSON *models_json(struct pt2_jb *b, const pt2_package *pkg, unsigned flags, cJSON *warn)
+static void models_write(struct pt2_jw *w, const pt2_package *pkg, unsigned flags, cJSON *warn)
 {
-    cJSON *arr = cJSON_CreateArray();
     const struct pt2_kernel_list *ks = pt2_package_kernels(pkg);
 
-    if (arr == NULL) {
-        b->failed = 1;
-        return NULL;
-    }
+    pt2_jw_arr(w);
     for (size_t m = 0; m < pt2_package_model_count(pkg); m++) {
         const char *entry = NULL;
         const cJSON *aoti = pt2_package_model_aoti(pkg, m, &entry);
         const char *name = pt2_package_model_name(pkg, m);
-        cJSON *o = jpush(b, arr, cJSON_CreateObject()), *targets;
         char dir[PT2_PATH_MAX];
         size_t nk = 0;
 
-        if (o == NULL)
-            break;
+        pt2_jw_obj(w);
         snprintf(dir, sizeof(dir), "data/aotinductor/%s/", name);
-        jstr(b, o, "name", name, 0);
-        jstr(b, o, "directory", dir, 0);
-        jnum(b, o, "files", (double)pt2_package_model_files(pkg, m));
-        jstr(b, o, "device_key", pt2_package_device_key(pkg, m), 0);
-        jstr(b, o, "platform", pt2_verdicts_platform(pkg, m), 0);
-        jstr(b, o, "aoti_metadata_source", entry, 1);
-        jdup(b, o, "aoti_metadata", aoti);
-        targets = jadd(b, o, "targets", cJSON_CreateArray());
+        wstr(w, "name", name, 0);
+        wstr(w, "directory", dir, 0);
+        wnum(w, "files", (double)pt2_package_model_files(pkg, m));
+        wstr(w, "device_key", pt2_package_device_key(pkg, m), 0);
+        wstr(w, "platform", pt2_verdicts_platform(pkg, m), 0);
+        wstr(w, "aoti_metadata_source", entry, 1);
+        PT2_JW_TREE(w, "aoti_metadata", aoti);
         for (size_t i = 0; i < ks->n; i++)
             if (strncmp(ks->v[i].source, dir, strlen(dir)) == 0)
                 nk++;
-        add_targets(b, targets, ks, dir, TARGETS_ANY);
-        jnum(b, o, "kernels", (double)nk);
-        jadd(b, o, "cpu_isa", isa_json(b, pt2_package_model_isa(pkg, m)));
+        wkey(w, "targets");
+        targets_write(w, ks, dir, TARGETS_ANY);
+        wnum(w, "kernels", (double)nk);
+        wkey(w, "cpu_isa");
+        isa_write(w, pt2_package_model_isa(pkg, m));
         {
             const struct pt2_tensor_list *in = NULL, *outs = NULL;
             const char *src = pt2_package_model_specs(pkg, m, &in, &outs), *cs = NULL;
@@ -801,14 +771,16 @@ static cJSON *models_json(struct pt2_jb *b, const pt2_package *pkg, unsigned fla
 
             snprintf(in_what, sizeof(in_what), "model '%.100s' input", name);
             snprintf(out_what, sizeof(out_what), "model '%.100s' output", name);
-            jstr(b, o, "specs_source", src, 0);
-            tensors(b, o, "inputs", in, flags, in_what, warn);
-            tensors(b, o, "outputs", outs, flags, out_what, warn);
-            jadd(b, o, "size", size_json(b, c, cs));
+            wstr(w, "specs_source", src, 0);
+            tensors(w, "inputs", in, flags, in_what, warn);
+            tensors(w, "outputs", outs, flags, out_what, warn);
+            wkey(w, "size");
+            size_write(w, c, cs);
         }
-        model_build_json(b, o, pkg, m);
+        model_build_write(w, pkg, m);
+        pt2_jw_end(w);
     }
-    return arr;
+    pt2_jw_end(w);
 }
 
 /* ---- public entry points ---------------------------------------------------- */
@@ -816,16 +788,26 @@ static cJSON *models_json(struct pt2_jb *b, const pt2_package *pkg, unsigned fla
 int pt2_package_arch_json(const pt2_package *pkg, unsigned flags, cJSON **out,
                           struct pt2_error *err)
 {
+    struct pt2_jw w;
+
     (void)flags;
-    *out = NULL;
-    return build_arch(pkg, out, err);
+    pt2_jw_init_tree(&w);
+    arch_write(&w, pkg);
+    return pt2_jw_finish_tree(&w, out, err);
 }
 
 int pt2_package_metadata_json(const pt2_package *pkg, unsigned flags, cJSON **out,
                               struct pt2_error *err)
 {
+    struct pt2_jw w;
+    int rc = pt2_package_document_check(pkg, err);
+
     *out = NULL;
-    return build_metadata(pkg, flags, out, err);
+    if (rc != PT2_OK)
+        return rc;
+    pt2_jw_init_tree(&w);
+    metadata_write(&w, pkg, flags, NULL);
+    return pt2_jw_finish_tree(&w, out, err);
 }
 
 /*
@@ -860,11 +842,11 @@ static int scheduling_json(const pt2_package *pkg, cJSON **out, char *warning, s
 }
 
 /* A library whose needs were read only in part says so: its floors may be too low. */
-static void runtime_warnings(struct pt2_jb *b, const pt2_package *pkg, cJSON *warn)
+static void runtime_warnings(struct pt2_jw *w, const pt2_package *pkg, cJSON *warn)
 {
     const struct pt2_host_list *hosts = pt2_package_hosts(pkg);
 
-    for (size_t i = 0; warn != NULL && hosts != NULL && i < hosts->n; i++) {
+    for (size_t i = 0; hosts != NULL && i < hosts->n; i++) {
         const struct pt2_needs *n = hosts->v[i].needs;
         char msg[PT2_ERROR_MSG_MAX + 64];
 
@@ -872,58 +854,107 @@ static void runtime_warnings(struct pt2_jb *b, const pt2_package *pkg, cJSON *wa
             continue;
         snprintf(msg, sizeof(msg), "runtime needs of %.200s read in part: %.300s",
                  hosts->v[i].source, n->partial);
-        jpush(b, warn, cJSON_CreateString(msg));
+        warn_add(w, warn, msg);
     }
 }
 
-int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, struct pt2_error *err)
+/*
+ * The whole document, then `extra`'s members (their names are not the
+ * document's: pt2scope.h). What can fail other than memory (the metadata,
+ * the affinity) is settled before anything is written.
+ */
+int pt2_package_document_check(const pt2_package *pkg, struct pt2_error *err)
 {
-    struct pt2_jb b = {0};
-    cJSON *doc = NULL, *arch = NULL, *meta = NULL, *sched = NULL, *warn;
+    const struct pt2_error *merr = pt2_package_meta_error(pkg);
+
+    return merr != NULL ? pt2_error_copy(err, merr) : PT2_OK;
+}
+
+static int document_write(struct pt2_jw *w, const pt2_package *pkg, unsigned flags,
+                          const cJSON *extra, struct pt2_error *err)
+{
+    cJSON *sched = NULL, *warn;
     const cJSON *item;
     char sched_warning[PT2_ERROR_MSG_MAX + 32];
-    int rc;
+    int rc = pt2_package_document_check(pkg, err);
 
-    *out = NULL;
     sched_warning[0] = '\0';
-    rc = build_arch(pkg, &arch, err);
-    if (rc == PT2_OK)
-        rc = build_metadata(pkg, flags, &meta, err);
-    /* The affinity is computed only when asked for: it is the document's largest part. */
-    if (rc == PT2_OK && (flags & PT2_JSON_AFFINITY))
-        rc = scheduling_json(pkg, &sched, sched_warning, sizeof(sched_warning), err);
-    if (rc != PT2_OK) {
-        cJSON_Delete(arch);
-        cJSON_Delete(meta);
+    if (rc != PT2_OK)
         return rc;
-    }
-    doc = cJSON_CreateObject();
+    /* The affinity is computed only when asked for: it is the document's largest part. */
+    if ((flags & PT2_JSON_AFFINITY) &&
+        (rc = scheduling_json(pkg, &sched, sched_warning, sizeof(sched_warning), err)) != PT2_OK)
+        return rc;
+    /* The warnings come last but are said all along: gathered here, in their order. */
     warn = cJSON_CreateArray();
-    for (size_t i = 0; warn != NULL && i < pt2_package_warning_count(pkg); i++)
-        jpush(&b, warn, cJSON_CreateString(pt2_package_warning(pkg, i)));
-    /* The OIP view's own warnings (tensors it left out) belong to the whole answer too. */
-    cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(meta, "warnings"))
-        jpush(&b, warn, cJSON_CreateString(item->valuestring));
-    jadd(&b, doc, "arch", arch);
-    jadd(&b, doc, "metadata", meta);
-    jadd(&b, doc, "package", package_json(&b, pkg));
-    jadd(&b, doc, "models", models_json(&b, pkg, flags, warn));
+    if (warn == NULL)
+        w->failed = 1;
+    for (size_t i = 0; i < pt2_package_warning_count(pkg); i++)
+        warn_add(w, warn, pt2_package_warning(pkg, i));
+    pt2_jw_obj(w);
+    wkey(w, "arch");
+    arch_write(w, pkg);
+    wkey(w, "metadata");
+    metadata_write(w, pkg, flags, warn);
+    wkey(w, "package");
+    package_write(w, pkg);
+    wkey(w, "models");
+    models_write(w, pkg, flags, warn);
     if (flags & PT2_JSON_AFFINITY)
-        jadd(&b, doc, "scheduling", sched);
-    jadd(&b, doc, "runtime", pt2_runtime_needs_json(pkg));
-    runtime_warnings(&b, pkg, warn);
-    if (warn != NULL && sched_warning[0] != '\0')
-        jpush(&b, warn, cJSON_CreateString(sched_warning));
-    if (warn != NULL && pt2_package_kernels(pkg)->n > PT2_REPORT_KERNELS_MAX) {
+        PT2_JW_TAKE(w, "scheduling", sched);
+    wkey(w, "runtime");
+    pt2_runtime_needs_write(w, pkg);
+    runtime_warnings(w, pkg, warn);
+    if (sched_warning[0] != '\0')
+        warn_add(w, warn, sched_warning);
+    if (pt2_package_kernels(pkg)->n > PT2_REPORT_KERNELS_MAX) {
         char msg[160];
 
         snprintf(msg, sizeof(msg),
                  "arch.kernels lists the first %u of the package's %zu kernel records "
                  "(arch.kernels_total); the targets count them all",
                  PT2_REPORT_KERNELS_MAX, pt2_package_kernels(pkg)->n);
-        jpush(&b, warn, cJSON_CreateString(msg));
+        warn_add(w, warn, msg);
     }
-    jadd(&b, doc, "warnings", warn);
-    jnum(&b, doc, "bytes_read", (double)pt2_package_bytes_read(pkg));
-    return finish(&b, doc, out, err);
+    PT2_JW_TAKE(w, "warnings", warn);
+    wnum(w, "bytes_read", (double)pt2_package_bytes_read(pkg));
+    cJSON_ArrayForEach(item, extra)
+    {
+        pt2_jw_key_copy(w, item->string);
+        pt2_jw_tree(w, item);
+    }
+    pt2_jw_end(w);
+    return PT2_OK;
+}
+
+int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, struct pt2_error *err)
+{
+    struct pt2_jw w;
+    int rc;
+
+    *out = NULL;
+    pt2_jw_init_tree(&w);
+    rc = document_write(&w, pkg, flags, NULL, err);
+    if (rc != PT2_OK) {
+        pt2_jw_discard(&w);
+        return rc;
+    }
+    return pt2_jw_finish_tree(&w, out, err);
+}
+
+int pt2_package_print_json(const pt2_package *pkg, unsigned flags, const cJSON *extra, size_t spare,
+                           char **out, size_t *len, struct pt2_error *err)
+{
+    struct pt2_jw w;
+    int rc;
+
+    *out = NULL;
+    *len = 0;
+    pt2_jw_init_text(&w);
+    rc = document_write(&w, pkg, flags, extra, err);
+    if (rc != PT2_OK) {
+        pt2_jw_discard(&w);
+        return rc;
+    }
+    return pt2_jw_finish_text(&w, spare, out, len, err);
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "pt2_inspect.h"
-#include "pt2_jb.h"
+#include "pt2_jw.h"
 #include "pt2_pe.h"
 #include "pt2_runtime.h"
 #include "pt2_sbuf.h"
@@ -505,10 +505,10 @@ int pt2_runtime_host_loaded(const struct pt2_host_list *hosts, size_t i)
 
 /* ---- the needs document ----------------------------------------------------------------- */
 
-/* The builders' short names for pt2_jb.h: keys are string literals, arrays take jpush. */
-#define jadd(b, o, key, item) PT2_JB_ADD(b, o, key, item)
-#define jpush(b, a, item) PT2_JB_PUSH(b, a, item)
-#define jstr(b, o, key, v) PT2_JB_STR(b, o, key, v, 1)
+/* The writers' short names for pt2_jw.h: keys are string literals; "" is null here. */
+#define wstr(w, key, v) PT2_JW_STR(w, key, v, 1)
+#define wnum(w, key, v) PT2_JW_NUM(w, key, v)
+#define wbool(w, key, v) PT2_JW_BOOL(w, key, v)
 
 static void macos_text(uint32_t v, char *buf, size_t len)
 {
@@ -520,112 +520,104 @@ static void macos_text(uint32_t v, char *buf, size_t len)
         snprintf(buf, len, "%u.%u", v >> 16, (v >> 8) & 0xff);
 }
 
-static cJSON *torch_json(struct pt2_jb *b, const struct pt2_torch_floor *t)
+static void torch_write(struct pt2_jw *w, const struct pt2_torch_floor *t)
 {
-    cJSON *o = cJSON_CreateObject(), *unk = cJSON_CreateArray();
     char r[16];
 
-    if (o == NULL || unk == NULL) {
-        cJSON_Delete(o);
-        cJSON_Delete(unk);
-        b->failed = 1;
-        return NULL;
-    }
-    jstr(b, o, "min", pt2_shims_release_text(t->min, r, sizeof(r)));
-    jstr(b, o, "sure_from",
+    pt2_jw_obj(w);
+    wstr(w, "min", pt2_shims_release_text(t->min, r, sizeof(r)));
+    wstr(w, "sure_from",
          t->sure_from > t->min ? pt2_shims_release_text(t->sure_from, r, sizeof(r)) : NULL);
-    jstr(b, o, "max", t->nightly ? "2.3" : pt2_shims_release_text(t->max_hi, r, sizeof(r)));
-    jstr(b, o, "because", t->because);
-    jadd(b, o, "nightly", cJSON_CreateBool(t->nightly));
-    jadd(b, o, "exact_build", cJSON_CreateBool(t->cxx > 0));
+    wstr(w, "max", t->nightly ? "2.3" : pt2_shims_release_text(t->max_hi, r, sizeof(r)));
+    wstr(w, "because", t->because);
+    wbool(w, "nightly", t->nightly);
+    wbool(w, "exact_build", t->cxx > 0);
     /* a name the table does not know: min is only a lower bound */
-    jadd(b, o, "lower_bound", cJSON_CreateBool(t->custom > 0));
+    wbool(w, "lower_bound", t->custom > 0);
+    PT2_JW_ARR(w, "unknown");
     for (size_t i = 0; i < t->custom && i < 4; i++)
-        jpush(b, unk, cJSON_CreateString(t->unknown[i]));
-    jadd(b, o, "unknown", unk);
-    jstr(b, o, "prefix", t->prefix);
-    return o;
+        pt2_jw_string(w, t->unknown[i], 0);
+    pt2_jw_end(w);
+    wstr(w, "prefix", t->prefix);
+    pt2_jw_end(w);
 }
 
-static cJSON *needs_json(struct pt2_jb *b, const struct pt2_floors *f,
-                         const struct pt2_torch_floor *t, const struct pt2_needs *const *libs,
-                         size_t nlibs)
+/* Whether library i of libs[k] names one an earlier library already named. */
+static int needs_named_before(const struct pt2_needs *const *libs, size_t k, size_t i,
+                              const char *name)
 {
-    cJSON *o = cJSON_CreateObject(), *l = cJSON_CreateArray();
+    for (size_t k2 = 0; k2 <= k; k2++)
+        for (size_t i2 = 0; i2 < (k2 < k ? libs[k2]->nlibs : i); i2++)
+            if (strcmp(pt2_needs_str(libs[k2], libs[k2]->libs[i2]), name) == 0)
+                return 1;
+    return 0;
+}
+
+/* The members of a "needs" object, up to its library list; the caller adds more and closes. */
+static void needs_members(struct pt2_jw *w, const struct pt2_floors *f,
+                          const struct pt2_torch_floor *t, const struct pt2_needs *const *libs,
+                          size_t nlibs)
+{
     char m[24];
 
-    if (o == NULL || l == NULL) {
-        cJSON_Delete(o);
-        cJSON_Delete(l);
-        b->failed = 1;
-        return NULL;
-    }
-    jstr(b, o, "glibc", f->glibc.version);
-    jstr(b, o, "glibcxx", f->glibcxx.version);
-    jstr(b, o, "cxxabi", f->cxxabi.version);
-    jstr(b, o, "gcc", f->gcc.version);
-    jstr(b, o, "gomp", f->gomp.version);
+    wstr(w, "glibc", f->glibc.version);
+    wstr(w, "glibcxx", f->glibcxx.version);
+    wstr(w, "cxxabi", f->cxxabi.version);
+    wstr(w, "gcc", f->gcc.version);
+    wstr(w, "gomp", f->gomp.version);
     macos_text(f->macos, m, sizeof(m));
-    jstr(b, o, "macos", m);
-    jadd(b, o, "torch", torch_json(b, t));
+    wstr(w, "macos", m);
+    PT2_JW_KEY(w, "torch");
+    torch_write(w, t);
+    PT2_JW_ARR(w, "libraries");
     for (size_t k = 0; k < nlibs; k++)
         for (size_t i = 0; i < libs[k]->nlibs; i++) {
             const char *name = pt2_needs_str(libs[k], libs[k]->libs[i]);
-            int dup = 0;
-            cJSON *e;
-            cJSON_ArrayForEach(e, l) dup |= strcmp(e->valuestring, name) == 0;
-            if (!dup)
-                jpush(b, l, cJSON_CreateString(name));
+
+            if (!needs_named_before(libs, k, i, name))
+                pt2_jw_string(w, name, 0);
         }
-    jadd(b, o, "libraries", l);
-    return o;
+    pt2_jw_end(w);
 }
 
-static cJSON *imports_json(struct pt2_jb *b, const struct pt2_needs *n,
-                           const struct pt2_torch_floor *t)
+static void imports_write(struct pt2_jw *w, const struct pt2_needs *n,
+                          const struct pt2_torch_floor *t)
 {
     static const char *const keys[PT2_IMP_KINDS] = {
         "other", "shims", "prefixed_shims", "custom_shims", "libtorch_cxx", "cuda", "hip"};
     size_t counts[PT2_IMP_KINDS] = {0}, weak = 0;
-    cJSON *o = cJSON_CreateObject(), *cxx = cJSON_CreateArray();
 
-    if (o == NULL || cxx == NULL) {
-        cJSON_Delete(o);
-        cJSON_Delete(cxx);
-        b->failed = 1;
-        return NULL;
-    }
     for (size_t i = 0; i < n->nimports; i++) {
         counts[n->imports[i].kind < PT2_IMP_KINDS ? n->imports[i].kind : 0]++;
         weak += n->imports[i].weak;
     }
-    jadd(b, o, "total", cJSON_CreateNumber((double)n->imports_total));
-    for (size_t k = 1; k < PT2_IMP_KINDS; k++)
-        pt2_jb_add_lit(b, o, keys[k], cJSON_CreateNumber((double)counts[k])); /* static */
-    jadd(b, o, "other", cJSON_CreateNumber((double)counts[0]));
-    jadd(b, o, "weak", cJSON_CreateNumber((double)weak));
+    pt2_jw_obj(w);
+    wnum(w, "total", (double)n->imports_total);
+    for (size_t k = 1; k < PT2_IMP_KINDS; k++) {
+        pt2_jw_key_lit(w, keys[k]); /* static */
+        pt2_jw_number(w, (double)counts[k]);
+    }
+    wnum(w, "other", (double)counts[0]);
+    wnum(w, "weak", (double)weak);
+    PT2_JW_ARR(w, "libtorch_cxx_first");
     for (size_t i = 0; i < t->cxx && i < 4; i++)
-        jpush(b, cxx, cJSON_CreateString(t->cxx_first[i]));
-    jadd(b, o, "libtorch_cxx_first", cxx);
-    return o;
+        pt2_jw_string(w, t->cxx_first[i], 0);
+    pt2_jw_end(w);
+    pt2_jw_end(w);
 }
 
-static cJSON *versions_json(struct pt2_jb *b, const struct pt2_needs *n)
+static void versions_write(struct pt2_jw *w, const struct pt2_needs *n)
 {
-    cJSON *a = cJSON_CreateArray();
-
-    for (size_t i = 0; a != NULL && i < n->nvers; i++) {
-        cJSON *v = cJSON_CreateObject();
-        if (jpush(b, a, v) == NULL)
-            break;
-        jstr(b, v, "library", pt2_needs_str(n, n->vers[i].file));
-        jstr(b, v, "version", pt2_needs_str(n, n->vers[i].version));
-        jadd(b, v, "weak", cJSON_CreateBool(n->vers[i].weak));
-        jadd(b, v, "symbols", cJSON_CreateNumber(n->vers[i].nsyms));
+    pt2_jw_arr(w);
+    for (size_t i = 0; i < n->nvers; i++) {
+        pt2_jw_obj(w);
+        wstr(w, "library", pt2_needs_str(n, n->vers[i].file));
+        wstr(w, "version", pt2_needs_str(n, n->vers[i].version));
+        wbool(w, "weak", n->vers[i].weak);
+        wnum(w, "symbols", n->vers[i].nsyms);
+        pt2_jw_end(w);
     }
-    if (a == NULL)
-        b->failed = 1;
-    return a;
+    pt2_jw_end(w);
 }
 
 static const char *format_name(int f)
@@ -659,80 +651,67 @@ const char *pt2_runtime_library_os(int format)
 }
 
 /* What the headers say of the file itself, beside what it needs. */
-static void library_facts(struct pt2_jb *b, cJSON *o, const struct pt2_host *h)
+static void library_facts(struct pt2_jw *w, const struct pt2_host *h)
 {
-    jstr(b, o, "os", pt2_runtime_library_os(h->format));
-    jadd(b, o, "bits", cJSON_CreateNumber(h->bits));
-    jstr(b, o, "description", h->description);
-    jadd(b, o, "size", cJSON_CreateNumber((double)h->size));
+    wstr(w, "os", pt2_runtime_library_os(h->format));
+    wnum(w, "bits", h->bits);
+    wstr(w, "description", h->description);
+    wnum(w, "size", (double)h->size);
 }
 
 /* A PE library's subsystem, DLL flag and DllCharacteristics (pt2_pe.h). */
-static cJSON *pe_json(struct pt2_jb *b, const struct pt2_needs *n)
+static void pe_write(struct pt2_jw *w, const struct pt2_needs *n)
 {
-    cJSON *o = cJSON_CreateObject(), *a;
     char sub[32];
 
-    if (o == NULL) {
-        b->failed = 1;
-        return NULL;
-    }
-    jstr(b, o, "subsystem", pt2_pe_subsystem_name(n->pe_subsystem, sub, sizeof(sub)));
-    jadd(b, o, "dll", cJSON_CreateBool((n->pe_characteristics & PT2_PE_FILE_DLL) != 0));
-    a = jadd(b, o, "dll_characteristics", cJSON_CreateArray());
-    for (unsigned bit = 1; a != NULL && bit <= 0x8000u; bit <<= 1) {
+    pt2_jw_obj(w);
+    wstr(w, "subsystem", pt2_pe_subsystem_name(n->pe_subsystem, sub, sizeof(sub)));
+    wbool(w, "dll", (n->pe_characteristics & PT2_PE_FILE_DLL) != 0);
+    PT2_JW_ARR(w, "dll_characteristics");
+    for (unsigned bit = 1; bit <= 0x8000u; bit <<= 1) {
         const char *name = pt2_pe_dll_characteristic_name(bit);
         if (name != NULL && (n->pe_dll_characteristics & bit) != 0)
-            jpush(b, a, cJSON_CreateString(name));
+            pt2_jw_string(w, name, 0);
     }
-    return o;
+    pt2_jw_end(w);
+    pt2_jw_end(w);
 }
 
-static cJSON *library_json(struct pt2_jb *b, const struct pt2_host *h, int loaded)
+void pt2_runtime_library_members(struct pt2_jw *w, const struct pt2_host *h, int loaded)
 {
-    cJSON *o = cJSON_CreateObject(), *needs;
     struct pt2_floors f = {0};
     struct pt2_torch_floor t;
     const struct pt2_needs *n = h->needs;
 
-    if (o == NULL) {
-        b->failed = 1;
-        return NULL;
-    }
     pt2_shims_floor_init(&t);
     pt2_floors_add(&f, n);
     pt2_shims_floor_add(&t, n);
-    jstr(b, o, "entry", h->source);
-    jstr(b, o, "format", format_name(h->format));
-    jstr(b, o, "machine", h->machine);
-    library_facts(b, o, h);
-    jadd(b, o, "loaded", cJSON_CreateBool(loaded));
-    needs = needs_json(b, &f, &t, &n, n != NULL ? 1 : 0);
-    if (needs != NULL && n != NULL) {
-        jstr(b, needs, "soname", pt2_needs_str(n, n->soname));
-        jstr(b, needs, "runpath", pt2_needs_str(n, n->runpath));
-        jstr(b, needs, "rpath", pt2_needs_str(n, n->rpath));
-        jadd(b, needs, "bind_now", cJSON_CreateBool(n->bind_now));
-        jadd(b, needs, "versions", versions_json(b, n));
+    wstr(w, "entry", h->source);
+    wstr(w, "format", format_name(h->format));
+    wstr(w, "machine", h->machine);
+    library_facts(w, h);
+    wbool(w, "loaded", loaded);
+    PT2_JW_OBJ(w, "needs");
+    needs_members(w, &f, &t, &n, n != NULL ? 1 : 0);
+    if (n != NULL) {
+        wstr(w, "soname", pt2_needs_str(n, n->soname));
+        wstr(w, "runpath", pt2_needs_str(n, n->runpath));
+        wstr(w, "rpath", pt2_needs_str(n, n->rpath));
+        wbool(w, "bind_now", n->bind_now);
+        PT2_JW_KEY(w, "versions");
+        versions_write(w, n);
     }
-    jadd(b, o, "needs", needs);
-    if (h->format == PT2_HOST_PE && n != NULL)
-        jadd(b, o, "pe", pe_json(b, n));
-    jadd(b, o, "imports", n != NULL ? imports_json(b, n, &t) : cJSON_CreateNull());
-    jstr(b, o, "partial", n != NULL ? n->partial : "its format has no needs reader");
-    return o;
-}
-
-cJSON *pt2_runtime_library_json(const struct pt2_host *h, int loaded)
-{
-    struct pt2_jb b = {0};
-    cJSON *o = library_json(&b, h, loaded);
-
-    if (b.failed) {
-        cJSON_Delete(o);
-        return NULL;
+    pt2_jw_end(w);
+    if (h->format == PT2_HOST_PE && n != NULL) {
+        PT2_JW_KEY(w, "pe");
+        pe_write(w, n);
     }
-    return o;
+    PT2_JW_KEY(w, "imports");
+    if (n != NULL)
+        imports_write(w, n, &t);
+    else
+        pt2_jw_null(w);
+    wstr(w, "partial", n != NULL ? n->partial : "its format has no needs reader");
 }
 
 /* The loaded libraries' needs, for the floors and the verdict. */
@@ -747,7 +726,7 @@ static size_t loaded_libs(const pt2_package *pkg, const struct pt2_host **out, s
     return n;
 }
 
-cJSON *pt2_runtime_needs_json(const pt2_package *pkg)
+void pt2_runtime_needs_write(struct pt2_jw *w, const pt2_package *pkg)
 {
     const struct pt2_host_list *hosts = pt2_package_hosts(pkg);
     const struct pt2_host *loaded[PT2_HOSTS_MAX];
@@ -755,14 +734,7 @@ cJSON *pt2_runtime_needs_json(const pt2_package *pkg)
     size_t nl = loaded_libs(pkg, loaded, PT2_HOSTS_MAX), k = 0;
     struct pt2_floors f = {0};
     struct pt2_torch_floor t;
-    struct pt2_jb b = {0};
-    cJSON *o = cJSON_CreateObject(), *libs = cJSON_CreateArray(), *ops;
 
-    if (o == NULL || libs == NULL) {
-        cJSON_Delete(o);
-        cJSON_Delete(libs);
-        return NULL;
-    }
     pt2_shims_floor_init(&t);
     for (size_t i = 0; i < nl; i++) {
         pt2_floors_add(&f, loaded[i]->needs);
@@ -770,20 +742,19 @@ cJSON *pt2_runtime_needs_json(const pt2_package *pkg)
         if (loaded[i]->needs != NULL)
             ln[k++] = loaded[i]->needs;
     }
-    jadd(&b, o, "needs", needs_json(&b, &f, &t, ln, k));
-    ops = pt2_package_custom_ops_json(pkg);
-    if (ops != NULL && cJSON_GetObjectItem(o, "needs") != NULL)
-        jadd(&b, cJSON_GetObjectItem(o, "needs"), "custom_ops", ops);
-    else
-        cJSON_Delete(ops);
-    for (size_t i = 0; hosts != NULL && i < hosts->n; i++)
-        jpush(&b, libs, library_json(&b, &hosts->v[i], pt2_runtime_host_loaded(hosts, i)));
-    jadd(&b, o, "libraries", libs);
-    if (b.failed) {
-        cJSON_Delete(o);
-        return NULL;
+    pt2_jw_obj(w);
+    PT2_JW_OBJ(w, "needs");
+    needs_members(w, &f, &t, ln, k);
+    PT2_JW_TAKE(w, "custom_ops", pt2_package_custom_ops_json(pkg));
+    pt2_jw_end(w);
+    PT2_JW_ARR(w, "libraries");
+    for (size_t i = 0; hosts != NULL && i < hosts->n; i++) {
+        pt2_jw_obj(w);
+        pt2_runtime_library_members(w, &hosts->v[i], pt2_runtime_host_loaded(hosts, i));
+        pt2_jw_end(w);
     }
-    return o;
+    pt2_jw_end(w);
+    pt2_jw_end(w);
 }
 
 /* ---- requirements ----------------------------------------------------------------------- */

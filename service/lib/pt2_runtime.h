@@ -25,6 +25,7 @@
 
 #include <cJSON.h>
 
+#include "pt2_jw.h"
 #include "pt2_model.h"
 #include "pt2_needs.h"
 
@@ -46,15 +47,16 @@ void pt2_floors_add(struct pt2_floors *f, const struct pt2_needs *n);
  * order with a loadable suffix), else 0. */
 int pt2_runtime_host_loaded(const struct pt2_host_list *hosts, size_t i);
 
-/* One library of the document (runtime.libraries[], models[].libraries[]): entry, format,
- * os, machine, bits, description, size, loaded, needs, imports, partial. NULL on OOM. */
-cJSON *pt2_runtime_library_json(const struct pt2_host *h, int loaded);
+/* The members of one library of the document (runtime.libraries[], models[].libraries[]):
+ * entry, format, os, machine, bits, description, size, loaded, needs, imports, partial,
+ * into the object w has open (the caller opens and closes it). */
+void pt2_runtime_library_members(struct pt2_jw *w, const struct pt2_host *h, int loaded);
 
 /* The OS a library's format loads on: "linux" (ELF), "macos" (Mach-O), "windows" (PE). */
 const char *pt2_runtime_library_os(int format);
 
-/* The "runtime" member of the inspection document: {"needs", "libraries"}; NULL on OOM. */
-cJSON *pt2_runtime_needs_json(const pt2_package *pkg);
+/* The "runtime" member's value of the inspection document: {"needs", "libraries"}. */
+void pt2_runtime_needs_write(struct pt2_jw *w, const pt2_package *pkg);
 
 /* Add to `req` the floors the package's loaded libraries set where there are any:
  * "glibc", "glibcxx", "cxxabi", "torch" (what a target's node must provide). 1, or 0 on OOM. */

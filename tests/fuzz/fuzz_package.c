@@ -1,17 +1,45 @@
 /*
  * fuzz_package.c - libFuzzer harness: a whole package, as the daemon sees an
  * upload (an fd), through every answer the library gives about it: the
- * document in both views, validation, target and node-less verdicts,
- * Kubernetes verdicts.
+ * document in both views (its printed text checked against the tree's),
+ * validation, target and node-less verdicts, Kubernetes verdicts.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "pt2scope.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * The document printed without its tree (the daemon's) is the tree's as
+ * cJSON prints it, or both fail alike: a difference aborts (a crash).
+ */
+static void same_document(const pt2_package *pkg, unsigned flags)
+{
+    struct pt2_error err = {0}, terr = {0};
+    cJSON *doc = NULL;
+    char *want = NULL, *got = NULL;
+    size_t n = 0;
+    int rc = pt2_package_to_json(pkg, flags, &doc, &err);
+    int trc = pt2_package_print_json(pkg, flags, NULL, 0, &got, &n, &terr);
+
+    if (rc == PT2_OK)
+        want = cJSON_PrintUnformatted(doc);
+    if (trc != rc || (rc == PT2_OK && (want == NULL || strcmp(want, got) != 0))) {
+        fprintf(stderr, "printed document differs from the tree's (%d, %d): %.300s\n", rc, trc,
+                got != NULL ? got : terr.message);
+        abort();
+    }
+    cJSON_free(want);
+    free(got);
+    cJSON_Delete(doc);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,12 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         goto cleanup;
     if (pt2_package_open_fd(&pkg, fd, NULL, &err) != PT2_OK)
         goto cleanup;
-    if (pt2_package_to_json(pkg, PT2_JSON_DEFAULT, &doc, &err) == PT2_OK)
-        cJSON_Delete(doc);
-    doc = NULL;
-    if (pt2_package_to_json(pkg, PT2_JSON_OIP, &doc, &err) == PT2_OK)
-        cJSON_Delete(doc);
-    doc = NULL;
+    for (unsigned flags = 0; flags <= PT2_JSON_OIP; flags++)
+        same_document(pkg, flags);
     in = cJSON_Parse("{\"x\": [1, 2], \"arg0_1\": [3, 4000]}");
     if (pt2_package_validate(pkg, in, &doc, &err) == PT2_OK)
         cJSON_Delete(doc);

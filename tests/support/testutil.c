@@ -2,6 +2,7 @@
  * testutil.c - see testutil.h.
  */
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,4 +87,29 @@ int tu_run_suite(Suite *s)
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int tu_each_file(const char *dir, const char *suffix,
+                 int (*fn)(const char *path, const char *name, void *ctx), void *ctx)
+{
+    char path[4096];
+    struct dirent *de;
+    DIR *d = opendir(dir);
+    size_t k = strlen(suffix);
+    int sum = 0;
+
+    if (d == NULL)
+        return 0;
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        struct stat st;
+
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        if (de->d_name[0] == '.' || len < k || strcmp(de->d_name + len - k, suffix) != 0 ||
+            stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        sum += fn(path, de->d_name, ctx);
+    }
+    closedir(d);
+    return sum;
 }

@@ -29,6 +29,11 @@ int tu_exists(const char *path);
 /* Print "SKIP <suite>: <why>" once to stderr. */
 void tu_skip(const char *what, const char *why);
 
+/* fn(path, name, ctx) for each regular file of `dir` whose name ends in `suffix` ("" for
+ * all; dot files skipped), in readdir order: the sum of what fn returned (0: no such dir). */
+int tu_each_file(const char *dir, const char *suffix,
+                 int (*fn)(const char *path, const char *name, void *ctx), void *ctx);
+
 /* Directory of build outputs ($PT2SCOPE_BUILD, default "build"). */
 const char *tu_build_dir(void);
 

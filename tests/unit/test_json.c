@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "pt2_budget.h"
-#include "pt2_jb.h"
 #include "pt2scope.h"
 #include "testutil.h"
 
@@ -42,66 +41,6 @@ static const char *check(const char *text, size_t len, const struct pt2_json_lim
     snprintf(buf, cap, "%d %.200s", rc, rc == PT2_OK ? "ok" : err.message);
     return buf;
 }
-
-/* pt2_jb: literal keys kept by pointer, copies where asked, one sticky failure flag. */
-START_TEST(test_jb)
-{
-    static const char key[] = "static_key";
-    struct pt2_jb b = {0};
-    cJSON *o = cJSON_CreateObject(), *a, *dup;
-    char *text;
-
-    ck_assert_ptr_nonnull(o);
-    ck_assert_ptr_nonnull(PT2_JB_ADD(&b, o, "n", cJSON_CreateNumber(3)));
-    /* a literal key is the literal itself, flagged so that cJSON never frees it */
-    ck_assert_ptr_eq(cJSON_GetObjectItemCaseSensitive(o, "n")->string, (char *)"n");
-    ck_assert(cJSON_GetObjectItemCaseSensitive(o, "n")->type & cJSON_StringIsConst);
-    PT2_JB_STR(&b, o, "s", "x", 0);
-    PT2_JB_STR(&b, o, "empty_kept", "", 0);
-    PT2_JB_STR(&b, o, "empty_null", "", 1);
-    PT2_JB_STR(&b, o, "null", NULL, 0);
-    PT2_JB_BOOL(&b, o, "t", 1);
-    PT2_JB_NULL(&b, o, "z");
-    ck_assert_ptr_nonnull(pt2_jb_add_lit(&b, o, key, cJSON_CreateTrue()));
-    ck_assert_ptr_eq(cJSON_GetObjectItemCaseSensitive(o, "static_key")->string, (char *)key);
-    /* a computed key is copied */
-    {
-        char computed[8] = "copy";
-
-        ck_assert_ptr_nonnull(pt2_jb_add_copy(&b, o, computed, cJSON_CreateFalse()));
-        ck_assert_ptr_ne(cJSON_GetObjectItemCaseSensitive(o, "copy")->string, computed);
-        computed[0] = 'C';
-    }
-    a = PT2_JB_ADD(&b, o, "a", cJSON_CreateArray());
-    ck_assert_ptr_nonnull(PT2_JB_PUSH(&b, a, cJSON_CreateString("e")));
-    ck_assert_int_eq(b.failed, 0);
-    text = cJSON_PrintUnformatted(o);
-    ck_assert_str_eq(text, "{\"n\":3,\"s\":\"x\",\"empty_kept\":\"\",\"empty_null\":null,"
-                           "\"null\":null,\"t\":true,\"z\":null,\"static_key\":true,"
-                           "\"copy\":false,\"a\":[\"e\"]}");
-    /* a duplicate and the original print alike and free alike (ASan checks the frees) */
-    dup = cJSON_Duplicate(o, 1);
-    {
-        char *t2 = cJSON_PrintUnformatted(dup);
-
-        ck_assert_str_eq(t2, text);
-        cJSON_free(t2);
-    }
-    cJSON_free(text);
-    cJSON_Delete(dup);
-    /* failures: a NULL item, a NULL container; the item is freed, the flag sticks */
-    ck_assert_ptr_null(PT2_JB_ADD(&b, o, "gone", NULL));
-    ck_assert_int_eq(b.failed, 1);
-    b.failed = 0;
-    ck_assert_ptr_null(PT2_JB_ADD(&b, NULL, "gone", cJSON_CreateString("leak?")));
-    ck_assert_ptr_null(PT2_JB_PUSH(&b, NULL, cJSON_CreateString("leak?")));
-    ck_assert_ptr_null(pt2_jb_add_copy(&b, NULL, "gone", cJSON_CreateString("leak?")));
-    ck_assert_int_eq(b.failed, 1);
-    PT2_JB_STR(&b, o, "after", "still safe", 0);
-    ck_assert_ptr_nonnull(cJSON_GetObjectItemCaseSensitive(o, "after"));
-    cJSON_Delete(o);
-}
-END_TEST
 
 START_TEST(test_check_limits)
 {
@@ -314,7 +253,6 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_helpers);
-    tcase_add_test(tc, test_jb);
     tcase_add_test(tc, test_check_limits);
     tcase_add_test(tc, test_check_meaning);
     tcase_add_test(tc, test_parse);

@@ -107,6 +107,13 @@ static int inspect_once(const char *fixture)
         rc = pt2_package_to_json(pkg, PT2_JSON_OIP, &doc, &err);
     cJSON_Delete(doc);
     doc = NULL;
+    if (rc == PT2_OK) { /* the daemon's printed document, the tree never built */
+        char *text = NULL;
+        size_t tlen = 0;
+
+        rc = pt2_package_print_json(pkg, PT2_JSON_AFFINITY, NULL, 1, &text, &tlen, &err);
+        free(text);
+    }
     if (rc == PT2_OK) {
         rc = pt2_package_validate(pkg, in, &doc, &err);
         cJSON_Delete(doc);

@@ -7,7 +7,6 @@
  * (test_zip_eocd), the .pt2 layout too (test_zip_layout).
  */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -466,29 +465,18 @@ static int zip_agree(const char *path)
     return direct;
 }
 
+/* tu_each_file's step: 1 when the direct reader listed the file; ctx counts every file. */
+static int zip_agree_one(const char *path, const char *name, void *ctx)
+{
+    (void)name;
+    (*(int *)ctx)++;
+    return zip_agree(path) == 1;
+}
+
 /* Every .pt2 (or any file) in `dir`: how many the direct reader listed; *files counts all. */
 static int zip_agree_dir(const char *dir, const char *suffix, int *files)
 {
-    char path[2048];
-    struct dirent *de;
-    DIR *d = opendir(dir);
-    int direct = 0;
-
-    if (d == NULL)
-        return 0;
-    while ((de = readdir(d)) != NULL) {
-        size_t len = strlen(de->d_name), k = strlen(suffix);
-        struct stat st;
-
-        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-        if (de->d_name[0] == '.' || len < k || strcmp(de->d_name + len - k, suffix) != 0 ||
-            stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-            continue;
-        (*files)++;
-        direct += zip_agree(path) == 1;
-    }
-    closedir(d);
-    return direct;
+    return tu_each_file(dir, suffix, zip_agree_one, files);
 }
 
 /* Cut and corrupted copies of good packages (stored, deflated): every outcome is a clean
