@@ -81,10 +81,14 @@ const char *pt2_desc_cc_text(int major, int minor, char *buf, size_t len)
         pt2_sbuf_add(&b, "unknown compute capability %d.%d", major, minor);
         return buf;
     }
-    if (d.chip[0] != '\0')
-        pt2_sbuf_add(&b, "%s (%s): ", d.arch, d.chip);
-    else
-        pt2_sbuf_add(&b, "%s: ", d.arch);
+    /* pieces, not printf: this runs for every kernel of every document */
+    pt2_sbuf_puts(&b, d.arch);
+    if (d.chip[0] != '\0') {
+        pt2_sbuf_puts(&b, " (");
+        pt2_sbuf_puts(&b, d.chip);
+        pt2_sbuf_puts(&b, ")");
+    }
+    pt2_sbuf_puts(&b, ": ");
     cols[0] = d.datacenter;
     cols[1] = d.workstation;
     cols[2] = d.consumer;
@@ -92,13 +96,16 @@ const char *pt2_desc_cc_text(int major, int minor, char *buf, size_t len)
     for (i = 0; i < 4; i++) {
         if (cols[i][0] == '\0')
             continue;
-        pt2_sbuf_add(&b, "%s%s", sep, cols[i]);
+        pt2_sbuf_puts(&b, sep);
+        pt2_sbuf_puts(&b, cols[i]);
         sep = ", ";
     }
     if (sep[0] == '\0')
-        pt2_sbuf_add(&b, "no public product known");
-    if (d.note[0] != '\0')
-        pt2_sbuf_add(&b, "; %s", d.note);
+        pt2_sbuf_puts(&b, "no public product known");
+    if (d.note[0] != '\0') {
+        pt2_sbuf_puts(&b, "; ");
+        pt2_sbuf_puts(&b, d.note);
+    }
     return buf;
 }
 

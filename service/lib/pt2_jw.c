@@ -133,7 +133,7 @@ static void jo_string_with(struct pt2_jw *w, char pre, const char *s, char post)
 {
     const unsigned char *u = (const unsigned char *)(s != NULL ? s : "");
     size_t n = strlen((const char *)u), i;
-    char *d = jo_room(w, n + 4), *d0 = d;
+    char *d = jo_room(w, n + 12), *d0 = d; /* n + 4, and a whole word past the tail */
 
     if (d == NULL)
         return;
@@ -148,6 +148,16 @@ static void jo_string_with(struct pt2_jw *w, char pre, const char *s, char post)
             break;
         memcpy(d, &x, 8);
         d += 8;
+    }
+    if (i < n && i + 8 > n) { /* the last 1..7 bytes as one word, padded with 'a' */
+        uint64_t x = 0x6161616161616161ull;
+
+        memcpy(&x, u + i, n - i);
+        if (!jo_word_needs_escape(x)) {
+            memcpy(d, &x, 8);
+            d += n - i;
+            i = n;
+        }
     }
     for (; i < n; i++) {
         if (u[i] < 0x20 || u[i] == '"' || u[i] == '\\') {

@@ -116,8 +116,12 @@ static void source_model(const char *src, char *out, size_t len)
         return;
     p = src + sizeof(dir) - 1;
     slash = strchr(p, '/');
-    if (slash != NULL)
-        snprintf(out, len, "%.*s", (int)(slash - p), p);
+    if (slash != NULL) { /* "%.*s", without printf: once per kernel and library */
+        size_t n = (size_t)(slash - p) < len - 1 ? (size_t)(slash - p) : len - 1;
+
+        memcpy(out, p, n);
+        out[n] = '\0';
+    }
 }
 
 static void kernel_write(struct pt2_jw *w, const struct pt2_kernel *k)

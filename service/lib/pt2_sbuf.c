@@ -44,6 +44,14 @@ static void sbuf_put(char *dst, size_t cap, size_t *at, const char *s, size_t n)
     *at += n;
 }
 
+void pt2_sbuf_puts(struct pt2_sbuf *b, const char *s)
+{
+    if (b->cap == 0 || b->len >= b->cap - 1)
+        return;
+    sbuf_put(b->buf, b->cap, &b->len, s, strnlen(s, b->cap - 1 - b->len));
+    b->buf[b->len] = '\0';
+}
+
 static void sbuf_put_u(char *dst, size_t cap, size_t *at, unsigned v)
 {
     char d[12];

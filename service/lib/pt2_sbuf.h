@@ -22,6 +22,8 @@ struct pt2_sbuf {
 void pt2_sbuf_init(struct pt2_sbuf *b, char *buf, size_t cap);
 /* Append printf-style text, truncating at the buffer's end. */
 void pt2_sbuf_add(struct pt2_sbuf *b, const char *fmt, ...) PT2_PRINTF(2, 3);
+/* Append s as pt2_sbuf_add(b, "%s", s) does, without the printf machinery. */
+void pt2_sbuf_puts(struct pt2_sbuf *b, const char *s);
 
 /*
  * The few formats the document builders use per kernel and per symbol, without

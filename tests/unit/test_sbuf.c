@@ -71,6 +71,20 @@ START_TEST(test_short_formats_match_snprintf)
         for (size_t p = 0; p < sizeof(strs) / sizeof(strs[0]); p++) {
             snprintf(want, cap, "%s", strs[p]);
             ck_assert_str_eq(pt2_sbuf_copy(got, cap, strs[p]), want);
+            /* appends: puts after any prefix, as add("%s") */
+            for (size_t q = 0; q < sizeof(strs) / sizeof(strs[0]); q++) {
+                struct pt2_sbuf a, b;
+                char ga[40], gb[40];
+
+                pt2_sbuf_init(&a, ga, cap);
+                pt2_sbuf_init(&b, gb, cap);
+                pt2_sbuf_add(&a, "%s", strs[q]);
+                pt2_sbuf_add(&a, "%s", strs[p]);
+                pt2_sbuf_puts(&b, strs[q]);
+                pt2_sbuf_puts(&b, strs[p]);
+                ck_assert_str_eq(gb, ga);
+                ck_assert_uint_eq(b.len, a.len);
+            }
         }
     }
 }
