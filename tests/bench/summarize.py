@@ -179,8 +179,8 @@ def report_wrapper(ins, out, targets):
 def report_inspect(ins, out, targets):
     pk = ins["packages"]
     out.append("### 1. Inspection cost vs package size (library)\n")
-    out.append("One sample = open through a byte source on the file + `pt2_package_to_json` + "
-               "free, page cache warm; ratios are to the 1 MiB / 10-entry package. `read calls` "
+    out.append("One sample = open through a byte source on the file + `pt2_package_print_json` "
+               "(the daemon's document, printed without a tree) + free, page cache warm; ratios are to the 1 MiB / 10-entry package. `read calls` "
                "are the `pread`s the byte source made (planned, coalesced, cached) in `rounds` "
                "batches; `unplanned` are the `pread`s the same inspection makes when every read "
                "goes to the file as asked (`direct` tuning: no plan, no cache, no read-ahead).\n")
@@ -291,7 +291,7 @@ def issue25_http(runs, targets):
         ok = r["ratio_to_ceiling"] >= UNCACHED_MIN
         cause = ("" if ok else "one uncached request costs %.0f µs at 1 connection against the "
                  "ceiling's %.0f µs: the whole inspection (part 1's library time), the node "
-                 "verdicts and printing the cJSON tree run per request; the 2 CPUs are shared "
+                 "verdicts and the printed document run per request; the 2 CPUs are shared "
                  "by the wrk client and both servers, so 30 %% would leave less CPU per request "
                  "than the library's inspection alone takes (see the profile)" % (
                      own or 0, ceil_us or 0))
@@ -321,8 +321,8 @@ def issue25_library(ins, lean, targets):
         if doc is None:
             continue
         ok = doc["median_us"] <= LIBRARY_TYPICAL_MAX_US
-        cause = ("" if ok else "the ELF/fatbin/cubin scans and a cJSON tree built and freed "
-                 "(malloc/free are about a third of it)%s" % (
+        cause = ("" if ok else "the ELF/fatbin/cubin scans (about 60 %% of its instructions) "
+                 "and writing the document's text (about 40 %%; no tree is built)%s" % (
                      ", and the nodeAffinity (about half of this document's time)"
                      if what == "affinity=1" else ""))
         targets.append(("Library inspection of the typical package (%s) ≤ %.0f µs" % (
