@@ -50,6 +50,11 @@ static int up_extent_add(pt2_upload *u, uint64_t off, uint64_t len, uint64_t at,
 {
     struct up_extent *last = u->next > 0 ? &u->ext[u->next - 1] : NULL;
 
+    /* The reads below search the extents by offset: the stream keeps bytes in order. */
+    if (last != NULL && off < last->off + last->len)
+        return pt2_error_set(err, PT2_ERR_INTERNAL,
+                             "kept bytes at offset %llu arrived after those up to %llu",
+                             (unsigned long long)off, (unsigned long long)(last->off + last->len));
     if (last != NULL && last->in_file == in_file && last->off + last->len == off &&
         last->at + last->len == at) {
         last->len += len;
@@ -217,6 +222,8 @@ static int up_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *go
         uint64_t t = e->off + e->len < off + n ? e->off + e->len : off + n;
         uint64_t at = e->at + (s - e->off);
 
+        if (t <= s) /* cannot happen while the extents are in order (up_extent_add) */
+            continue;
         if (!e->in_file) {
             memcpy(b + (s - off), u->mem + at, (size_t)(t - s));
             continue;

@@ -140,12 +140,18 @@ static void PT2_PRINTF(2, 3) disagree(pt2_zipstream *zs, const char *fmt, ...)
 #define NAME_ARG(p, n) (int)((n) > 120 ? 120 : (n)), (const char *)(p)
 #define OFF_ARG(o) (unsigned long long)(o)
 
+static int flush_pending(pt2_zipstream *zs, struct pt2_error *err);
+
 static int emit(pt2_zipstream *zs, const uint8_t *p, size_t n, int keep, struct pt2_error *err)
 {
     int rc = PT2_OK;
 
     if (n == 0)
         return PT2_OK;
+    /* Held-back data lies before these bytes: it goes first, so offsets only grow (a
+     * stored entry's descriptor is kept while its held data is still pending). */
+    if (keep && !zs->dropping && zs->pend_len > 0 && (rc = flush_pending(zs, err)) != PT2_OK)
+        return rc;
     if (keep)
         rc = zs->sink.keep(zs->sink.ctx, zs->pos, p, n, err);
     else
