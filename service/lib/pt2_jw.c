@@ -15,6 +15,7 @@
 #include <cJSON.h>
 
 #include "pt2_jw.h"
+#include "pt2scope.h"
 
 #define JW_PRINT_DEPTH_MAX 512 /* deeper trees: cJSON's printer (ours are ~10) */
 
@@ -336,7 +337,7 @@ void pt2_jw_init_tree(struct pt2_jw *w)
 /* In an object, a value needs its key; in an array or at the root, none. */
 static int jw_in_object(const struct pt2_jw *w)
 {
-    return w->text ? w->is_obj[w->depth] : w->depth > 0 && cJSON_IsObject(w->stack[w->depth]);
+    return w->is_obj[w->depth];
 }
 
 static void jw_key(struct pt2_jw *w, const char *key, int lit)
@@ -417,16 +418,15 @@ static int jw_attach(struct pt2_jw *w, cJSON *item)
         w->root = item;
         return 1;
     }
-    if (key == NULL)
-        ok = cJSON_AddItemToArray(at, item);
-    else if (w->key_lit)
+    if (key != NULL && w->key_lit) {
         ok = cJSON_AddItemToObjectCS(at, key, item);
-    else
-        ok = cJSON_AddItemToObject(at, key, item);
-    if (!ok) {
-        cJSON_Delete(item);
-        w->failed = 1;
+        if (!ok)
+            cJSON_Delete(item);
+    } else {
+        ok = pt2_json_add_owned(at, key, item); /* an array element, or a copied key */
     }
+    if (!ok)
+        w->failed = 1;
     return ok;
 }
 
@@ -444,15 +444,14 @@ static void jw_open(struct pt2_jw *w, int obj)
         jo_byte(w, obj ? '{' : '[');
         w->depth++;
         w->nonempty[w->depth] = 0;
-        w->is_obj[w->depth] = (unsigned char)obj;
-        return;
-    }
-    {
+    } else {
         cJSON *c = obj ? cJSON_CreateObject() : cJSON_CreateArray();
 
-        if (jw_attach(w, c))
-            w->stack[++w->depth] = c;
+        if (!jw_attach(w, c))
+            return;
+        w->stack[++w->depth] = c;
     }
+    w->is_obj[w->depth] = (unsigned char)obj;
 }
 
 void pt2_jw_obj(struct pt2_jw *w)

@@ -40,14 +40,14 @@ struct pt2_jw {
     int text;   /* 1: text sink, 0: tree sink */
     int failed; /* sticky */
     size_t depth;
-    const char *key; /* the pending member's key */
-    int key_lit;     /* tree: the key is a literal (kept, not copied) */
-    int keyed;       /* text: the pending key is written */
+    const char *key;                        /* the pending member's key */
+    int key_lit;                            /* tree: the key is a literal (kept, not copied) */
+    int keyed;                              /* text: the pending key is written */
+    unsigned char is_obj[PT2_JW_DEPTH + 1]; /* an object at this depth (both sinks) */
     /* text sink */
     char *buf;
     size_t len, cap;
     unsigned char nonempty[PT2_JW_DEPTH + 1]; /* a value is written at this depth */
-    unsigned char is_obj[PT2_JW_DEPTH + 1];
     /* tree sink */
     cJSON *root, *stack[PT2_JW_DEPTH + 1];
 };

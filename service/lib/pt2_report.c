@@ -640,10 +640,7 @@ static void oip_metadata_write(struct pt2_jw *w, const pt2_package *pkg, cJSON *
     tensors(w, "inputs", pt2_package_inputs(pkg), PT2_JSON_OIP, "input", own);
     tensors(w, "outputs", pt2_package_outputs(pkg), PT2_JSON_OIP, "output", own);
     /* The OIP view's own warnings (tensors it left out) belong to the whole answer too. */
-    cJSON_ArrayForEach(
-        item, own) if (warn != NULL &&
-                       !pt2_json_add_owned(warn, NULL, cJSON_CreateString(item->valuestring)))
-        w->failed = 1;
+    cJSON_ArrayForEach(item, own) warn_add(w, warn, item->valuestring);
     if (own != NULL && own->child != NULL) {
         PT2_JW_TAKE(w, "warnings", own);
         own = NULL;
@@ -938,12 +935,8 @@ int pt2_package_to_json(const pt2_package *pkg, unsigned flags, cJSON **out, str
 
     *out = NULL;
     pt2_jw_init_tree(&w);
-    rc = document_write(&w, pkg, flags, NULL, err);
-    if (rc != PT2_OK) {
-        pt2_jw_discard(&w);
-        return rc;
-    }
-    return pt2_jw_finish_tree(&w, out, err);
+    rc = document_write(&w, pkg, flags, NULL, err); /* fails before writing anything */
+    return rc != PT2_OK ? rc : pt2_jw_finish_tree(&w, out, err);
 }
 
 int pt2_package_print_json(const pt2_package *pkg, unsigned flags, const cJSON *extra, size_t spare,
@@ -955,10 +948,6 @@ int pt2_package_print_json(const pt2_package *pkg, unsigned flags, const cJSON *
     *out = NULL;
     *len = 0;
     pt2_jw_init_text(&w);
-    rc = document_write(&w, pkg, flags, extra, err);
-    if (rc != PT2_OK) {
-        pt2_jw_discard(&w);
-        return rc;
-    }
-    return pt2_jw_finish_text(&w, spare, out, len, err);
+    rc = document_write(&w, pkg, flags, extra, err); /* fails before writing anything */
+    return rc != PT2_OK ? rc : pt2_jw_finish_text(&w, spare, out, len, err);
 }

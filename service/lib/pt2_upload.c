@@ -222,8 +222,6 @@ static int up_read_at(void *ctx, uint64_t off, void *buf, size_t len, size_t *go
         uint64_t t = e->off + e->len < off + n ? e->off + e->len : off + n;
         uint64_t at = e->at + (s - e->off);
 
-        if (t <= s) /* cannot happen while the extents are in order (up_extent_add) */
-            continue;
         if (!e->in_file) {
             memcpy(b + (s - off), u->mem + at, (size_t)(t - s));
             continue;
