@@ -627,7 +627,7 @@ int pt2_verdicts_add_node(pt2_verdicts *v, const pt2_package *pkg, const pt2_nod
     struct pt2_gpu_check *checks = NULL;
     struct pt2_verdict_result cpu, gpu_part;
     char absent[320];
-    size_t n = 0, i;
+    size_t n = 0, i, want;
     unsigned need;
     int rc = PT2_OK;
 
@@ -641,7 +641,12 @@ int pt2_verdicts_add_node(pt2_verdicts *v, const pt2_package *pkg, const pt2_nod
         return PT2_OK; /* the targets are the question */
     if ((rc = judgeable(pkg, err)) != PT2_OK)
         return rc;
-    checks = calloc(PT2_GPUS_MAX + PT2_AMD_GPUS_MAX, sizeof(*checks));
+    /* As many as this node has (a check is over 1 KiB): room for all 128 was a calloc
+     * past glibc's mmap threshold, mapped and zeroed on every inspection. */
+    want = device != NULL ? 1
+                          : (node->nv.n < PT2_GPUS_MAX ? node->nv.n : PT2_GPUS_MAX) +
+                                (node->amd.n < PT2_AMD_GPUS_MAX ? node->amd.n : PT2_AMD_GPUS_MAX);
+    checks = calloc(want > 0 ? want : 1, sizeof(*checks));
     if (checks == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building compatibility");
     if (device != NULL) {

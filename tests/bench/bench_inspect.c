@@ -231,8 +231,8 @@ static int bi_write_json(const char *out, const struct bi_result *res, size_t n,
     int rc = -1;
 
     if (doc == NULL || cJSON_AddStringToObject(doc, "benchmark", "inspect") == NULL ||
-        cJSON_AddStringToObject(doc, "sample", "open_path + to_json + free") == NULL ||
-        cJSON_AddBoolToObject(doc, "affinity", bi_json_flags() == 0) == NULL ||
+        cJSON_AddStringToObject(doc, "sample", "open_source + print_json + free") == NULL ||
+        cJSON_AddBoolToObject(doc, "affinity", bi_json_flags() != 0) == NULL ||
         cJSON_AddNumberToObject(doc, "min_ms", (double)min_ms) == NULL ||
         cJSON_AddStringToObject(doc, "tz", getenv("TZ") != NULL ? getenv("TZ") : "") == NULL)
         goto cleanup;
