@@ -254,9 +254,9 @@ static int scan_verdicts(const pt2_package *pkg, const struct pt2_listing_target
  * the item is not a problem and there are targets (else NULL). Called on
  * the pool's threads: prints nothing, the caller reports err.
  */
-static int scan_item(const char *path, const struct pt2_remote_opts *ro,
-                     const struct pt2_listing_target *t, size_t nt, cJSON **item, cJSON **verdicts,
-                     struct pt2_error *err)
+static int scan_item(const char *path, const struct pt2_remote_object *listed,
+                     const struct pt2_remote_opts *ro, const struct pt2_listing_target *t,
+                     size_t nt, cJSON **item, cJSON **verdicts, struct pt2_error *err)
 {
     struct pt2_listing_file file = {path, 0, 0, 0};
     struct pt2_error perr = {0};
@@ -266,9 +266,15 @@ static int scan_item(const char *path, const struct pt2_remote_opts *ro,
     int rc;
 
     if (pt2_remote_is_url(path)) {
-        /* named as answers show URLs (no credentials, no query); size and mtime unknown */
+        /* named as answers show URLs (no credentials, no query); size and mtime as a
+         * listing gives them, else unknown */
         if (pt2_remote_shown_url(path, shown, sizeof(shown)) == PT2_OK)
             file.name = shown;
+        if (listed != NULL && listed->has_mtime) {
+            file.has_stat = 1;
+            file.size = listed->size;
+            file.mtime = listed->mtime;
+        }
         (void)cli_open_url_opts(path, ro, NULL, &pkg, &perr);
     } else {
         if (stat(path, &st) == 0) {
@@ -344,8 +350,9 @@ static void scan_print(int format, cli_report *r, const cJSON *item, const cJSON
 
 /* One package to scan: a path or URL, and for a listed object its ETag and size. */
 struct scan_job {
-    const char *path; /* borrowed from the file list or the listing page */
-    const char *etag; /* a listed object's, as listed; NULL otherwise */
+    const char *path;                    /* borrowed from the file list or the listing page */
+    const struct pt2_remote_object *obj; /* a listed object (borrowed), else NULL */
+    const char *etag;                    /* a listed object's, as listed; NULL otherwise */
     uint64_t size;
     cJSON *item, *verdicts;
     int rc;
@@ -394,7 +401,7 @@ static void scan_work(void *ctx, size_t i, const struct pt2_remote_opts *ro)
     struct scan_job *j = &run->jobs[i];
 
     if (j->item == NULL) /* else answered from the state */
-        j->rc = scan_item(j->path, ro, run->t, run->nt, &j->item,
+        j->rc = scan_item(j->path, j->obj, ro, run->t, run->nt, &j->item,
                           run->report != NULL ? &j->verdicts : NULL, &j->err);
     if (run->format == CLI_FORMAT_JSONL) { /* streamed as each completes */
         pthread_mutex_lock(&run->lock);
@@ -461,6 +468,7 @@ static int scan_page(struct scan_run *run, const struct pt2_remote_page *pg,
             continue;
         run->listed++;
         j = scan_job_at(run, n++, o->url);
+        j->obj = o;
         j->etag = o->etag;
         j->size = o->size;
         j->item = cli_state_lookup(run->state, o->url, o->etag, o->size);

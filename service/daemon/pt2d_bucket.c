@@ -100,7 +100,8 @@ static size_t bucket_lookup(const struct bucket_run *run, size_t n)
 static int bucket_item(const struct bucket_run *run, struct pt2d_packages_judge *jd,
                        const struct bucket_obj *b, cJSON **out, struct pt2_error *err)
 {
-    struct pt2_listing_file file = {b->o->url, 0, 0, 0};
+    /* size and mtime as listed: both, or (no LastModified the store wrote as S3 does) neither */
+    struct pt2_listing_file file = {b->o->url, b->o->has_mtime, b->o->size, b->o->mtime};
     char etag[PT2D_ETAG_MAX] = "";
     int rc;
 

@@ -323,8 +323,63 @@ static int s3_tag(const char *p, const char *end, const char *name, char *out, s
     return xml_text(a, (size_t)(b - a), out, cap);
 }
 
+/* Days from 1970-01-01 to y-m-d, proleptic Gregorian (m 1..12; eras of 400 years). */
+static int64_t civil_days(int64_t y, unsigned m, unsigned d)
+{
+    int64_t era;
+    unsigned yoe, doy;
+
+    y -= m <= 2;
+    era = (y >= 0 ? y : y - 399) / 400;
+    yoe = (unsigned)(y - era * 400);
+    doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    return era * 146097 + (int64_t)(yoe * 365 + yoe / 4 - yoe / 100 + doy) - 719468;
+}
+
+/* `n` digits at s as a number, or -1. */
+static int digits(const char *s, size_t n)
+{
+    int v = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/*
+ * S3's LastModified, "YYYY-MM-DDTHH:MM:SS[.fraction]Z" (UTC), as seconds since
+ * the epoch. 0 for anything else, a date that does not exist included: the
+ * item then says null rather than a time the listing did not give.
+ */
+static int s3_time(const char *t, int64_t *out)
+{
+    static const unsigned char mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    size_t n = strlen(t), z = 19;
+    int y, mo, d, h, mi, sec;
+
+    if (n < 20 || t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':')
+        return 0;
+    y = digits(t, 4), mo = digits(t + 5, 2), d = digits(t + 8, 2);
+    h = digits(t + 11, 2), mi = digits(t + 14, 2), sec = digits(t + 17, 2);
+    if (t[z] == '.')
+        for (z++; z < n && t[z] >= '0' && t[z] <= '9'; z++)
+            ;
+    /* digits() is -1 for a non-digit, which every lower bound below refuses */
+    if (z != n - 1 || t[z] != 'Z' || t[z - 1] == '.' || y < 1970 || mo < 1 || mo > 12 || d < 1 ||
+        d > mdays[mo - 1] || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
+        return 0;
+    if (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
+        return 0;
+    *out = civil_days(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec;
+    return 1;
+}
+
+/* A wanted key, with what its <Contents> says of it (etag, size, mtime). */
 static int page_add(struct pt2_remote_page *pg, size_t *cap, const char *bucket, const char *key,
-                    const char *etag, uint64_t size)
+                    const struct pt2_remote_object *listed)
 {
     struct pt2_remote_object *o;
     size_t n = strlen(bucket) + strlen(key) + 7;
@@ -345,8 +400,10 @@ static int page_add(struct pt2_remote_page *pg, size_t *cap, const char *bucket,
         return PT2_ERR_NOMEM;
     snprintf(o->url, n, "s3://%s/%s", bucket, key);
     o->key = o->url + 6 + strlen(bucket);
-    snprintf(o->etag, sizeof(o->etag), "%s", etag);
-    o->size = size;
+    snprintf(o->etag, sizeof(o->etag), "%s", listed->etag);
+    o->size = listed->size;
+    o->mtime = listed->mtime;
+    o->has_mtime = listed->has_mtime;
     pg->n++;
     return PT2_OK;
 }
@@ -372,9 +429,9 @@ static int page_parse(const struct s3_call *c, const char *bucket, const char *p
                       struct pt2_remote_page *pg, struct pt2_error *err)
 {
     const char *p = c->body, *end = c->body + c->body_len, *e;
-    char *k = NULL, etag[PT2_REMOTE_LIST_ETAG_MAX + 1], size_text[32], trunc[8];
+    char *k = NULL, size_text[32], when[40], trunc[8];
+    struct pt2_remote_object lo;
     size_t cap = 0;
-    uint64_t size;
     int rc = PT2_OK;
 
     k = malloc(PT2_REMOTE_URL_MAX + 1);
@@ -387,14 +444,17 @@ static int page_parse(const struct s3_call *c, const char *bucket, const char *p
         if (e == NULL)
             break;
         pg->listed++;
+        memset(&lo, 0, sizeof(lo));
         if (s3_tag(p, e, "Key", k, PT2_REMOTE_URL_MAX + 1) == 0 &&
             s3_tag(p, e, "Size", size_text, sizeof(size_text)) == 0 &&
-            pt2_num_u64n(size_text, strlen(size_text), 10, &size) == PT2_OK &&
+            pt2_num_u64n(size_text, strlen(size_text), 10, &lo.size) == PT2_OK &&
             key_wanted(bucket, prefix, k, opts)) {
-            if (s3_tag(p, e, "ETag", etag, sizeof(etag)) != 0)
-                etag[0] = '\0';
-            pt2_utf8_scrub(etag, strlen(etag));
-            rc = page_add(pg, &cap, bucket, k, etag, size);
+            if (s3_tag(p, e, "ETag", lo.etag, sizeof(lo.etag)) != 0)
+                lo.etag[0] = '\0';
+            pt2_utf8_scrub(lo.etag, strlen(lo.etag));
+            lo.has_mtime =
+                s3_tag(p, e, "LastModified", when, sizeof(when)) == 0 && s3_time(when, &lo.mtime);
+            rc = page_add(pg, &cap, bucket, k, &lo);
         }
         p = e + 11;
     }

@@ -10,10 +10,11 @@
  * stores). The query's parameters are sent sorted and encoded as SigV4
  * canonicalises them, so the bytes signed are the bytes sent. The XML
  * answer is capped (PT2_REMOTE_LIST_BODY_MAX) and read by a small scanner
- * for the few elements used (Contents/Key, ETag, Size; IsTruncated,
- * NextContinuationToken); only keys ending in ".pt2" that are valid object
- * URLs are kept, each with the ETag and size the listing gives, which is
- * what an incremental scan or a cache compares without reading the object.
+ * for the few elements used (Contents/Key, ETag, Size, LastModified;
+ * IsTruncated, NextContinuationToken); only keys ending in ".pt2" that are
+ * valid object URLs are kept, each with the ETag and size the listing gives
+ * (what an incremental scan or a cache compares without reading the object)
+ * and its LastModified (what a listing item shows as its mtime).
  *
  * Restricted mode obeys pt2_remote.h: the prefix itself must lie under an
  * allow entry (a listing of s3://models/ is refused where only
@@ -47,6 +48,10 @@ struct pt2_remote_object {
     const char *key;                         /* inside url */
     char etag[PT2_REMOTE_LIST_ETAG_MAX + 1]; /* as listed, quotes included; "" if none */
     uint64_t size;
+    /* LastModified, seconds since the epoch (the fraction dropped); has_mtime 0 when the
+     * listing gave none or not as S3 writes it ("2026-12-04T18:55:00.000Z") */
+    int64_t mtime;
+    int has_mtime;
 };
 
 struct pt2_remote_page {

@@ -74,6 +74,28 @@ same "scan: the GPU package's item" \
     "$(grep '"s3://models/reg/zz/gpu.pt2"' "$TMP/all.jsonl" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["kind"], d["targets"])')" \
     "aoti sm_90a"
 same "state: a header and 2,000 objects" "$(wc -l <"$S")" 2001
+# size and mtime as the store lists them: its own ListObjectsV2 answer (s3rver, unsigned)
+# is the oracle, LastModified to the second
+curl -s -o "$TMP/zz.xml" "$REMOTE_S3RVER_URL/models?list-type=2&prefix=reg/zz/"
+listed_stat() { # the listed Size and LastModified of reg/zz/gpu.pt2, as an item says them
+    python3 - "$TMP/zz.xml" <<'PY'
+import re, sys
+x = open(sys.argv[1]).read()
+c = re.search(r"<Contents>(?:(?!</Contents>).)*<Key>reg/zz/gpu\.pt2</Key>.*?</Contents>", x, re.S).group(0)
+size = re.search(r"<Size>(\d+)</Size>", c).group(1)
+when = re.search(r"<LastModified>(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?Z</LastModified>", c).group(1)
+print(size, when + "Z")
+PY
+}
+LISTED=$(listed_stat)
+same "scan: a listed object's size is the file's" "${LISTED%% *}" "$(stat -c %s "$GPU")"
+same "scan: a listed object's size and mtime, as listed" \
+    "$(grep '"s3://models/reg/zz/gpu.pt2"' "$TMP/all.jsonl" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["size"], d["mtime"])')" \
+    "$LISTED"
+"$CLI" scan --json s3://models/reg/zz/gpu.pt2 >"$TMP/one.json" 2>/dev/null
+same "scan: one object URL, not listed: size and mtime unknown" \
+    "$(j "$TMP/one.json" '(d[0]["name"], d[0]["size"], d[0]["mtime"])')" \
+    "('s3://models/reg/zz/gpu.pt2', None, None)"
 
 # ---- the same scan again: nothing but the listing --------------------------------------------
 log_reset
@@ -209,6 +231,8 @@ get "$U_d/v1/packages?url=s3://models/reg/zz/&limit=5" "$TMP/zz.json" >/dev/null
 same "daemon: a page: name, targets, next, total" \
     "$(j "$TMP/zz.json" '[(i["name"], i["targets"]) for i in d["items"]], d["next"], d["total"]')" \
     "([('s3://models/reg/zz/gpu.pt2', 'sm_90a')], None, None)"
+same "daemon: an item's size and mtime, as listed" \
+    "$(j "$TMP/zz.json" '"%s %s" % (d["items"][0]["size"], d["items"][0]["mtime"])')" "$LISTED"
 curl -s -D "$TMP/h" -o /dev/null "$U_d/v1/inspect?url=s3://models/reg/zz/gpu.pt2"
 same "daemon: an item's etag is the one /v1/inspect?url= answers" \
     "$(tr -d '\r' <"$TMP/h" | awk 'tolower($1) == "etag:" { print $2 }')" "$(j "$TMP/zz.json" 'd["items"][0]["etag"]')"

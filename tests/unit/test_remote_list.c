@@ -308,6 +308,75 @@ START_TEST(test_page_errors)
 }
 END_TEST
 
+/* <Contents> with a LastModified, as S3 writes it or not. */
+#define OBJT(key, when)                                                                            \
+    "<Contents><Key>" key "</Key><LastModified>" when "</LastModified><ETag>&quot;e&quot;</ETag>"  \
+    "<Size>3</Size></Contents>"
+
+START_TEST(test_page_last_modified)
+{
+    /* the wanted times checked against Python's calendar.timegm */
+    static const struct {
+        const char *when;
+        int has;
+        long long t;
+    } want[] = {
+        {"2026-12-04T18:55:00.000Z", 1, 1796410500}, /* S3's own form */
+        {"2026-12-04T18:55:00.999Z", 1, 1796410500}, /* the fraction dropped, not rounded */
+        {"2026-12-04T18:55:00Z", 1, 1796410500},
+        {"2024-02-29T00:00:00.5Z", 1, 1709164800}, /* a leap day */
+        {"1970-01-01T00:00:00Z", 1, 0},
+        {"2000-03-01T12:34:56.123456789Z", 1, 951914096},
+        {"2100-02-28T23:59:59Z", 1, 4107542399},
+        {"9999-12-31T23:59:59Z", 1, 253402300799},
+        {"2025-02-29T00:00:00Z", 0, 0}, /* no such day */
+        {"2100-02-29T00:00:00Z", 0, 0},
+        {"2026-04-31T00:00:00Z", 0, 0},
+        {"2026-13-01T00:00:00Z", 0, 0},
+        {"2026-00-10T00:00:00Z", 0, 0},
+        {"2026-12-04T24:00:00Z", 0, 0},
+        {"2026-12-04T18:60:00Z", 0, 0},
+        {"2026-12-04T18:55:60Z", 0, 0},
+        {"1969-12-31T23:59:59Z", 0, 0},
+        {"2026-12-04T18:55:00.Z", 0, 0},
+        {"2026-12-04T18:55:00", 0, 0},
+        {"2026-12-04T18:55:00+00:00", 0, 0},
+        {"2026-12-04 18:55:00Z", 0, 0},
+        {"2026-12-04T18:55:00.000ZZ", 0, 0},
+        {"2026-1a-04T18:55:00Z", 0, 0},
+        {"+026-12-04T18:55:00Z", 0, 0},
+        {"", 0, 0},
+    };
+    char body[8192];
+    size_t n = 0, i;
+    struct pt2_remote_page pg;
+    struct pt2_error err = {0};
+    struct srv s;
+
+    n += (size_t)snprintf(body + n, sizeof(body) - n, "%s", XML_HEAD);
+    for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        n += (size_t)snprintf(body + n, sizeof(body) - n, OBJT("m/%02zu.pt2", "%s"), i,
+                              want[i].when);
+    /* no LastModified at all */
+    n += (size_t)snprintf(body + n, sizeof(body) - n, "%s</ListBucketResult>",
+                          OBJ("m/zz.pt2", "&quot;e&quot;", "4"));
+    ck_assert_uint_lt(n, sizeof(body));
+    srv_start(&s, "200 OK", body, 1);
+    ck_assert_int_eq(pt2_remote_list_page("s3://reg/m/", NULL, 0, NULL, &pg, &err), PT2_OK);
+    ck_assert_uint_eq(pg.n, i + 1);
+    for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        ck_assert_msg(pg.v[i].has_mtime == want[i].has, "%s", want[i].when);
+        ck_assert_msg(pg.v[i].mtime == (int64_t)want[i].t, "%s: %lld", want[i].when,
+                      (long long)pg.v[i].mtime);
+        ck_assert_uint_eq(pg.v[i].size, 3);
+    }
+    ck_assert_int_eq(pg.v[i].has_mtime, 0);
+    ck_assert_uint_eq(pg.v[i].size, 4);
+    pt2_remote_page_free(&pg);
+    srv_stop(&s);
+}
+END_TEST
+
 START_TEST(test_page_restricted)
 {
     const char *allow[1] = {"s3://reg/m/deep/"};
@@ -336,6 +405,7 @@ static Suite *suite(void)
     tcase_add_test(tp, test_page_last_and_foreign_keys);
     tcase_add_test(tp, test_page_errors);
     tcase_add_test(tp, test_page_restricted);
+    tcase_add_test(tp, test_page_last_modified);
     tcase_set_timeout(tp, 30);
     suite_add_tcase(s, tp);
     return s;
