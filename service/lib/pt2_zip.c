@@ -25,7 +25,7 @@
  * read per entry, which made a 20,000-entry package cost 4 MB and 80,000
  * calls). Its directory-level half, the only way libzip 1.7.3 notices entry
  * offsets that point past the directory at open time, is
- * pt2_zip_eocd_check_offsets() on the buffered directory (both paths); a
+ * pt2_zip_eocd_check_extents() on the buffered directory (both paths); a
  * local header that disagrees with its directory record is still caught, by
  * libzip, when the entry is opened. A directory that could not be buffered,
  * or several end records libzip could choose between, keep ZIP_CHECKCONS.
@@ -450,9 +450,7 @@ static int pz_open_common(pt2_zip *z, struct pt2_error *err)
         if (rc != PT2_OK)
             return rc;
     }
-    rc = pt2_zip_eocd_check_offsets(&z->eocd, err);
-    if (rc == PT2_OK)
-        rc = pt2_zip_eocd_check_overlaps(&z->eocd, err);
+    rc = pt2_zip_eocd_check_extents(&z->eocd, err);
     if (rc == PT2_OK)
         rc = z->direct ? pz_check_direct(z, err) : pz_load_entries(z, err);
     pt2_zip_eocd_release(&z->eocd);
@@ -598,8 +596,11 @@ int pt2_zip_find(const pt2_zip *z, const char *relname, size_t *idx)
 {
     size_t i;
 
+    /* the first byte inline: a layout looks up a few names among tens of thousands */
     for (i = 0; i < z->n; i++) {
-        if (strcmp(z->ents[i].name + z->prefix_len, relname) == 0) {
+        const char *name = z->ents[i].name + z->prefix_len;
+
+        if (name[0] == relname[0] && strcmp(name, relname) == 0) {
             *idx = i;
             return PT2_OK;
         }

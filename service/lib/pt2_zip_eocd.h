@@ -17,7 +17,7 @@
  * Errors (enum pt2_status): PT2_ERR_TOO_LARGE (a usable end record over a
  * cap), PT2_ERR_NOMEM, PT2_ERR_IO (whatever the read function reports, or a
  * file that shrank while being read), PT2_ERR_TRUNCATED (from
- * pt2_zip_eocd_check_offsets). No end record at all is not an error here
+ * pt2_zip_eocd_check_extents). No end record at all is not an error here
  * (have_eocd = 0): libzip decides, and pt2_zip maps its answer.
  *
  * Ownership: struct pt2_zip_eocd is the caller's; it owns `buf` (freed by
@@ -90,19 +90,14 @@ int pt2_zip_eocd_cd_buffered(const struct pt2_zip_eocd *e);
 
 /*
  * The directory-level half of libzip's ZIP_CHECKCONS, on the buffered
- * directory: every entry's local header, name and data must end before the
- * directory starts (zip64 extra fields applied). PT2_ERR_TRUNCATED when one
- * does not; PT2_OK when it holds or when the directory is not buffered.
+ * directory, and more: every entry's local header, name and data must end
+ * before the directory starts (zip64 extra fields applied), and no two
+ * entries may overlap (local header, name and data, as the directory gives
+ * them). PT2_ERR_TRUNCATED when either fails (the offsets are checked first,
+ * over every record; an overlap names the two offsets); PT2_OK when both hold
+ * or when the directory is not buffered.
  */
-int pt2_zip_eocd_check_offsets(const struct pt2_zip_eocd *e, struct pt2_error *err) PT2_WARN_UNUSED;
-
-/*
- * No two entries of the buffered directory overlap (local header, name and data, as the
- * directory gives them): PT2_ERR_TRUNCATED naming the two offsets when some do, PT2_OK
- * when none do or the directory is not buffered.
- */
-int pt2_zip_eocd_check_overlaps(const struct pt2_zip_eocd *e,
-                                struct pt2_error *err) PT2_WARN_UNUSED;
+int pt2_zip_eocd_check_extents(const struct pt2_zip_eocd *e, struct pt2_error *err) PT2_WARN_UNUSED;
 
 /*
  * The local header offsets of the first `n` directory records (zip64 extra

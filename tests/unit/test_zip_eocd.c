@@ -81,7 +81,7 @@ START_TEST(test_scan_small_package)
     ck_assert_ptr_eq(pt2_zip_eocd_bytes(&e, 34000, 1), e.buf + 34000);
     ck_assert_ptr_null(pt2_zip_eocd_bytes(&e, 34000, 2));
     ck_assert_ptr_null(pt2_zip_eocd_bytes(&e, 34002, 0));
-    ck_assert_int_eq(pt2_zip_eocd_check_offsets(&e, &err), PT2_OK);
+    ck_assert_int_eq(pt2_zip_eocd_check_extents(&e, &err), PT2_OK);
     ck_assert_int_eq(pt2_zip_eocd_starts_with_local_header(&e), 1);
     ck_assert_uint_eq(m.calls, 1);
 
@@ -179,7 +179,7 @@ START_TEST(test_scan_extends_to_directory)
     ck_assert_uint_eq(e.buf_len, len - cd_off);
     ck_assert_int_eq(memcmp(e.buf, b + cd_off, e.buf_len), 0);
     ck_assert_int_eq(pt2_zip_eocd_cd_buffered(&e), 1);
-    ck_assert_int_eq(pt2_zip_eocd_check_offsets(&e, &err), PT2_OK);
+    ck_assert_int_eq(pt2_zip_eocd_check_extents(&e, &err), PT2_OK);
     pt2_zip_eocd_release(&e);
 
     /* the file shrinks between the two reads: truncated now (a client's 4xx, not our 500) */
@@ -208,7 +208,7 @@ START_TEST(test_scan_no_end_record)
     ck_assert_int_eq(e.cd_known, 0);
     ck_assert_int_eq(e.zip64, 0);
     ck_assert_int_eq(pt2_zip_eocd_cd_buffered(&e), 0);
-    ck_assert_int_eq(pt2_zip_eocd_check_offsets(&e, &err), PT2_OK);
+    ck_assert_int_eq(pt2_zip_eocd_check_extents(&e, &err), PT2_OK);
     ck_assert_int_eq(pt2_zip_eocd_starts_with_local_header(&e), 0);
     pt2_zip_eocd_release(&e);
 
@@ -259,13 +259,13 @@ START_TEST(test_check_offsets)
     ck_assert_uint_eq(pt2_le32(b + 32632 + 42), 0);
     b[32632 + 42 + 1] = 0x80; /* 32768: past the directory start */
     ck_assert_int_eq(pt2_zip_eocd_scan(&e, mem_read, &m, len, &err), PT2_OK);
-    ck_assert_int_eq(pt2_zip_eocd_check_offsets(&e, &err), PT2_ERR_TRUNCATED);
+    ck_assert_int_eq(pt2_zip_eocd_check_extents(&e, &err), PT2_ERR_TRUNCATED);
     ck_assert_str_eq(err.message, "truncated or corrupt zip: central directory records do not "
                                   "match the file (bad offsets or counts)");
     /* not buffered: nothing is checked here (libzip's ZIP_CHECKCONS does it) */
     pt2_error_clear(&err);
     pt2_zip_eocd_release(&e);
-    ck_assert_int_eq(pt2_zip_eocd_check_offsets(&e, &err), PT2_OK);
+    ck_assert_int_eq(pt2_zip_eocd_check_extents(&e, &err), PT2_OK);
     free(b);
 }
 END_TEST
@@ -302,18 +302,37 @@ START_TEST(test_check_overlaps_unsorted)
 
     reverse_records(b, 32632, 1271);
     ck_assert_int_eq(pt2_zip_eocd_scan(&e, mem_read, &m, len, &err), PT2_OK);
-    ck_assert_int_eq(pt2_zip_eocd_check_offsets(&e, &err), PT2_OK);
-    ck_assert_int_eq(pt2_zip_eocd_check_overlaps(&e, &err), PT2_OK);
+    ck_assert_int_eq(pt2_zip_eocd_check_extents(&e, &err), PT2_OK);
     pt2_zip_eocd_release(&e);
     /* the (now) first record points at the first entry's local header too */
     ck_assert_uint_ne(pt2_le32(b + 32632 + 42), 0);
     memset(b + 32632 + 42, 0, 4);
     ck_assert_int_eq(pt2_zip_eocd_scan(&e, mem_read, &m, len, &err), PT2_OK);
-    ck_assert_int_eq(pt2_zip_eocd_check_overlaps(&e, &err), PT2_ERR_TRUNCATED);
+    ck_assert_int_eq(pt2_zip_eocd_check_extents(&e, &err), PT2_ERR_TRUNCATED);
     ck_assert_msg(strncmp(err.message,
                           "truncated or corrupt zip: overlapping entries: the entry at byte 0 ",
                           67) == 0,
                   "%s", err.message);
+    pt2_zip_eocd_release(&e);
+    /* with the last record's offset also past the directory, that is what is said: every
+     * record's offsets are checked before any overlap, though the overlap comes first */
+    {
+        size_t p = 32632, last = p;
+
+        while (p < 32632 + 1271) {
+            last = p;
+            p += 46u + pt2_le16(b + p + 28) + pt2_le16(b + p + 30) + pt2_le16(b + p + 32);
+        }
+        ck_assert_uint_eq(p, 32632 + 1271);
+        ck_assert_uint_ne(last, 32632);
+        memset(b + last + 42, 0, 4);
+        b[last + 42 + 1] = 0x80; /* 32768: past the directory start */
+    }
+    pt2_error_clear(&err);
+    ck_assert_int_eq(pt2_zip_eocd_scan(&e, mem_read, &m, len, &err), PT2_OK);
+    ck_assert_int_eq(pt2_zip_eocd_check_extents(&e, &err), PT2_ERR_TRUNCATED);
+    ck_assert_str_eq(err.message, "truncated or corrupt zip: central directory records do not "
+                                  "match the file (bad offsets or counts)");
     pt2_zip_eocd_release(&e);
     free(b);
 }
