@@ -168,6 +168,10 @@ static int take_hdr(pt2_zipstream *zs, const uint8_t *p, size_t n, size_t *used,
 
     if (k > n)
         k = n;
+    /* every header's length is bounded before it is asked for (HDR_MAX is the largest) */
+    if (zs->hdr_need > HDR_MAX)
+        return pt2_error_set(err, PT2_ERR_INTERNAL, "zip stream: a header of %zu bytes asked for",
+                             zs->hdr_need);
     memcpy(zs->hdr + zs->hdr_len, p, k);
     zs->hdr_len += k;
     *used = k;
@@ -600,15 +604,18 @@ static int on_cdir(pt2_zipstream *zs, const uint8_t *p, size_t n, size_t *used,
     if (zs->hdr_need == CDIR_LEN) {
         size_t nl = pt2_le16(zs->hdr + 28);
 
-        if (nl > NAME_LEN_MAX)
-            disagree(zs, "a central directory name of more than %u bytes at offset %llu",
-                     NAME_LEN_MAX, OFF_ARG(zs->pos - zs->hdr_len));
+        /* No entry that streamed past has such a name (its local header was not followed
+         * either), and the record would not fit the header buffer: not followed from here. */
+        if (nl > NAME_LEN_MAX) {
+            lose(zs, "a central directory name of more than %u bytes at offset %llu", NAME_LEN_MAX,
+                 OFF_ARG(zs->pos - zs->hdr_len));
+            return PT2_OK;
+        }
         zs->hdr_need = CDIR_LEN + nl + pt2_le16(zs->hdr + 30) + pt2_le16(zs->hdr + 32);
         if (zs->hdr_len < zs->hdr_need)
             return PT2_OK;
     }
-    if (pt2_le16(zs->hdr + 28) <= NAME_LEN_MAX)
-        check_cdir(zs);
+    check_cdir(zs);
     zs->st = ST_SIG;
     return PT2_OK;
 }

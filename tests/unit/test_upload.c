@@ -488,6 +488,49 @@ START_TEST(directory_that_lies_after_a_drop_is_refused)
 }
 END_TEST
 
+/*
+ * A directory record naming more than 1024 bytes, with the largest extra and comment
+ * lengths: no entry that streamed past has such a name, and the record does not fit the
+ * parser's header buffer (a heap overflow once 132 KB of it had arrived, found by
+ * fuzz_upload). It is where the stream stops being followed, at every slicing.
+ */
+START_TEST(directory_name_over_the_cap_is_not_followed)
+{
+    static uint8_t w[100000], junk[140000];
+    static const size_t slices[] = {0, 1, 7, 4096};
+    char said[200];
+    struct zw z = {0};
+    uint32_t cd;
+
+    zw_entry(&z, "m/data/weights/weight_0", w, sizeof(w), 1);
+    cd = (uint32_t)z.n;
+    zw_u32(&z, 0x02014b50u);
+    zw_u16(&z, 20);
+    zw_u16(&z, 20);
+    zw_u16(&z, 0x0808);
+    zw_u16(&z, 0);
+    zw_u32(&z, 0);
+    zw_u32(&z, 0);
+    zw_u32(&z, 0);
+    zw_u32(&z, 0);
+    zw_u16(&z, 2000);   /* name */
+    zw_u16(&z, 0xFFFF); /* extra */
+    zw_u16(&z, 0xFFFF); /* comment */
+    zw_u32(&z, 0);
+    zw_u32(&z, 0);
+    zw_u32(&z, 0);
+    memset(junk, 'a', sizeof(junk));
+    zw_put(&z, junk, sizeof(junk));
+    snprintf(said, sizeof(said),
+             "a central directory name of more than 1024 bytes at offset %u) after 100000 "
+             "bytes of weights were dropped",
+             cd);
+    for (size_t i = 0; i < sizeof(slices) / sizeof(slices[0]); i++)
+        assert_refused(z.b, z.n, slices[i], PT2_ERR_UNSUPPORTED, said);
+    free(z.b);
+}
+END_TEST
+
 /* The same lie over small entries: nothing was dropped, so the upload is kept whole. */
 START_TEST(directory_that_lies_over_small_entries_keeps_it_whole)
 {
@@ -633,6 +676,7 @@ int main(void)
     tcase_add_test(t, trailing_bytes_are_refused_after_a_drop);
     tcase_add_test(t, keep_all_keeps_everything);
     tcase_add_test(t, no_spill_file_is_a_clear_failure);
+    tcase_add_test(t, directory_name_over_the_cap_is_not_followed);
     suite_add_tcase(s, t);
     return tu_run_suite(s);
 }
