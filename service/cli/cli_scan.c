@@ -472,6 +472,17 @@ static int scan_page(struct scan_run *run, const struct pt2_remote_page *pg,
         j->etag = o->etag;
         j->size = o->size;
         j->item = cli_state_lookup(run->state, o->url, o->etag, o->size);
+        if (j->item != NULL) {
+            /* the same bytes, shown with what this listing says of them (a PUT of the same
+             * bytes keeps the ETag and moves LastModified); else read afresh */
+            struct pt2_listing_file f = {o->url, o->has_mtime, o->size, o->mtime};
+            struct pt2_error ignored = {0};
+
+            if (pt2_listing_item_stat(j->item, &f, &ignored) != PT2_OK) {
+                cJSON_Delete(j->item);
+                j->item = NULL;
+            }
+        }
         run->skipped += j->item != NULL;
     }
     return scan_batch(run, n);

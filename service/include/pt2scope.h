@@ -747,6 +747,13 @@ int pt2_listing_item(const struct pt2_listing_file *file, const pt2_package *pkg
                      size_t n_targets, cJSON **out, struct pt2_error *err);
 
 /*
+ * Set an item's "size" and "mtime" from `file` (its has_stat, size, mtime),
+ * replacing what it had, name and the rest untouched: an item kept from an
+ * earlier scan of unchanged bytes, shown with what a new listing says of them.
+ */
+int pt2_listing_item_stat(cJSON *item, const struct pt2_listing_file *file, struct pt2_error *err);
+
+/*
  * The package's GPU or CPU targets in one short form, into buf (returned):
  * each distinct GPU target once, in the order found: "sm_90a, sm_80+PTX"
  * (SASS, "+PTX" when PTX for the same architecture is there too; lone PTX

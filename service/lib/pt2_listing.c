@@ -269,15 +269,47 @@ static int listing_summary(cJSON *item, const pt2_package *pkg,
     return n > 0 ? listing_verdicts(item, pkg, targets, n, err) : PT2_OK;
 }
 
+/* "size" and "mtime" of `file` (null both, or the mtime alone where it cannot be written). */
+static cJSON *listing_size(const struct pt2_listing_file *file)
+{
+    return file->has_stat ? cJSON_CreateNumber((double)file->size) : cJSON_CreateNull();
+}
+
+static cJSON *listing_mtime(const struct pt2_listing_file *file)
+{
+    char when[32];
+
+    return file->has_stat && listing_time(file->mtime, when, sizeof(when))
+               ? cJSON_CreateString(when)
+               : cJSON_CreateNull();
+}
+
+/* Replace `key` of item with v, or add it where it is missing; 0 when v is NULL (no memory). */
+static int listing_put(cJSON *item, const char *key, cJSON *v)
+{
+    if (v == NULL)
+        return 0;
+    if (cJSON_GetObjectItemCaseSensitive(item, key) != NULL)
+        return cJSON_ReplaceItemInObjectCaseSensitive(item, key, v) ? 1 : (cJSON_Delete(v), 0);
+    return pt2_json_add_owned(item, key, v);
+}
+
 /* "name", "size", "mtime". */
 static int listing_identity(cJSON *item, const struct pt2_listing_file *file)
 {
-    char when[32];
-    int known = file->has_stat && listing_time(file->mtime, when, sizeof(when));
-
     return cJSON_AddStringToObject(item, "name", file->name) != NULL &&
-           pt2_json_add_num_or_null(item, "size", (double)file->size, file->has_stat) &&
-           pt2_json_add_str_or_null(item, "mtime", known ? when : NULL);
+           listing_put(item, "size", listing_size(file)) &&
+           listing_put(item, "mtime", listing_mtime(file));
+}
+
+int pt2_listing_item_stat(cJSON *item, const struct pt2_listing_file *file, struct pt2_error *err)
+{
+    if (!cJSON_IsObject(item) || file == NULL)
+        return pt2_error_set(err, PT2_ERR_INVALID, "pt2_listing_item_stat: missing argument");
+    if (!listing_put(item, "size", listing_size(file)) ||
+        !listing_put(item, "mtime", listing_mtime(file)))
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory building a listing item");
+    return PT2_OK;
 }
 
 int pt2_listing_item(const struct pt2_listing_file *file, const pt2_package *pkg,

@@ -345,19 +345,21 @@ int pt2_zip_eocd_check_extents(const struct pt2_zip_eocd *e, struct pt2_error *e
     uint64_t pos = 0, off, csize;
     struct extent *x;
     size_t n = 0, nlen;
-    int rc = PT2_OK;
+    int rc = PT2_OK, overlaps;
 
     if (!e->cd_known || cd == NULL)
         return PT2_OK;
-    /* no more records fit than 46-byte ones (the buffered directory is capped); without
-     * room the offsets are still checked first, as they were before any overlap */
-    x = malloc((size_t)(e->cd_size / CDIR_RECORD_MIN + 1) * sizeof(*x));
+    /* no more records fit than 46-byte ones (the buffered directory is capped), and one
+     * cannot overlap another: room only for two or more. Without room the offsets are
+     * still checked first, as they were before any overlap. */
+    overlaps = e->cd_size >= 2 * CDIR_RECORD_MIN;
+    x = overlaps ? malloc((size_t)(e->cd_size / CDIR_RECORD_MIN) * sizeof(*x)) : NULL;
     while (rc == PT2_OK && eocd_record(e, cd, &pos, &off, &csize, &nlen)) {
         rc = eocd_before_directory(e, off, csize, nlen, err);
         if (x != NULL)
             x[n++] = (struct extent){off, off + LOCAL_HEADER_LEN + nlen + csize};
     }
-    if (rc == PT2_OK && x == NULL)
+    if (rc == PT2_OK && overlaps && x == NULL)
         rc = pt2_error_set(err, PT2_ERR_NOMEM, "out of memory checking the zip entries");
     if (rc != PT2_OK) {
         free(x);

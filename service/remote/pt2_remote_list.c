@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -351,29 +352,34 @@ static int digits(const char *s, size_t n)
 
 /*
  * S3's LastModified, "YYYY-MM-DDTHH:MM:SS[.fraction]Z" (UTC), as seconds since
- * the epoch. 0 for anything else, a date that does not exist included: the
- * item then says null rather than a time the listing did not give.
+ * the epoch. 0 for anything else, a date that does not exist, one before 1970
+ * (no object store's) and one this time_t cannot hold included: the item then
+ * says null rather than a time the listing did not give.
  */
-static int s3_time(const char *t, int64_t *out)
+static int s3_time(const char *s, int64_t *out)
 {
     static const unsigned char mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    size_t n = strlen(t), z = 19;
+    size_t n = strlen(s), z = 19;
     int y, mo, d, h, mi, sec;
+    int64_t t;
 
-    if (n < 20 || t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':')
+    if (n < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':')
         return 0;
-    y = digits(t, 4), mo = digits(t + 5, 2), d = digits(t + 8, 2);
-    h = digits(t + 11, 2), mi = digits(t + 14, 2), sec = digits(t + 17, 2);
-    if (t[z] == '.')
-        for (z++; z < n && t[z] >= '0' && t[z] <= '9'; z++)
+    y = digits(s, 4), mo = digits(s + 5, 2), d = digits(s + 8, 2);
+    h = digits(s + 11, 2), mi = digits(s + 14, 2), sec = digits(s + 17, 2);
+    if (s[z] == '.')
+        for (z++; z < n && s[z] >= '0' && s[z] <= '9'; z++)
             ;
     /* digits() is -1 for a non-digit, which every lower bound below refuses */
-    if (z != n - 1 || t[z] != 'Z' || t[z - 1] == '.' || y < 1970 || mo < 1 || mo > 12 || d < 1 ||
+    if (z != n - 1 || s[z] != 'Z' || s[z - 1] == '.' || y < 1970 || mo < 1 || mo > 12 || d < 1 ||
         d > mdays[mo - 1] || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
         return 0;
     if (mo == 2 && d == 29 && !(y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)))
         return 0;
-    *out = civil_days(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec;
+    t = civil_days(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec;
+    if ((int64_t)(time_t)t != t)
+        return 0;
+    *out = t;
     return 1;
 }
 

@@ -49,7 +49,7 @@ struct pt2_remote_object {
     char etag[PT2_REMOTE_LIST_ETAG_MAX + 1]; /* as listed, quotes included; "" if none */
     uint64_t size;
     /* LastModified, seconds since the epoch (the fraction dropped); has_mtime 0 when the
-     * listing gave none or not as S3 writes it ("2026-12-04T18:55:00.000Z") */
+     * listing gave none, not as S3 writes it ("2026-12-04T18:55:00.000Z") or before 1970 */
     int64_t mtime;
     int has_mtime;
 };

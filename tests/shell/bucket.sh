@@ -76,18 +76,18 @@ same "scan: the GPU package's item" \
 same "state: a header and 2,000 objects" "$(wc -l <"$S")" 2001
 # size and mtime as the store lists them: its own ListObjectsV2 answer (s3rver, unsigned)
 # is the oracle, LastModified to the second
-curl -s -o "$TMP/zz.xml" "$REMOTE_S3RVER_URL/models?list-type=2&prefix=reg/zz/"
-listed_stat() { # the listed Size and LastModified of reg/zz/gpu.pt2, as an item says them
-    python3 - "$TMP/zz.xml" <<'PY'
+listed_stat() { # listed_stat KEY: its listed Size and LastModified, as an item says them
+    curl -s -o "$TMP/listed.xml" "$REMOTE_S3RVER_URL/models?list-type=2&prefix=$1"
+    python3 - "$TMP/listed.xml" "$1" <<'PY'
 import re, sys
 x = open(sys.argv[1]).read()
-c = re.search(r"<Contents>(?:(?!</Contents>).)*<Key>reg/zz/gpu\.pt2</Key>.*?</Contents>", x, re.S).group(0)
+c = re.search(r"<Contents>(?:(?!</Contents>).)*<Key>" + re.escape(sys.argv[2]) + r"</Key>.*?</Contents>", x, re.S).group(0)
 size = re.search(r"<Size>(\d+)</Size>", c).group(1)
 when = re.search(r"<LastModified>(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?Z</LastModified>", c).group(1)
 print(size, when + "Z")
 PY
 }
-LISTED=$(listed_stat)
+LISTED=$(listed_stat reg/zz/gpu.pt2)
 same "scan: a listed object's size is the file's" "${LISTED%% *}" "$(stat -c %s "$GPU")"
 same "scan: a listed object's size and mtime, as listed" \
     "$(grep '"s3://models/reg/zz/gpu.pt2"' "$TMP/all.jsonl" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["size"], d["mtime"])')" \
@@ -112,6 +112,11 @@ same "rescan: the same answers" \
 # ---- one object changed, one deleted -------------------------------------------------------------
 curl -s -o /dev/null -X PUT --data-binary "@$GPU" "$REMOTE_S3RVER_URL/models/reg/p0007.pt2"
 curl -s -o /dev/null -X DELETE "$REMOTE_S3RVER_URL/models/reg/p0011.pt2"
+# the same bytes again, a second later: the same ETag, a new LastModified
+OLD3=$(listed_stat reg/p0003.pt2)
+sleep 1.1
+curl -s -o /dev/null -X PUT --data-binary "@$SMALL" "$REMOTE_S3RVER_URL/models/reg/p0003.pt2"
+NEW3=$(listed_stat reg/p0003.pt2)
 log_reset
 "$CLI" scan --format jsonl --state "$S" s3://models/reg/ >"$TMP/changed.jsonl" 2>"$TMP/changed.err"
 same "changed: exit status" "$?" 0
@@ -122,6 +127,10 @@ same "changed: only the changed object was requested" \
 same "changed: its new answer" \
     "$(grep '"s3://models/reg/p0007.pt2"' "$TMP/changed.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["targets"])')" sm_90a
 same "deleted: no item" "$(grep -c p0011 "$TMP/changed.jsonl")" 0
+same "same bytes put again: a new LastModified" "$([ "$OLD3" != "$NEW3" ] && echo moved)" moved
+same "same bytes put again: not read, shown with the listing's size and mtime" \
+    "$(grep '"s3://models/reg/p0003.pt2"' "$TMP/changed.jsonl" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["size"], d["mtime"])')" \
+    "$NEW3"
 same "deleted: gone from the state" "$(wc -l <"$S") $(grep -c p0011 "$S")" "2000 0"
 
 # ---- shards: a partition whose union is the unsharded scan --------------------------------------

@@ -122,6 +122,39 @@ START_TEST(test_item_members)
 }
 END_TEST
 
+/* An item's size and mtime set again from another stat, in place, the rest untouched. */
+START_TEST(test_item_stat)
+{
+    const struct pt2_listing_file later = {"ignored", 1, 99, 1796410500}, none = {"x", 0, 5, 7};
+    struct pt2_error err = {0};
+    cJSON *item = item_of("cuda_sm90a_v8.pt2", NULL, 0), *arr = cJSON_CreateArray();
+    char *s;
+
+    ck_assert_int_eq(pt2_listing_item_stat(item, &later, &err), PT2_OK);
+    s = cJSON_PrintUnformatted(item);
+    ck_assert_str_eq(s, "{\"name\":\"cuda_sm90a_v8.pt2\",\"size\":99,"
+                        "\"mtime\":\"2026-12-04T18:55:00Z\",\"kind\":\"aoti\",\"device\":\"cuda\","
+                        "\"targets\":\"sm_90a\",\"models\":1}");
+    cJSON_free(s);
+    /* unknown: both null, as a new item for that file says */
+    ck_assert_int_eq(pt2_listing_item_stat(item, &none, &err), PT2_OK);
+    ck_assert(is_null(item, "size"));
+    ck_assert(is_null(item, "mtime"));
+    ck_assert_int_eq(cJSON_GetArraySize(item), 7);
+    /* an item without them gets them */
+    cJSON_DeleteItemFromObjectCaseSensitive(item, "size");
+    cJSON_DeleteItemFromObjectCaseSensitive(item, "mtime");
+    ck_assert_int_eq(pt2_listing_item_stat(item, &later, &err), PT2_OK);
+    ck_assert_int_eq((int)num(item, "size"), 99);
+    ck_assert_str_eq(pt2_json_str(item, "mtime"), "2026-12-04T18:55:00Z");
+    ck_assert_int_eq(pt2_listing_item_stat(NULL, &later, &err), PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2_listing_item_stat(arr, &later, &err), PT2_ERR_INVALID);
+    ck_assert_int_eq(pt2_listing_item_stat(item, NULL, &err), PT2_ERR_INVALID);
+    cJSON_Delete(arr);
+    cJSON_Delete(item);
+}
+END_TEST
+
 static struct pt2_listing_target target(const char *label)
 {
     struct pt2_listing_target t;
@@ -222,6 +255,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_item_members);
     tcase_add_test(tc, test_item_verdicts);
     tcase_add_test(tc, test_problem_items);
+    tcase_add_test(tc, test_item_stat);
     suite_add_tcase(s, tc);
     return s;
 }
