@@ -270,11 +270,8 @@ static int scan_item(const char *path, const struct pt2_remote_object *listed,
          * listing gives them, else unknown */
         if (pt2_remote_shown_url(path, shown, sizeof(shown)) == PT2_OK)
             file.name = shown;
-        if (listed != NULL && listed->has_mtime) {
-            file.has_stat = 1;
-            file.size = listed->size;
-            file.mtime = listed->mtime;
-        }
+        if (listed != NULL)
+            file = pt2_remote_object_file(listed, file.name);
         (void)cli_open_url_opts(path, ro, NULL, &pkg, &perr);
     } else {
         if (stat(path, &st) == 0) {
@@ -475,7 +472,7 @@ static int scan_page(struct scan_run *run, const struct pt2_remote_page *pg,
         if (j->item != NULL) {
             /* the same bytes, shown with what this listing says of them (a PUT of the same
              * bytes keeps the ETag and moves LastModified); else read afresh */
-            struct pt2_listing_file f = {o->url, o->has_mtime, o->size, o->mtime};
+            struct pt2_listing_file f = pt2_remote_object_file(o, o->url);
             struct pt2_error ignored = {0};
 
             if (pt2_listing_item_stat(j->item, &f, &ignored) != PT2_OK) {

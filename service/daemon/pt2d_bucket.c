@@ -100,8 +100,7 @@ static size_t bucket_lookup(const struct bucket_run *run, size_t n)
 static int bucket_item(const struct bucket_run *run, struct pt2d_packages_judge *jd,
                        const struct bucket_obj *b, cJSON **out, struct pt2_error *err)
 {
-    /* size and mtime as listed: both, or (no LastModified the store wrote as S3 does) neither */
-    struct pt2_listing_file file = {b->o->url, b->o->has_mtime, b->o->size, b->o->mtime};
+    struct pt2_listing_file file = pt2_remote_object_file(b->o, b->o->url);
     char etag[PT2D_ETAG_MAX] = "";
     int rc;
 

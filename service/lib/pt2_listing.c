@@ -269,7 +269,8 @@ static int listing_summary(cJSON *item, const pt2_package *pkg,
     return n > 0 ? listing_verdicts(item, pkg, targets, n, err) : PT2_OK;
 }
 
-/* "size" and "mtime" of `file` (null both, or the mtime alone where it cannot be written). */
+/* "size" and "mtime" of `file`: null without its stat; the mtime null too where the time
+ * cannot be written. */
 static cJSON *listing_size(const struct pt2_listing_file *file)
 {
     return file->has_stat ? cJSON_CreateNumber((double)file->size) : cJSON_CreateNull();

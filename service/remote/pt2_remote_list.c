@@ -337,17 +337,12 @@ static int64_t civil_days(int64_t y, unsigned m, unsigned d)
     return era * 146097 + (int64_t)(yoe * 365 + yoe / 4 - yoe / 100 + doy) - 719468;
 }
 
-/* `n` digits at s as a number, or -1. */
+/* `n` (at most 4) decimal digits at s as a number, or -1. */
 static int digits(const char *s, size_t n)
 {
-    int v = 0;
+    uint64_t v;
 
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v;
+    return pt2_num_u64n(s, n, 10, &v) == PT2_OK ? (int)v : -1;
 }
 
 /*
@@ -381,6 +376,13 @@ static int s3_time(const char *s, int64_t *out)
         return 0;
     *out = t;
     return 1;
+}
+
+struct pt2_listing_file pt2_remote_object_file(const struct pt2_remote_object *o, const char *name)
+{
+    struct pt2_listing_file f = {name, o->has_mtime, o->size, o->mtime};
+
+    return f;
 }
 
 /* A wanted key, with what its <Contents> says of it (etag, size, mtime). */

@@ -54,6 +54,13 @@ struct pt2_remote_object {
     int has_mtime;
 };
 
+/*
+ * A listed object's file for its listing item (pt2_listing_item, _item_stat), named
+ * `name` (borrowed: its URL, or as answers show it): the listed size and mtime, or
+ * neither where the listing gave no usable LastModified.
+ */
+struct pt2_listing_file pt2_remote_object_file(const struct pt2_remote_object *o, const char *name);
+
 struct pt2_remote_page {
     struct pt2_remote_object *v;
     size_t n;
