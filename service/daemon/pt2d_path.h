@@ -56,8 +56,9 @@ int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroo
  * The identity alone: the same resolution, confinement, judgement, results and
  * messages as pt2d_path_open_at(), out->st the fstat of the file's O_PATH
  * descriptor (itself closed), out->fd -1 and nothing opened for reading. For a
- * cache lookup (the fast one: openat2 + fstat), where a hit reads nothing. A file
- * whose reading would be refused is still found: the open that reads says so.
+ * cache lookup, where a hit reads nothing: one fstatat that follows no link for a
+ * regular file named directly in a root, else openat2 + fstat. A file whose
+ * reading would be refused is still found: the open that reads says so.
  */
 int pt2d_path_stat_at(const char *const *roots, const int *root_fds, size_t nroots, const char *rel,
                       struct pt2d_path_file *out, struct pt2_error *err);
