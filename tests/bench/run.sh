@@ -192,6 +192,7 @@ declare -A URL=(
     [cached]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2&affinity=1"
     [uncached]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2&nocache=1&affinity=1"
     [ceiling-lean]="http://127.0.0.1:$CP2/v1/inspect?path=typical.pt2"
+    [cached-lean]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2"
     [uncached-lean]="http://127.0.0.1:$DP/v1/inspect?path=typical.pt2&nocache=1"
     [livez]="http://127.0.0.1:$DP/livez"
 )
@@ -205,7 +206,7 @@ JSONL=$WORK/http.jsonl
 for c in 1 16 256; do
     t=$((c < NPROC ? c : NPROC))
     for round in $(seq 1 "$REPS"); do
-        for what in ceiling cached uncached livez ceiling-lean uncached-lean; do
+        for what in ceiling cached uncached livez ceiling-lean cached-lean uncached-lean; do
             BENCH_OUT="$JSONL" BENCH_LABEL=$what BENCH_CONNS=$c BENCH_ROUND=$round \
                 wrk -t"$t" -c"$c" -d"${SECS}s" --latency -s tests/bench/report.lua \
                 "${URL[$what]}" >"$WORK/wrk.txt"

@@ -253,7 +253,8 @@ def report_http(http, out, targets):
         len(r.get("rounds_ok_rps", [1])) for r in runs))
     out.append("| endpoint | connections | req/s | p50 | p99 | non-2xx | vs ceiling |")
     out.append("|---|---:|---:|---:|---:|---:|---:|")
-    order = ["ceiling", "cached", "uncached", "livez", "ceiling-lean", "uncached-lean"]
+    order = ["ceiling", "cached", "uncached", "livez", "ceiling-lean", "cached-lean",
+             "uncached-lean"]
     for r in sorted(runs, key=lambda r: (order.index(r["label"]) if r["label"] in order else 9,
                                          r["connections"])):
         out.append("| %s | %d | %.0f | %.2f ms | %.2f ms | %d | %s |" % (
@@ -298,18 +299,25 @@ def issue25_http(runs, targets):
         targets.append(("Uncached (%s) ≥ %d %% of its ceiling at %d connections" % (
             what, 100 * UNCACHED_MIN, UNCACHED_CONNS), "%.0f %%" % (100 * r["ratio_to_ceiling"]),
             ok, cause))
-    rs = sorted((r for r in runs if r["label"] == "cached" and r["ratio_to_ceiling"] is not None),
+    for label, what in (("cached", "affinity=1"), ("cached-lean", "default document")):
+        issue25_cached(runs, label, what, targets)
+
+
+def issue25_cached(runs, label, what, targets):
+    """The cached goal for one document, against the ceiling serving that document."""
+    rs = sorted((r for r in runs if r["label"] == label and r["ratio_to_ceiling"] is not None),
                 key=lambda r: r["connections"])
-    if rs:
-        ok = all(r["ratio_to_ceiling"] >= CACHED_MIN for r in rs)
-        bad = [r for r in rs if r["ratio_to_ceiling"] < CACHED_MIN]
-        cause = ("" if ok else "below at %s: per hit the daemon still routes, parses the query, "
-                 "resolves the path (openat2 + fstat), fingerprints the options for the ETag and "
-                 "writes an access line, none of which the ceiling does" % ", ".join(
-                     "%d conn" % r["connections"] for r in bad))
-        targets.append(("Cached ≥ %d %% of the ceiling at 1, 16 and 256 connections" % (
-            100 * CACHED_MIN), ", ".join("%d conn: %.0f %%" % (
-                r["connections"], 100 * r["ratio_to_ceiling"]) for r in rs), ok, cause))
+    if not rs:
+        return
+    ok = all(r["ratio_to_ceiling"] >= CACHED_MIN for r in rs)
+    bad = [r for r in rs if r["ratio_to_ceiling"] < CACHED_MIN]
+    cause = ("" if ok else "below at %s: per hit the daemon still routes, parses the query, "
+             "resolves the path (one fstatat), fingerprints the options for the ETag and "
+             "writes an access line, none of which the ceiling does; the smaller the document, "
+             "the larger their share" % ", ".join("%d conn" % r["connections"] for r in bad))
+    targets.append(("Cached (%s) ≥ %d %% of its ceiling at 1, 16 and 256 connections" % (
+        what, 100 * CACHED_MIN), ", ".join("%d conn: %.0f %%" % (
+            r["connections"], 100 * r["ratio_to_ceiling"]) for r in rs), ok, cause))
 
 
 def issue25_library(ins, lean, targets):
