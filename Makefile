@@ -220,8 +220,32 @@ $(WIN_DIR)/win_model_elf.so: tests/fixtures/src/win_model.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
 
-test-unit: $(WIN_DLL) $(WIN_DLL:.pyd=.pt2) $(WIN_DIR)/win_model_elf.so
-test-shell fuzz test-fuzz: $(WIN_DLL) $(WIN_DLL:.pyd=.pt2)
+# The same source linked by LLVM's lld-link (the MSVC linker's command line and output) with
+# torch_cpu.dll delay-loaded (/delayload): a real delay-load directory, which GNU ld does not
+# write. Import libraries by llvm-dlltool; `llvm-readobj --coff-imports` shows the tables
+# (tests/shell/runtime.sh compares). make deps installs lld and llvm.
+LLD_LINK      ?= lld-link
+LLVM_DLLTOOL  ?= llvm-dlltool
+WIN_DELAY     := $(if $(and $(WIN_DLL),$(shell command -v $(LLD_LINK) 2>/dev/null),$(shell command -v $(LLVM_DLLTOOL) 2>/dev/null)),$(WIN_DIR)/win_delay.pyd)
+
+$(WIN_DIR)/%.lib: tests/fixtures/src/win_%.def
+	@mkdir -p $(dir $@)
+	$(LLVM_DLLTOOL) -m i386:x86-64 -d $< -l $@
+
+$(WIN_DIR)/%.obj: tests/fixtures/src/%.c
+	@mkdir -p $(dir $@)
+	$(MINGW_CC) -O2 -Wall -Wextra -Werror -c -o $@ $<
+
+$(WIN_DIR)/win_delay.pyd: $(WIN_DIR)/win_model.obj $(WIN_DIR)/win_delay_helper.obj \
+                          $(WIN_DIR)/torch_cpu.lib $(WIN_DIR)/kernel32.lib
+	$(LLD_LINK) /dll /nodefaultlib /entry:win_model_entry /subsystem:windows \
+	  /delayload:torch_cpu.dll /Brepro /implib:$(@:.pyd=.exports.lib) /out:$@ $^
+
+$(WIN_DIR)/win_delay.pt2: $(WIN_DIR)/win_delay.pyd tests/fixtures/build.py
+	python3 tests/fixtures/build.py --pyd $< $@
+
+test-unit: $(WIN_DLL) $(WIN_DLL:.pyd=.pt2) $(WIN_DIR)/win_model_elf.so $(WIN_DELAY) $(WIN_DELAY:.pyd=.pt2)
+test-shell fuzz test-fuzz: $(WIN_DLL) $(WIN_DLL:.pyd=.pt2) $(WIN_DELAY) $(WIN_DELAY:.pyd=.pt2)
 
 # --- running ---------------------------------------------------------------
 # The examples `make run` prints, for the address it listens on (a wildcard
@@ -271,7 +295,7 @@ test-shell: all $(TEST_DAEMON) $(FAKECUDA)
 # Lint the spec, prove the validator can fail, then validate every response
 # the HTTP suites, shell tests and tests/contract/exercise.sh receive against
 # openapi/openapi.yaml (tests/contract/run.sh).
-test-contract: all $(TEST_DAEMON) $(HTTP_BIN) $(FAKECUDA)
+test-contract: all $(TEST_DAEMON) $(HTTP_BIN) $(FAKECUDA) $(WIN_DLL:.pyd=.pt2) $(WIN_DELAY:.pyd=.pt2)
 	@bash tests/contract/run.sh $(BUILD)
 
 # The test oracles (real libtorch builds, read by tests/shell/libtorch.sh) are

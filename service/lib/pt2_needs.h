@@ -74,6 +74,9 @@ struct pt2_needs {
     size_t nlibs;
     uint32_t libs[PT2_NEEDS_LIBS_MAX];     /* DT_NEEDED / LC_LOAD_DYLIB, in order */
     uint8_t libs_weak[PT2_NEEDS_LIBS_MAX]; /* LC_LOAD_WEAK_DYLIB */
+    /* PE delay-load directory: loaded by the first call of one of its functions, not at
+     * load time (its functions are imports like the others: running needs them). */
+    uint8_t libs_delay[PT2_NEEDS_LIBS_MAX];
     struct pt2_vneed *vers;
     size_t nvers;
     uint32_t *defs; /* version names a provider defines (.gnu.version_d), by vd_ndx */

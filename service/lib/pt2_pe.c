@@ -21,6 +21,14 @@
  *    an all-zero one. A lookup table holds u32 (PE32) / u64 (PE32+) entries
  *    ended by 0: the top bit set is an ordinal (low 16 bits), else the RVA
  *    (low 31 bits) of {u16 hint, NUL-terminated name}.
+ *  - Delay-load directory (data directory 13): 32-byte descriptors {u32
+ *    Attributes, u32 DllNameRVA, u32 ModuleHandleRVA, u32
+ *    ImportAddressTableRVA, u32 ImportNameTableRVA, u32 BoundIAT, u32
+ *    UnloadIAT, u32 TimeDateStamp}, ended by an all-zero one. Attributes bit
+ *    0 says the fields are RVAs (every linker since 2002 writes that); the
+ *    name table has the lookup table's form. The loader does not bind these
+ *    DLLs: the first call of one of their functions loads it, so they are
+ *    needs of running, not of loading (pt2_needs.libs_delay).
  *
  * Errors after the PE signature are split in two: the reader failing (I/O,
  * out of memory) fails the scan; anything about the file itself (a bound, a
@@ -43,8 +51,11 @@
 #define DIRS_MAX 16u
 #define OPT_MAX (FIXED_PE32PLUS + DIRS_MAX * 8u)
 #define DIR_IMPORT 1u
+#define DIR_DELAY_IMPORT 13u
 #define SECTION_SIZE 40u
 #define DESC_SIZE 20u
+#define DELAY_DESC_SIZE 32u
+#define DELAY_RVA_BASED 1u /* Attributes bit 0 */
 
 struct pe_sec {
     uint32_t va, len, raw_off; /* len: the section's bytes present in the file */
@@ -289,61 +300,103 @@ static int read_thunks(struct pe_img *m, const char *dll, uint32_t rva, struct p
     }
 }
 
-/* One import descriptor `d`: its DLL name, then its functions. */
-static int read_descriptor(struct pe_img *m, uint32_t i, const uint8_t *d, struct pt2_error *err)
+/* DLL `i` of a descriptor (delay-loaded or not): its name at `name_rva`, then its functions
+ * from the lookup table at `lookup`. */
+static int read_dll(struct pe_img *m, uint32_t i, uint32_t name_rva, uint32_t lookup, int delay,
+                    struct pt2_error *err)
 {
     char dll[PT2_PE_DLLNAME_MAX];
     const char *name, *why = "";
-    uint32_t lookup = pt2_le32(d) != 0 ? pt2_le32(d) : pt2_le32(d + 16);
+    size_t before = m->n->nlibs;
     int rc;
 
-    rc = rva_str(m, pt2_le32(d + 12), sizeof(dll), &name, &why, err);
+    rc = rva_str(m, name_rva, sizeof(dll), &name, &why, err);
     if (rc != PT2_OK)
         return rc;
     if (name == NULL) {
-        pt2_needs_set_partial(m->n, "%s: the name of imported DLL %u %s", m->rd->name, i, why);
+        pt2_needs_set_partial(m->n, "%s: the name of %s DLL %u %s", m->rd->name,
+                              delay ? "delay-loaded" : "imported", i, why);
         return PT2_OK;
     }
     snprintf(dll, sizeof(dll), "%s", name); /* the window moves on */
     rc = pt2_needs_add_lib(m->n, dll, 0, err);
     if (rc != PT2_OK)
         return rc;
+    if (m->n->nlibs > before)
+        m->n->libs_delay[before] = (uint8_t)(delay != 0);
     if (lookup == 0) {
-        pt2_needs_set_partial(m->n, "%s: %s has no import lookup table", m->rd->name, dll);
+        pt2_needs_set_partial(m->n, "%s: %s has no import %s table", m->rd->name, dll,
+                              delay ? "name" : "lookup");
         return PT2_OK;
     }
     return read_thunks(m, dll, lookup, err);
 }
 
-static int read_imports(struct pe_img *m, struct pt2_error *err)
+/* One import descriptor `d`: its DLL name, then its functions. */
+static int read_descriptor(struct pe_img *m, uint32_t i, const uint8_t *d, struct pt2_error *err)
 {
-    uint32_t rva = m->dir_rva[DIR_IMPORT];
-    static const uint8_t zero[DESC_SIZE];
+    uint32_t lookup = pt2_le32(d) != 0 ? pt2_le32(d) : pt2_le32(d + 16);
 
-    if (m->ndirs <= DIR_IMPORT || rva == 0)
+    return read_dll(m, i, pt2_le32(d + 12), lookup, 0, err);
+}
+
+/* One delay-load descriptor `d` (DELAY_DESC_SIZE bytes). */
+static int read_delay_descriptor(struct pe_img *m, uint32_t i, const uint8_t *d,
+                                 struct pt2_error *err)
+{
+    if ((pt2_le32(d) & DELAY_RVA_BASED) == 0) {
+        /* The pre-2002 form holds addresses, not RVAs: not read, and said. */
+        pt2_needs_set_partial(m->n, "%s: delay-load descriptor %u is in the old address form",
+                              m->rd->name, i);
+        return PT2_OK;
+    }
+    return read_dll(m, i, pt2_le32(d + 4), pt2_le32(d + 16), 1, err);
+}
+
+/* How one directory of DLL descriptors is walked: the import or the delay-load one. */
+struct pe_dir {
+    uint32_t index;   /* data directory */
+    size_t desc;      /* descriptor size (at most DELAY_DESC_SIZE) */
+    const char *what; /* the directory, in messages */
+    const char *dlls; /* its DLLs, in messages */
+    int (*one)(struct pe_img *m, uint32_t i, const uint8_t *d, struct pt2_error *err);
+};
+
+static const struct pe_dir IMPORTS = {DIR_IMPORT, DESC_SIZE, "import", "imported", read_descriptor};
+static const struct pe_dir DELAY_IMPORTS = {DIR_DELAY_IMPORT, DELAY_DESC_SIZE, "delay-load import",
+                                            "delay-loaded", read_delay_descriptor};
+
+/* Each descriptor of directory `dir` up to the all-zero one. */
+static int read_directory(struct pe_img *m, const struct pe_dir *dir, struct pt2_error *err)
+{
+    uint32_t rva = m->dir_rva[dir->index];
+    static const uint8_t zero[DELAY_DESC_SIZE];
+
+    if (m->ndirs <= dir->index || rva == 0)
         return PT2_OK;
     for (uint32_t i = 0;; i++) {
-        uint8_t d[DESC_SIZE];
+        uint8_t d[DELAY_DESC_SIZE];
         const uint8_t *p;
         int rc;
 
         if (i >= PT2_NEEDS_LIBS_MAX) {
-            pt2_needs_set_partial(m->n, "%s: more than %u imported DLLs", m->rd->name,
-                                  PT2_NEEDS_LIBS_MAX);
+            pt2_needs_set_partial(m->n, "%s: more than %u %s DLLs", m->rd->name, PT2_NEEDS_LIBS_MAX,
+                                  dir->dlls);
             return PT2_OK;
         }
-        rc = rva_bytes(m, (uint64_t)rva + (uint64_t)i * DESC_SIZE, DESC_SIZE, &p, err);
+        rc = rva_bytes(m, (uint64_t)rva + (uint64_t)i * dir->desc, dir->desc, &p, err);
         if (rc != PT2_OK)
             return rc;
         if (p == NULL) {
-            pt2_needs_set_partial(m->n, "%s: the import directory (RVA 0x%x) %s", m->rd->name, rva,
+            pt2_needs_set_partial(m->n, "%s: the %s directory (RVA 0x%x) %s", m->rd->name,
+                                  dir->what, rva,
                                   i == 0 ? "lies in no section" : "runs out of its section");
             return PT2_OK;
         }
-        memcpy(d, p, sizeof(d));
-        if (memcmp(d, zero, sizeof(d)) == 0)
+        memcpy(d, p, dir->desc);
+        if (memcmp(d, zero, dir->desc) == 0)
             return PT2_OK;
-        rc = read_descriptor(m, i, d, err);
+        rc = dir->one(m, i, d, err);
         if (rc != PT2_OK)
             return rc;
     }
@@ -447,7 +500,9 @@ static int read_needs(struct pt2_rd *rd, uint64_t opt_off, unsigned optsize, uns
     if (rc == PT2_OK && m->ndirs > 0)
         rc = read_sections(m, opt_off + optsize, nsections, &local);
     if (rc == PT2_OK && m->ndirs > 0)
-        rc = read_imports(m, &local);
+        rc = read_directory(m, &IMPORTS, &local);
+    if (rc == PT2_OK && m->ndirs > 0)
+        rc = read_directory(m, &DELAY_IMPORTS, &local);
     free(m);
     if (rc == PT2_ERR_TOO_LARGE || rc == PT2_ERR_FORMAT) {
         pt2_needs_set_partial(n, "%s", local.message); /* the budget: what was read stays */

@@ -9,7 +9,9 @@
  * (to turn RVAs into file offsets) and the import directory: each
  * IMAGE_IMPORT_DESCRIPTOR's DLL name, in order, and its lookup table
  * (OriginalFirstThunk, else FirstThunk) of functions imported by name (the
- * hint/name table) or by ordinal. The facts go to the host's struct
+ * hint/name table) or by ordinal; then the delay-load directory the same way
+ * (its DLLs marked in libs_delay: bound at their first call, not at load).
+ * The facts go to the host's struct
  * pt2_needs (pt2_needs.h): DLL names as libraries, functions as imports
  * (the bare name; an ordinal import as "#<ordinal>", e.g. "#7"), so the
  * torch floor of the C shims (pt2_shims) is the same as for an ELF library.

@@ -659,7 +659,22 @@ static void library_facts(struct pt2_jw *w, const struct pt2_host *h)
     wnum(w, "size", (double)h->size);
 }
 
-/* A PE library's subsystem, DLL flag and DllCharacteristics (pt2_pe.h). */
+/* Whether library i is only delay-loaded: no other entry of the same name (an import, or an
+ * earlier delay-load one) is listed before or binds it at load time. */
+static int pe_only_delayed(const struct pt2_needs *n, size_t i)
+{
+    const char *name = pt2_needs_str(n, n->libs[i]);
+
+    if (!n->libs_delay[i])
+        return 0;
+    for (size_t j = 0; j < n->nlibs; j++)
+        if (j != i && (j < i || !n->libs_delay[j]) &&
+            strcmp(pt2_needs_str(n, n->libs[j]), name) == 0)
+            return 0;
+    return 1;
+}
+
+/* A PE library's subsystem, DLL flag, DllCharacteristics and delay-loaded DLLs (pt2_pe.h). */
 static void pe_write(struct pt2_jw *w, const struct pt2_needs *n)
 {
     char sub[32];
@@ -673,6 +688,11 @@ static void pe_write(struct pt2_jw *w, const struct pt2_needs *n)
         if (name != NULL && (n->pe_dll_characteristics & bit) != 0)
             pt2_jw_string(w, name, 0);
     }
+    pt2_jw_end(w);
+    PT2_JW_ARR(w, "delay_loaded");
+    for (size_t i = 0; i < n->nlibs; i++)
+        if (pe_only_delayed(n, i))
+            pt2_jw_string(w, pt2_needs_str(n, n->libs[i]), 0);
     pt2_jw_end(w);
     pt2_jw_end(w);
 }

@@ -32,6 +32,9 @@ FUZZ_RT_PKG=libclang-rt-14-dev
 # x86_64-w64-mingw32-gcc: the Windows DLL the PE tests read is built at test time
 # (tests/fixtures/src/win_model.c); its package brings binutils-mingw-w64-x86-64 (dlltool).
 test_tools="$test_tools x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64"
+# lld-link, llvm-dlltool: the same DLL linked with a delay-load directory (GNU ld writes
+# none); llvm-readobj: the oracle tests/shell/runtime.sh compares its tables with.
+test_tools="$test_tools lld-link:lld llvm-dlltool:llvm llvm-readobj:llvm"
 # nginx: the remote tests' web server (tests/remote/servers.sh runs it as the
 # current user, never the system service). Debian puts it in /usr/sbin, which a
 # non-root PATH may lack: it is there too (PT2SCOPE_NGINX names another place).

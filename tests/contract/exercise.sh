@@ -83,6 +83,13 @@ for ep in inspect arch metadata validate; do
         "$U/v1/$ep?view=oip$q"
 done
 expect 200 "$U/v1/inspect?path=export_program.pt2&view=oip&target=H100&target=gfx90a&driver=12.4"
+# A Windows library with a delay-load directory (Makefile: win_delay.pt2, when lld-link is
+# there): its runtime's pe object against the schema.
+if [ -f "$BUILD/fixtures/win/win_delay.pt2" ]; then
+    start win --model-root "$BUILD/fixtures/win"
+    expect 200 "$URL_win/v1/inspect?path=win_delay.pt2"
+    expect 200 "$URL_win/v1/inspect?path=win_model.pt2"
+fi
 expect 200 "$U/v1/metadata?path=export_program.pt2&view=oip"
 expect 200 "$U/v1/metadata?path=export_program.pt2"
 expect 200 "$U/v1/metadata?path=multi_model.pt2"

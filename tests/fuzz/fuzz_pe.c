@@ -1,12 +1,13 @@
 /*
  * fuzz_pe.c - libFuzzer harness: one file's bytes as a PE/COFF image
  * (pt2_pe_scan with a needs record: optional header, section table, import
- * directory), within the read budget an archive entry gets, then the shim
+ * and delay-load directories), within the read budget an archive entry gets, then the shim
  * classification and torch floor of what was read, and the same bytes through
  * the binary dispatcher. Traps when a cap is broken: more DLLs or functions
  * kept than pt2_needs.h allows, a DLL or function name that is empty.
- * Seeds: tests/fuzz/seeds/pe (hand-made images) and the mingw-w64 DLL the
- * build makes ($(BUILD)/fixtures/win/win_model.pyd, tests/fuzz/run.sh).
+ * Seeds: tests/fuzz/seeds/pe (hand-made images) and the DLLs the build
+ * makes ($(BUILD)/fixtures/win/win_model.pyd by mingw-w64, win_delay.pyd by
+ * lld-link with a delay-load directory; tests/fuzz/run.sh).
  */
 #include <stddef.h>
 #include <stdint.h>

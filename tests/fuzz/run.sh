@@ -60,8 +60,11 @@ seed() { # seed NAME DIR: the harness's starting corpus in DIR
     pe)
         # hand-made images, and the mingw-w64 DLL the build makes when it has the cross compiler
         cp tests/fuzz/seeds/pe/* "$dir/"
-        f=$(dirname "$FUZZ_DIR")/fixtures/win/win_model.pyd
-        [ -f "$f" ] && cp "$f" "$dir/" ;;
+        # and its lld-link build with a delay-load directory (win_delay.pyd)
+        for f in win_model.pyd win_delay.pyd; do
+            f=$(dirname "$FUZZ_DIR")/fixtures/win/$f
+            [ -f "$f" ] && cp "$f" "$dir/"
+        done ;;
     esac
 }
 

@@ -8,6 +8,7 @@
 #   - no chromium (the browser tests'): apt gets chromium only;
 #   - clang without its libFuzzer runtime: apt gets libclang-rt-14-dev only;
 #   - no mingw-w64 cross compiler (the PE tests' DLL): apt gets gcc-mingw-w64-x86-64 only;
+#   - no lld-link, llvm-dlltool, llvm-readobj (the delay-load DLL): apt gets lld and llvm;
 #   - no nginx (the remote tests'), neither on PATH nor in /usr/sbin (here
 #     PT2SCOPE_NGINX): apt gets nginx only; one in /usr/sbin only: nothing;
 #   - a Node.js too old for the OpenAPI tools: a message, exit 2, no apt call;
@@ -56,6 +57,10 @@ setup() {
     fi
     [ -n "${NO_FUZZ_RT:-}" ] || : >"$TMP/rt/libclang_rt.fuzzer-$HOSTTYPE.a"
     [ -n "${NO_MINGW:-}" ] || printf '#!/bin/sh\n' >"$TMP/bin/x86_64-w64-mingw32-gcc"
+    local l
+    for l in lld-link llvm-dlltool llvm-readobj; do
+        [ -n "${NO_LLVM:-}" ] || printf '#!/bin/sh\n' >"$TMP/bin/$l"
+    done
     : >"$TMP/calls"
     local t
     # The real tools deps.sh and make's recipes use, and nothing else.
@@ -169,6 +174,14 @@ run_make deps
 same "no mingw: exit" "$RC" 0
 same "no mingw: apt" "$(apt_calls)" \
     "apt-get update -qq;apt-get install -y -qq --no-install-recommends gcc-mingw-w64-x86-64;"
+
+# 6c3. No LLVM linker and tools (NO_LLVM: the delay-load DLL's lld-link, llvm-dlltool and
+# the oracle llvm-readobj): their two packages, each once.
+MODS=$ALL_MODS TOOLS=$EVERY_TOOL NODE_VERSION=v20.20.2 UID_IS=0 NO_LLVM=1 setup
+run_make deps
+same "no llvm: exit" "$RC" 0
+same "no llvm: apt" "$(apt_calls)" \
+    "apt-get update -qq;apt-get install -y -qq --no-install-recommends lld llvm;"
 
 # 6d. No nginx, on PATH or off it: apt gets nginx, nothing else.
 MODS=$ALL_MODS TOOLS="cc curl python3 clang-format chromium clang node npm" NODE_VERSION=v20.20.2 \

@@ -318,7 +318,7 @@ got=$("$CLI" check "$T/win.pt2" --target H100 --driver 13.0 --platform windows/a
 got=$("$CLI" inspect "$T/win.pt2" --json | python3 -c 'import json,sys; h=json.load(sys.stdin)["arch"]["hosts"][0]; print(h["format"], h["machine"], h["description"])')
 [ "$got" = "pe x86_64 PE32+ DLL, x86_64" ] && ok || bad "pe host: '$got'"
 got=$("$CLI" inspect "$T/win.pt2" --json | python3 -c 'import json,sys; l=json.load(sys.stdin)["runtime"]["libraries"][0]; print(l["format"], json.dumps(l["pe"], sort_keys=True), l["needs"]["libraries"], l["partial"])')
-[ "$got" = 'pe {"dll": true, "dll_characteristics": [], "subsystem": null} [] None' ] && ok || bad "pe library: '$got'"
+[ "$got" = 'pe {"delay_loaded": [], "dll": true, "dll_characteristics": [], "subsystem": null} [] None' ] && ok || bad "pe library: '$got'"
 # the mingw-w64 DLL make builds for the tests (tests/fixtures/src/win_model.c): DLLs, flags, torch floor
 WIN_DLL=$(dirname "$CLI")/fixtures/win/win_model.pyd
 if [ -f "$WIN_DLL" ]; then
@@ -330,13 +330,35 @@ with zipfile.ZipFile(sys.argv[1], "w") as z:
     z.writestr("m/data/aotinductor/model/model.wrapper_metadata.json", '{"AOTI_DEVICE_KEY": "cpu", "AOTI_PLATFORM": "win32"}')
 EOF
     got=$("$CLI" inspect "$T/mingw.pt2" --json | python3 -c 'import json,sys; l=json.load(sys.stdin)["runtime"]["libraries"][0]; print(json.dumps(l["pe"], sort_keys=True), l["needs"]["libraries"], l["needs"]["torch"]["min"], l["imports"]["shims"], l["imports"]["total"])')
-    [ "$got" = '{"dll": true, "dll_characteristics": ["high-entropy-va", "dynamic-base", "nx-compat"], "subsystem": "windows-gui"} '"['KERNEL32.dll', 'torch_cpu.dll'] 2.10 3 7" ] && ok || bad "mingw library: '$got'"
+    [ "$got" = '{"delay_loaded": [], "dll": true, "dll_characteristics": ["high-entropy-va", "dynamic-base", "nx-compat"], "subsystem": "windows-gui"} '"['KERNEL32.dll', 'torch_cpu.dll'] 2.10 3 7" ] && ok || bad "mingw library: '$got'"
     got=$("$CLI" check "$T/mingw.pt2" --runtime torch=2.9 2>&1 | grep '^torch=2.9:')
     [ "$got" = "torch=2.9: incompatible: needs torch 2.10 or newer (it imports aoti_torch_aten_full); the runtime torch=2.9 has torch 2.9" ] && ok || bad "mingw torch floor: '$got'"
     got=$("$CLI" check "$T/mingw.pt2" --runtime debian12 2>&1 | grep '^debian12:')
     [ "$got" = "debian12: incompatible: data/aotinductor/model/model.wrapper.pyd is a Windows PE library; Debian 12 runs Linux" ] && ok || bad "mingw on Linux: '$got'"
 elif command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
     bad "$WIN_DLL missing (make test-shell builds it)"
+else
+    skip=$((skip + 1))
+fi
+# The same source linked by lld-link with torch_cpu.dll delay-loaded (Makefile: win_delay.pt2),
+# against the oracle llvm-readobj --coff-imports: its Import and DelayImport DLLs in order, its
+# symbols; the delay-loaded shims still set the torch floor (running needs them).
+WIN_DELAY=$(dirname "$CLI")/fixtures/win/win_delay.pt2
+if [ -f "$WIN_DELAY" ] && command -v llvm-readobj >/dev/null 2>&1; then
+    want=$(llvm-readobj --coff-imports "${WIN_DELAY%.pt2}.pyd" | python3 -c '
+import re, sys
+t = sys.stdin.read()
+imp = re.findall(r"^Import \{\n  Name: (\S+)", t, re.M)
+dly = re.findall(r"^DelayImport \{\n  Name: (\S+)", t, re.M)
+print(imp + dly, dly, len(re.findall(r"Symbol:", t)))')
+    got=$("$CLI" inspect "$WIN_DELAY" --json | python3 -c 'import json,sys; l=json.load(sys.stdin)["runtime"]["libraries"][0]; print(l["needs"]["libraries"], l["pe"]["delay_loaded"], l["imports"]["total"])')
+    [ "$got" = "$want" ] && [ "$want" = "['KERNEL32.dll', 'torch_cpu.dll'] ['torch_cpu.dll'] 7" ] &&
+        ok || bad "delay-load library: '$got', llvm-readobj: '$want'"
+    got=$("$CLI" check "$WIN_DELAY" --runtime torch=2.9 2>&1 | grep '^torch=2.9:')
+    [ "$got" = "torch=2.9: incompatible: needs torch 2.10 or newer (it imports aoti_torch_aten_full); the runtime torch=2.9 has torch 2.9" ] && ok || bad "delay-load torch floor: '$got'"
+elif command -v lld-link >/dev/null 2>&1 && command -v llvm-dlltool >/dev/null 2>&1 &&
+    command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; then
+    bad "$WIN_DELAY missing (make test-shell builds it)"
 else
     skip=$((skip + 1))
 fi

@@ -188,18 +188,27 @@ START_TEST(test_every_allocation_wrapper)
 }
 END_TEST
 
-/* A Windows package: the PE reader and the library entry's pe object (the mingw-w64 DLL the
- * build makes, $PT2SCOPE_BUILD/fixtures/win/win_model.pt2; skipped without the cross compiler). */
-START_TEST(test_every_allocation_windows)
+/* A Windows package: the PE reader and the library entry's pe object (the DLLs the build
+ * makes, $PT2SCOPE_BUILD/fixtures/win/: win_model.pt2 by mingw-w64, win_delay.pt2 by lld-link
+ * with a delay-load directory; each skipped without its tools). */
+static void every_allocation_windows(const char *file, const char *why)
 {
     char path[512];
 
-    snprintf(path, sizeof(path), "%s/fixtures/win/win_model.pt2", tu_build_dir());
+    snprintf(path, sizeof(path), "%s/fixtures/win/%s", tu_build_dir(), file);
     if (!tu_exists(path)) {
-        tu_skip("oom windows", "no mingw-w64 DLL was built (x86_64-w64-mingw32-gcc absent)");
+        tu_skip("oom windows", why);
         return;
     }
     every_allocation(path);
+}
+
+START_TEST(test_every_allocation_windows)
+{
+    every_allocation_windows("win_model.pt2",
+                             "no mingw-w64 DLL was built (x86_64-w64-mingw32-gcc absent)");
+    every_allocation_windows("win_delay.pt2",
+                             "no delay-load DLL was built (lld-link or llvm-dlltool absent)");
 }
 END_TEST
 

@@ -12,7 +12,11 @@
  * PE32, the malformed cases (a truncated optional header, an import RVA in
  * no section, a DLL name without a NUL, a lookup table running out of its
  * section, more than 256 DLLs or 65536 functions, the read budget): the
- * library is still described and `partial` says why.
+ * library is still described and `partial` says why. The delay-load
+ * directory: the same source linked by LLVM's lld-link with torch_cpu.dll
+ * delay-loaded (win_delay.pyd; `llvm-readobj --coff-imports` shows the same
+ * tables), and hand-made ones (a DLL in both directories, the old address
+ * form, a directory in no section, no name table).
  */
 #include <check.h>
 #include <stdio.h>
@@ -20,13 +24,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "pt2_binary.h"
+#include "pt2_jw.h"
 #include "pt2_needs.h"
 #include "pt2_pe.h"
+#include "pt2_runtime.h"
 #include "pt2_shims.h"
 #include "testutil.h"
 
 #define MINGW "x86_64-w64-mingw32-gcc"
+#define LLD_LINK "lld-link"
+#define LLVM_DLLTOOL "llvm-dlltool"
 #define OPT_OFF 0x58u
 #define RAW 0x200u
 #define VA 0x1000u
@@ -66,6 +76,24 @@ static uint8_t *load_dll(const char *file, size_t *n)
         return NULL;
     }
     ck_assert_msg(b != NULL, "%s missing: make test-unit builds it with " MINGW, path);
+    return b;
+}
+
+/* The lld-link DLL with torch_cpu.dll delay-loaded, or NULL (skipped) without the tools. */
+static uint8_t *load_delay_dll(size_t *n)
+{
+    char path[512];
+    uint8_t *b;
+
+    snprintf(path, sizeof(path), "%s/fixtures/win/win_delay.pyd", tu_build_dir());
+    b = tu_read_file(path, n);
+    if (b == NULL && (!on_path(MINGW) || !on_path(LLD_LINK) || !on_path(LLVM_DLLTOOL))) {
+        tu_skip("pe delay-load DLL",
+                MINGW ", " LLD_LINK " or " LLVM_DLLTOOL
+                      " absent (make deps installs gcc-mingw-w64-x86-64, lld, llvm)");
+        return NULL;
+    }
+    ck_assert_msg(b != NULL, "%s missing: make test-unit builds it with " LLD_LINK, path);
     return b;
 }
 
@@ -600,6 +628,183 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* The lld-link DLL: KERNEL32.dll imported, torch_cpu.dll delay-loaded (llvm-readobj
+ * --coff-imports: an Import and a DelayImport with Attributes 0x1, in this order). */
+START_TEST(test_delay_dll)
+{
+    struct pt2_error err = {0};
+    struct pt2_host h;
+    struct pt2_torch_floor t;
+    struct pt2_needs *nd;
+    int rec = 0;
+    size_t n = 0;
+    uint8_t *b = load_delay_dll(&n);
+    static const char *const want[7] = {"GetProcessHeap",
+                                        "GetTickCount",
+                                        "Sleep",
+                                        "aoti_torch_aten_full",
+                                        "aoti_torch_delete_tensor_object",
+                                        "aoti_torch_empty_strided",
+                                        "#7"};
+
+    if (b == NULL)
+        return;
+    ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
+    nd = h.needs;
+    ck_assert_int_eq(rec, 1);
+    ck_assert_str_eq(h.description, "PE32+ DLL, x86_64, windows-gui");
+    ck_assert_str_eq(nd->partial, "");
+    ck_assert_uint_eq(nd->nlibs, 2);
+    ck_assert_str_eq(S(nd, nd->libs[0]), "KERNEL32.dll");
+    ck_assert_str_eq(S(nd, nd->libs[1]), "torch_cpu.dll");
+    ck_assert_uint_eq(nd->libs_delay[0], 0);
+    ck_assert_uint_eq(nd->libs_delay[1], 1);
+    ck_assert_uint_eq(nd->nimports, 7);
+    ck_assert_uint_eq(nd->imports_total, 7);
+    for (size_t i = 0; i < 7; i++)
+        ck_assert_str_eq(S(nd, nd->imports[i].name), want[i]);
+    /* delay-loaded shims bind the library to torch as imported ones do: win_model.pyd's floor */
+    pt2_shims_classify_needs(nd);
+    pt2_shims_floor_init(&t);
+    pt2_shims_floor_add(&t, nd);
+    ck_assert_uint_eq(t.shims, 3);
+    ck_assert_uint_eq(t.min, 210);
+    ck_assert_str_eq(t.because, "aoti_torch_aten_full");
+    pt2_needs_free(nd);
+    free(b);
+}
+END_TEST
+
+#define DELAY_DIR (OPT_OFF + 112 + 8 * 13) /* data directory 13 of a PE32+ mk_pe image */
+
+/* mk_std's torch_cpu.dll, and nvcuda.dll delay-loaded (ordinal 3) from the directory at
+ * 0x1140; `attrs` its descriptor's Attributes. */
+static uint8_t *mk_delay(uint32_t attrs, const char *dll, size_t *n)
+{
+    uint8_t *b = mk_std(1, n);
+
+    put32(b + DELAY_DIR, 0x1140);
+    put32(b + DELAY_DIR + 4, 64);
+    put32(at(b, 0x1140), attrs);
+    put32(at(b, 0x1140) + 4, 0x11c0);  /* DllNameRVA */
+    put32(at(b, 0x1140) + 8, 0x11e0);  /* ModuleHandleRVA */
+    put32(at(b, 0x1140) + 12, 0x11e8); /* ImportAddressTableRVA */
+    put32(at(b, 0x1140) + 16, 0x1120); /* ImportNameTableRVA */
+    thunk(b, 1, 0x1120, 0, 0x8000000000000003ull);
+    memcpy(at(b, 0x11c0), dll, strlen(dll) + 1);
+    return b;
+}
+
+/* The library's runtime members as JSON; its pe object's delay_loaded, joined with ','. */
+static void delay_loaded_json(const struct pt2_host *h, char *out, size_t cap)
+{
+    struct pt2_error err = {0};
+    struct pt2_jw w;
+    char *text = NULL;
+    size_t len = 0;
+    cJSON *doc, *list, *it;
+
+    pt2_jw_init_text(&w);
+    pt2_jw_obj(&w);
+    pt2_runtime_library_members(&w, h, 1);
+    pt2_jw_end(&w);
+    ck_assert_int_eq(pt2_jw_finish_text(&w, 0, &text, &len, &err), PT2_OK);
+    doc = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(doc);
+    list = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "pe"), "delay_loaded");
+    ck_assert(cJSON_IsArray(list));
+    out[0] = '\0';
+    cJSON_ArrayForEach(it, list)
+    {
+        snprintf(out + strlen(out), cap - strlen(out), "%s%s", out[0] ? "," : "",
+                 cJSON_GetStringValue(it));
+    }
+    cJSON_Delete(doc);
+    free(text);
+}
+
+START_TEST(test_handmade_delay)
+{
+    struct pt2_error err = {0};
+    struct pt2_host h;
+    char got[256];
+    int rec = 0;
+    size_t n = 0;
+    uint8_t *b = mk_delay(1, "nvcuda.dll", &n);
+
+    ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
+    ck_assert_str_eq(h.needs->partial, "");
+    ck_assert_uint_eq(h.needs->nlibs, 2);
+    ck_assert_str_eq(S(h.needs, h.needs->libs[1]), "nvcuda.dll");
+    ck_assert_uint_eq(h.needs->libs_delay[0], 0);
+    ck_assert_uint_eq(h.needs->libs_delay[1], 1);
+    ck_assert_uint_eq(h.needs->nimports, 3);
+    ck_assert_str_eq(S(h.needs, h.needs->imports[2].name), "#3");
+    delay_loaded_json(&h, got, sizeof(got));
+    ck_assert_str_eq(got, "nvcuda.dll");
+    pt2_needs_free(h.needs);
+    free(b);
+
+    /* the DLL the import directory binds at load time: not delay-loaded, listed once */
+    b = mk_delay(1, "torch_cpu.dll", &n);
+    ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
+    ck_assert_uint_eq(h.needs->nlibs, 2);
+    ck_assert_uint_eq(h.needs->libs_delay[1], 1);
+    delay_loaded_json(&h, got, sizeof(got));
+    ck_assert_str_eq(got, "");
+    pt2_needs_free(h.needs);
+    free(b);
+
+    /* the pre-2002 form (addresses, not RVAs): said, not read */
+    b = mk_delay(0, "nvcuda.dll", &n);
+    ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
+    ck_assert_str_eq(h.needs->partial,
+                     "lib.pyd: delay-load descriptor 0 is in the old address form");
+    ck_assert_uint_eq(h.needs->nlibs, 1);
+    ck_assert_uint_eq(h.needs->nimports, 2);
+    pt2_needs_free(h.needs);
+
+    /* no name table: the DLL stays, its functions are unknown */
+    put32(b + DELAY_DIR, 0x1140);
+    put32(at(b, 0x1140), 1);
+    put32(at(b, 0x1140) + 16, 0);
+    ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
+    ck_assert_str_eq(h.needs->partial, "lib.pyd: nvcuda.dll has no import name table");
+    ck_assert_uint_eq(h.needs->nlibs, 2);
+    ck_assert_uint_eq(h.needs->nimports, 2);
+    pt2_needs_free(h.needs);
+
+    /* a name in no section */
+    put32(at(b, 0x1140) + 4, 0x7000);
+    ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
+    ck_assert_str_eq(h.needs->partial,
+                     "lib.pyd: the name of delay-loaded DLL 0 lies in no section");
+    ck_assert_uint_eq(h.needs->nlibs, 1);
+    pt2_needs_free(h.needs);
+
+    /* the directory in no section, then running out of it with no terminator */
+    put32(b + DELAY_DIR, 0x5000);
+    ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
+    ck_assert_str_eq(h.needs->partial,
+                     "lib.pyd: the delay-load import directory (RVA 0x5000) lies in no section");
+    ck_assert_uint_eq(h.needs->nlibs, 1);
+    pt2_needs_free(h.needs);
+    put32(b + DELAY_DIR, 0x11e0); /* one whole descriptor, the section ends before the next */
+    memset(at(b, 0x11e0), 0, 0x20);
+    put32(at(b, 0x11e0), 1);
+    put32(at(b, 0x11e0) + 4, 0x11c0);
+    put32(at(b, 0x11e0) + 16, 0x1120);
+    ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
+    ck_assert_str_eq(
+        h.needs->partial,
+        "lib.pyd: the delay-load import directory (RVA 0x11e0) runs out of its section");
+    ck_assert_uint_eq(h.needs->nlibs, 2);
+    ck_assert_uint_eq(h.needs->nimports, 3);
+    pt2_needs_free(h.needs);
+    free(b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pe");
@@ -609,6 +814,8 @@ int main(void)
     tcase_add_test(tc, test_mingw_dll);
     tcase_add_test(tc, test_mingw_dll_torch_floor);
     tcase_add_test(tc, test_mingw_dll_arm64);
+    tcase_add_test(tc, test_delay_dll);
+    tcase_add_test(tc, test_handmade_delay);
     tcase_add_test(tc, test_handmade_pe32plus_and_pe32);
     tcase_add_test(tc, test_not_pe);
     tcase_add_test(tc, test_truncated_optional_header);
