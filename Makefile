@@ -416,7 +416,7 @@ $(BROWSER_STAMP): tests/browser/package.json tests/browser/package-lock.json
 	cd tests/browser && npm ci --no-audit --no-fund
 	@touch $@
 
-test-browser: all $(FAKECUDA) $(BROWSER_STAMP)
+test-browser: all $(FAKECUDA) $(BROWSER_STAMP) $(WIN_DELAY:.pyd=.pt2)
 	@BUILD=$(BUILD) bash tests/browser/run.sh
 
 

@@ -246,6 +246,11 @@ static void render_runtime(FILE *f, const cJSON *rt)
         join(cJSON_GetObjectItemCaseSensitive(needs, "libraries"), buf, sizeof(buf));
         if (buf[0] != '\0')
             fprintf(f, "  links     %s\n", buf);
+        join(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(lib, "pe"),
+                                              "delay_loaded"),
+             buf, sizeof(buf));
+        if (buf[0] != '\0')
+            fprintf(f, "  delayed   %s (loaded at the first call into each)\n", buf);
         if (cJSON_IsObject(imp))
             fprintf(f,
                     "  imports   %.0f symbols: %.0f torch shims, %.0f custom, %.0f prefixed, "

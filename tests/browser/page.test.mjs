@@ -326,6 +326,15 @@ export const pageTests = [
     assert.equal(await ctx.page.textContent('#r-check'), 'pt2scope check cpu_x86_64.pt2 --runtime rhel8');
     // The GPU table keeps to GPUs and targets.
     assert.ok((await gpuRows(ctx)).every((r) => r.device !== 'rhel8'));
+    // A Windows library with a delay-load directory (Makefile: win_delay.pt2, where lld-link is).
+    const win = path.join(process.env.BUILD || 'build', 'fixtures', 'win', 'win_delay.pt2');
+    if (fs.existsSync(win)) {
+      await dropFile(ctx, win);
+      await reportFor(ctx, 'win_delay.pt2');
+      const rows = await ctx.page.$$eval('#r-needs dt', (dts) => dts.map((d) => `${d.textContent}: ${d.nextElementSibling.textContent}`));
+      assert.deepEqual(rows.filter((r) => /^(Links|Delay-loaded|torch):/.test(r)), ['torch: 2.10 or newer: aoti_torch_aten_full',
+        'Links: KERNEL32.dll, torch_cpu.dll', 'Delay-loaded: torch_cpu.dll']);
+    }
     // A real package from the shared corpus: needs the CLI names, refused where they fail.
     const file = path.join(CORPUS, 'mlcolvar__descriptor_based_inputs_model.pt2');
     if (!fs.existsSync(file)) return; // the shared corpus is not here

@@ -354,6 +354,9 @@ print(imp + dly, dly, len(re.findall(r"Symbol:", t)))')
     got=$("$CLI" inspect "$WIN_DELAY" --json | python3 -c 'import json,sys; l=json.load(sys.stdin)["runtime"]["libraries"][0]; print(l["needs"]["libraries"], l["pe"]["delay_loaded"], l["imports"]["total"])')
     [ "$got" = "$want" ] && [ "$want" = "['KERNEL32.dll', 'torch_cpu.dll'] ['torch_cpu.dll'] 7" ] &&
         ok || bad "delay-load library: '$got', llvm-readobj: '$want'"
+    got=$("$CLI" inspect "$WIN_DELAY" | grep -E '^  (links|delayed) ')
+    [ "$got" = "  links     KERNEL32.dll, torch_cpu.dll
+  delayed   torch_cpu.dll (loaded at the first call into each)" ] && ok || bad "delay-load text: '$got'"
     got=$("$CLI" check "$WIN_DELAY" --runtime torch=2.9 2>&1 | grep '^torch=2.9:')
     [ "$got" = "torch=2.9: incompatible: needs torch 2.10 or newer (it imports aoti_torch_aten_full); the runtime torch=2.9 has torch 2.9" ] && ok || bad "delay-load torch floor: '$got'"
 elif command -v lld-link >/dev/null 2>&1 && command -v llvm-dlltool >/dev/null 2>&1 &&

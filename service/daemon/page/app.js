@@ -425,6 +425,9 @@
     if (torch.exact_build) add('libtorch', 'one exact build (C++ imports)');
     if ((torch.unknown || []).length) add('Custom shims', torch.unknown.join(', '));
     add('Links', (needs.libraries || []).join(', ') || null);
+    // A Windows library's delay-load DLLs: linked, but loaded at the first call into each.
+    const delayed = [...new Set((rt.libraries || []).flatMap((l) => (l.pe && l.pe.delay_loaded) || []))];
+    add('Delay-loaded', delayed.join(', ') || null);
     add('Custom operators', (needs.custom_ops || []).join(', ') || null);
     const tb = clear($('r-runtimes').tBodies[0]);
     const rows = entries.filter((e) => e.kind === 'runtime');
