@@ -200,6 +200,16 @@ static uint8_t *mk_std(int plus, size_t *n)
     return b;
 }
 
+/* What win_model.c imports, in table order (objdump -p, llvm-readobj --coff-imports): three
+ * KERNEL32.dll functions, three torch shims and one torch_cpu.dll ordinal. */
+static const char *const WIN_MODEL_IMPORTS[7] = {"GetProcessHeap",
+                                                 "GetTickCount",
+                                                 "Sleep",
+                                                 "aoti_torch_aten_full",
+                                                 "aoti_torch_delete_tensor_object",
+                                                 "aoti_torch_empty_strided",
+                                                 "#7"};
+
 START_TEST(test_mingw_dll)
 {
     struct pt2_error err = {0};
@@ -208,13 +218,6 @@ START_TEST(test_mingw_dll)
     int rec = 0;
     size_t n = 0;
     uint8_t *b = load_dll("win_model.pyd", &n);
-    static const char *const want[7] = {"GetProcessHeap",
-                                        "GetTickCount",
-                                        "Sleep",
-                                        "aoti_torch_aten_full",
-                                        "aoti_torch_delete_tensor_object",
-                                        "aoti_torch_empty_strided",
-                                        "#7"};
 
     if (b == NULL)
         return;
@@ -240,7 +243,7 @@ START_TEST(test_mingw_dll)
     ck_assert_uint_eq(nd->nimports, 7);
     ck_assert_uint_eq(nd->imports_total, 7);
     for (size_t i = 0; i < 7; i++)
-        ck_assert_str_eq(S(nd, nd->imports[i].name), want[i]);
+        ck_assert_str_eq(S(nd, nd->imports[i].name), WIN_MODEL_IMPORTS[i]);
     pt2_needs_free(nd);
     free(b);
 }
@@ -639,13 +642,6 @@ START_TEST(test_delay_dll)
     int rec = 0;
     size_t n = 0;
     uint8_t *b = load_delay_dll(&n);
-    static const char *const want[7] = {"GetProcessHeap",
-                                        "GetTickCount",
-                                        "Sleep",
-                                        "aoti_torch_aten_full",
-                                        "aoti_torch_delete_tensor_object",
-                                        "aoti_torch_empty_strided",
-                                        "#7"};
 
     if (b == NULL)
         return;
@@ -662,7 +658,7 @@ START_TEST(test_delay_dll)
     ck_assert_uint_eq(nd->nimports, 7);
     ck_assert_uint_eq(nd->imports_total, 7);
     for (size_t i = 0; i < 7; i++)
-        ck_assert_str_eq(S(nd, nd->imports[i].name), want[i]);
+        ck_assert_str_eq(S(nd, nd->imports[i].name), WIN_MODEL_IMPORTS[i]);
     /* delay-loaded shims bind the library to torch as imported ones do: win_model.pyd's floor */
     pt2_shims_classify_needs(nd);
     pt2_shims_floor_init(&t);
