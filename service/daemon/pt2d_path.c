@@ -326,14 +326,17 @@ static enum walk_result fast_root(int rootfd, const char *rel, int *fd, struct s
 }
 
 /*
- * Reopen a regular file judged through its O_PATH descriptor for reading:
- * openat2 again (dir -1), or by its last name in its parent (the walk).
+ * Reopen a regular file judged through its O_PATH descriptor (or its fstatat,
+ * `top`) for reading: by its last name in its parent (the walk), by its name
+ * in the root without following a link (top: no openat2 needed), or openat2.
  */
-static int reopen(int rootfd, int dir, const char *rel, const char *last, const struct stat *st)
+static int reopen(int rootfd, int dir, int top, const char *rel, const char *last,
+                  const struct stat *st)
 {
     struct stat now;
-    int fd = dir < 0 ? path_openat2(rootfd, rel, PATH_OPEN_FLAGS)
-                     : openat(dir, last, PATH_OPEN_FLAGS | O_NOFOLLOW);
+    int fd = dir >= 0 ? openat(dir, last, PATH_OPEN_FLAGS | O_NOFOLLOW)
+             : top    ? openat(rootfd, rel, PATH_OPEN_FLAGS | O_NOFOLLOW)
+                      : path_openat2(rootfd, rel, PATH_OPEN_FLAGS);
 
     if (fd < 0)
         return -1;
@@ -369,9 +372,10 @@ static int path_result(enum walk_result r, const char *rel, int e, struct pt2_er
     }
 }
 
-/* One root's answer: the O_PATH descriptor, its parent (the walk) or -1, and its last name. */
+/* One root's answer: the O_PATH descriptor, its parent (the walk) or -1, and its last name;
+ * top: found by top_level (no descriptor at all). */
 struct found {
-    int fd, dir, root;
+    int fd, dir, root, top;
     char last[PT2D_PATH_MAX];
 };
 
@@ -411,9 +415,11 @@ static enum walk_result path_one_root(const char *root, int rootfd, const char *
     int decide = 1;
 
     f->fd = f->dir = f->root = -1;
+    f->top = 0;
     if (rootfd >= 0 && !atomic_load(&no_openat2)) {
-        /* Found so, f holds nothing: the reopen is openat2 beneath the root. */
+        /* Found so, f holds nothing: the reopen is by name in the root, no link followed. */
         r = top_level(rootfd, rel, st);
+        f->top = r == WALK_OK;
         if (r != WALK_ERROR)
             return r;
         r = fast_root(rootfd, rel, &f->fd, st, &decide);
@@ -491,7 +497,7 @@ static int path_judge(const char *const *roots, const int *root_fds, size_t nroo
 int pt2d_path_stat_at(const char *const *roots, const int *root_fds, size_t nroots, const char *rel,
                       struct pt2d_path_file *out, struct pt2_error *err)
 {
-    struct found f = {-1, -1, -1, ""};
+    struct found f = {-1, -1, -1, 0, ""};
     int rootfd, rc = path_judge(roots, root_fds, nroots, rel, &f, &rootfd, out, err);
 
     if (rc != PT2_OK)
@@ -504,12 +510,12 @@ int pt2d_path_stat_at(const char *const *roots, const int *root_fds, size_t nroo
 int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroots, const char *rel,
                       struct pt2d_path_file *out, struct pt2_error *err)
 {
-    struct found f = {-1, -1, -1, ""};
+    struct found f = {-1, -1, -1, 0, ""};
     int fd, rootfd, rc = path_judge(roots, root_fds, nroots, rel, &f, &rootfd, out, err);
 
     if (rc != PT2_OK)
         return rc;
-    fd = reopen(f.root >= 0 ? f.root : rootfd, f.dir, rel, f.last, &out->st);
+    fd = reopen(f.root >= 0 ? f.root : rootfd, f.dir, f.top, rel, f.last, &out->st);
     if (fd < 0) {
         rc = path_result(walk_errno(errno), rel, errno, err);
         found_close(&f);

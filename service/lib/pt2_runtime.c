@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pt2_inspect.h"
 #include "pt2_jw.h"
@@ -660,7 +661,8 @@ static void library_facts(struct pt2_jw *w, const struct pt2_host *h)
 }
 
 /* Whether library i is only delay-loaded: no other entry of the same name (an import, or an
- * earlier delay-load one) is listed before or binds it at load time. */
+ * earlier delay-load one) is listed before or binds it at load time. Windows matches DLL
+ * names without regard to ASCII case. */
 static int pe_only_delayed(const struct pt2_needs *n, size_t i)
 {
     const char *name = pt2_needs_str(n, n->libs[i]);
@@ -669,7 +671,7 @@ static int pe_only_delayed(const struct pt2_needs *n, size_t i)
         return 0;
     for (size_t j = 0; j < n->nlibs; j++)
         if (j != i && (j < i || !n->libs_delay[j]) &&
-            strcmp(pt2_needs_str(n, n->libs[j]), name) == 0)
+            strcasecmp(pt2_needs_str(n, n->libs[j]), name) == 0)
             return 0;
     return 1;
 }

@@ -8,15 +8,22 @@
  * openat2), and all must give the same result and message.
  */
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pt2d_path.h"
@@ -415,6 +422,61 @@ START_TEST(test_random_trees_agree)
 }
 END_TEST
 
+#ifdef SYS_openat2
+/* In this process from now on, openat2 fails with `e` (a seccomp filter): 0, or -1. */
+static int refuse_openat2(int e)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)e & SECCOMP_RET_DATA)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {(unsigned short)(sizeof(f) / sizeof(f[0])), f};
+
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+        return -1;
+    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0 ? 0 : -1;
+}
+#endif
+
+/*
+ * openat2 refused after the roots were probed (a seccomp filter put in place
+ * since, or a caller that never probed): every lookup still answers, by the
+ * name in the root for a top-level file (no openat2 needed) and by the walk
+ * for a deeper one. In a child, which the filter then binds for good.
+ */
+START_TEST(test_openat2_refused_later)
+{
+#ifdef SYS_openat2
+    int e, status;
+    pid_t pid;
+
+    if (!have_openat2)
+        return; /* refused already: every lookup is the walk */
+    for (e = 0; e < 2; e++) {
+        pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            struct pt2_error err = {0};
+            char c[64];
+            int bad = refuse_openat2(e ? EPERM : ENOSYS) != 0;
+
+            bad = bad || try_open_with(root_fds, "a.pt2", 2, &err, c) != PT2_OK ||
+                  strcmp(c, "one|a.pt2") != 0;
+            bad = bad || try_open_with(root_fds, "d/c.pt2", 2, &err, c) != PT2_OK ||
+                  strcmp(c, "see|c.pt2") != 0;
+            bad = bad || try_open_with(root_fds, "out.pt2", 2, &err, c) != PT2_ERR_OUTSIDE_ROOT;
+            _exit(bad ? 1 : 0);
+        }
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                      "openat2 refused with %s: a lookup failed", e ? "EPERM" : "ENOSYS");
+    }
+#endif
+}
+END_TEST
+
 START_TEST(test_too_long)
 {
     struct pt2_error err;
@@ -442,6 +504,7 @@ int main(void)
     tcase_add_test(tc, test_replaced);
     tcase_add_test(tc, test_root_descriptor_used);
     tcase_add_test(tc, test_too_long);
+    tcase_add_test(tc, test_openat2_refused_later);
     tcase_add_loop_test(tc, test_random_trees_agree, 0, 3);
     suite_add_tcase(s, tc);
     return tu_run_suite(s);

@@ -344,7 +344,9 @@ fi
 # against the oracle llvm-readobj --coff-imports: its Import and DelayImport DLLs in order, its
 # symbols; the delay-loaded shims still set the torch floor (running needs them).
 WIN_DELAY=$(dirname "$CLI")/fixtures/win/win_delay.pt2
-if [ -f "$WIN_DELAY" ] && command -v llvm-readobj >/dev/null 2>&1; then
+if [ -f "$WIN_DELAY" ] && ! command -v llvm-readobj >/dev/null 2>&1; then
+    bad "llvm-readobj missing: the oracle for $WIN_DELAY (make deps installs llvm)"
+elif [ -f "$WIN_DELAY" ]; then
     want=$(llvm-readobj --coff-imports "${WIN_DELAY%.pt2}.pyd" | python3 -c '
 import re, sys
 t = sys.stdin.read()

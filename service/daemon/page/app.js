@@ -425,8 +425,10 @@
     if (torch.exact_build) add('libtorch', 'one exact build (C++ imports)');
     if ((torch.unknown || []).length) add('Custom shims', torch.unknown.join(', '));
     add('Links', (needs.libraries || []).join(', ') || null);
-    // A Windows library's delay-load DLLs: linked, but loaded at the first call into each.
-    const delayed = [...new Set((rt.libraries || []).flatMap((l) => (l.pe && l.pe.delay_loaded) || []))];
+    // The loaded Windows libraries' delay-load DLLs (pe.delay_loaded, as the library says):
+    // linked, but loaded at the first call into each.
+    const delayed = [...new Set((rt.libraries || []).filter((l) => l.loaded)
+      .flatMap((l) => (l.pe && l.pe.delay_loaded) || []))];
     add('Delay-loaded', delayed.join(', ') || null);
     add('Custom operators', (needs.custom_ops || []).join(', ') || null);
     const tb = clear($('r-runtimes').tBodies[0]);
