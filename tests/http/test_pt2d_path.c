@@ -460,9 +460,11 @@ START_TEST(test_openat2_refused_later)
         if (pid == 0) {
             struct pt2_error err = {0};
             char c[64];
-            int bad = refuse_openat2(e ? EPERM : ENOSYS) != 0;
+            int bad;
 
-            bad = bad || try_open_with(root_fds, "a.pt2", 2, &err, c) != PT2_OK ||
+            if (refuse_openat2(e ? EPERM : ENOSYS) != 0)
+                _exit(2); /* no seccomp filters here */
+            bad = try_open_with(root_fds, "a.pt2", 2, &err, c) != PT2_OK ||
                   strcmp(c, "one|a.pt2") != 0;
             bad = bad || try_open_with(root_fds, "d/c.pt2", 2, &err, c) != PT2_OK ||
                   strcmp(c, "see|c.pt2") != 0;
@@ -470,6 +472,10 @@ START_TEST(test_openat2_refused_later)
             _exit(bad ? 1 : 0);
         }
         ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+            tu_skip("openat2 refused later", "this kernel or sandbox takes no seccomp filter");
+            return;
+        }
         ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
                       "openat2 refused with %s: a lookup failed", e ? "EPERM" : "ENOSYS");
     }
