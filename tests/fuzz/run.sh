@@ -15,9 +15,10 @@ seed() { # seed NAME DIR: the harness's starting corpus in DIR
     local name=$1 dir=$2 f i
     case $name in
     package)
-        for f in tests/fixtures/*.pt2; do
+        # the fixtures, and the Windows packages the build makes (mingw-w64, lld-link)
+        for f in tests/fixtures/*.pt2 "$(dirname "$FUZZ_DIR")"/fixtures/win/*.pt2; do
             case $f in *wrapper_over_cap*) continue ;; esac
-            cp "$f" "$dir/"
+            [ -f "$f" ] && cp "$f" "$dir/"
         done ;;
     differential)
         # the fixtures, and one package per hostile input of the attack run (issue 24)
