@@ -372,10 +372,10 @@ static int path_result(enum walk_result r, const char *rel, int e, struct pt2_er
     }
 }
 
-/* One root's answer: the O_PATH descriptor, its parent (the walk) or -1, and its last name;
- * top: found by top_level (no descriptor at all). */
+/* One root's answer: the O_PATH descriptor, its parent (the walk) or -1, and its last name.
+ * A regular file found with fd -1 was found by top_level, which opens nothing. */
 struct found {
-    int fd, dir, root, top;
+    int fd, dir, root;
     char last[PT2D_PATH_MAX];
 };
 
@@ -415,11 +415,9 @@ static enum walk_result path_one_root(const char *root, int rootfd, const char *
     int decide = 1;
 
     f->fd = f->dir = f->root = -1;
-    f->top = 0;
     if (rootfd >= 0 && !atomic_load(&no_openat2)) {
         /* Found so, f holds nothing: the reopen is by name in the root, no link followed. */
         r = top_level(rootfd, rel, st);
-        f->top = r == WALK_OK;
         if (r != WALK_ERROR)
             return r;
         r = fast_root(rootfd, rel, &f->fd, st, &decide);
@@ -497,7 +495,7 @@ static int path_judge(const char *const *roots, const int *root_fds, size_t nroo
 int pt2d_path_stat_at(const char *const *roots, const int *root_fds, size_t nroots, const char *rel,
                       struct pt2d_path_file *out, struct pt2_error *err)
 {
-    struct found f = {-1, -1, -1, 0, ""};
+    struct found f = {-1, -1, -1, ""};
     int rootfd, rc = path_judge(roots, root_fds, nroots, rel, &f, &rootfd, out, err);
 
     if (rc != PT2_OK)
@@ -510,12 +508,12 @@ int pt2d_path_stat_at(const char *const *roots, const int *root_fds, size_t nroo
 int pt2d_path_open_at(const char *const *roots, const int *root_fds, size_t nroots, const char *rel,
                       struct pt2d_path_file *out, struct pt2_error *err)
 {
-    struct found f = {-1, -1, -1, 0, ""};
+    struct found f = {-1, -1, -1, ""};
     int fd, rootfd, rc = path_judge(roots, root_fds, nroots, rel, &f, &rootfd, out, err);
 
     if (rc != PT2_OK)
         return rc;
-    fd = reopen(f.root >= 0 ? f.root : rootfd, f.dir, f.top, rel, f.last, &out->st);
+    fd = reopen(f.root >= 0 ? f.root : rootfd, f.dir, f.fd < 0, rel, f.last, &out->st);
     if (fd < 0) {
         rc = path_result(walk_errno(errno), rel, errno, err);
         found_close(&f);
