@@ -17,14 +17,17 @@
  *    of VirtualSize and SizeOfRawData: past that the loader zero-fills).
  *    RVAs below SizeOfHeaders are the headers themselves (offset = RVA).
  *  - Import directory: 20-byte descriptors {u32 OriginalFirstThunk, u32
- *    TimeDateStamp, u32 ForwarderChain, u32 Name, u32 FirstThunk}, ended by
- *    an all-zero one. A lookup table holds u32 (PE32) / u64 (PE32+) entries
- *    ended by 0: the top bit set is an ordinal (low 16 bits), else the RVA
- *    (low 31 bits) of {u16 hint, NUL-terminated name}.
+ *    TimeDateStamp, u32 ForwarderChain, u32 Name, u32 FirstThunk}. The
+ *    linker ends the list with an all-zero one; the loaders stop at the
+ *    first with no Name or no FirstThunk (ReactOS's LdrpWalkImportDescriptor,
+ *    Wine's import_dlls), so that is where the walk stops too. A lookup table holds u32 (PE32) /
+ * u64 (PE32+) entries ended by 0: the top bit set is an ordinal (low 16 bits), else the RVA (low 31
+ * bits) of {u16 hint, NUL-terminated name}.
  *  - Delay-load directory (data directory 13): 32-byte descriptors {u32
  *    Attributes, u32 DllNameRVA, u32 ModuleHandleRVA, u32
  *    ImportAddressTableRVA, u32 ImportNameTableRVA, u32 BoundIAT, u32
- *    UnloadIAT, u32 TimeDateStamp}, ended by an all-zero one. Attributes bit
+ *    UnloadIAT, u32 TimeDateStamp}; the delay helper (delayhlp.cpp) stops at
+ *    the first with no DllNameRVA, and so does the walk. Attributes bit
  *    0 says the fields are RVAs (every linker since 2002 writes that); the
  *    name table has the lookup table's form. The loader does not bind these
  *    DLLs: the first call of one of their functions loads it, so they are
@@ -353,6 +356,18 @@ static int read_delay_descriptor(struct pe_img *m, uint32_t i, const uint8_t *d,
     return read_dll(m, i, pt2_le32(d + 4), pt2_le32(d + 16), 1, err);
 }
 
+/* An import descriptor with no Name or no FirstThunk ends the list. */
+static int import_ends(const uint8_t *d)
+{
+    return pt2_le32(d + 12) == 0 || pt2_le32(d + 16) == 0;
+}
+
+/* A delay-load descriptor with no DllNameRVA ends the list. */
+static int delay_ends(const uint8_t *d)
+{
+    return pt2_le32(d + 4) == 0;
+}
+
 /* How one directory of DLL descriptors is walked: the import or the delay-load one. */
 struct pe_dir {
     uint32_t index;   /* data directory */
@@ -360,17 +375,19 @@ struct pe_dir {
     const char *what; /* the directory, in messages */
     const char *dlls; /* its DLLs, in messages */
     int (*one)(struct pe_img *m, uint32_t i, const uint8_t *d, struct pt2_error *err);
+    int (*ends)(const uint8_t *d); /* the descriptor ending the list, as the loader reads it */
 };
 
-static const struct pe_dir IMPORTS = {DIR_IMPORT, DESC_SIZE, "import", "imported", read_descriptor};
-static const struct pe_dir DELAY_IMPORTS = {DIR_DELAY_IMPORT, DELAY_DESC_SIZE, "delay-load import",
-                                            "delay-loaded", read_delay_descriptor};
+static const struct pe_dir IMPORTS = {DIR_IMPORT, DESC_SIZE,       "import",
+                                      "imported", read_descriptor, import_ends};
+static const struct pe_dir DELAY_IMPORTS = {DIR_DELAY_IMPORT,      DELAY_DESC_SIZE,
+                                            "delay-load import",   "delay-loaded",
+                                            read_delay_descriptor, delay_ends};
 
-/* Each descriptor of directory `dir` up to the all-zero one. */
+/* Each descriptor of directory `dir` up to the one ending it. */
 static int read_directory(struct pe_img *m, const struct pe_dir *dir, struct pt2_error *err)
 {
     uint32_t rva = m->dir_rva[dir->index];
-    static const uint8_t zero[DELAY_DESC_SIZE];
 
     if (m->ndirs <= dir->index || rva == 0)
         return PT2_OK;
@@ -394,7 +411,7 @@ static int read_directory(struct pe_img *m, const struct pe_dir *dir, struct pt2
             return PT2_OK;
         }
         memcpy(d, p, dir->desc);
-        if (memcmp(d, zero, dir->desc) == 0)
+        if (dir->ends(d))
             return PT2_OK;
         rc = dir->one(m, i, d, err);
         if (rc != PT2_OK)

@@ -508,13 +508,49 @@ START_TEST(test_lookup_table_out_of_section)
                                        "0x1180) runs out of its section");
     ck_assert_uint_eq(h.needs->nimports, 16);
     pt2_needs_free(h.needs);
-    /* no lookup table at all */
+    /* no lookup table and no FirstThunk: the loader reads that as the list's end */
     desc(b, 0, 0, 0x1100);
     ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
-    ck_assert_str_eq(h.needs->partial, "lib.pyd: torch_cpu.dll has no import lookup table");
-    ck_assert_uint_eq(h.needs->nlibs, 1);
+    ck_assert_str_eq(h.needs->partial, "");
+    ck_assert_uint_eq(h.needs->nlibs, 0);
     pt2_needs_free(h.needs);
     free(b);
+}
+END_TEST
+
+/* The import list ends at the first descriptor with no Name or no FirstThunk, as the loader
+ * reads it, though the rest of it is not zero and DLLs follow. */
+START_TEST(test_import_list_end)
+{
+    struct pt2_error err = {0};
+    struct pt2_host h;
+    int rec = 0;
+    size_t n = 0;
+
+    for (int which = 0; which < 3; which++) {
+        uint8_t *b = mk_std(1, &n);
+        uint8_t *d = at(b, 0x1140); /* room for three descriptors and the zero one */
+
+        put32(b + OPT_OFF + 112 + 8, 0x1140);
+        memcpy(d, at(b, VA), 20);      /* torch_cpu.dll */
+        memcpy(d + 20, at(b, VA), 20); /* again, then KERNEL32.dll */
+        memcpy(d + 40, at(b, VA), 20);
+        put32(d + 40 + 12, 0x1110);
+        memcpy(at(b, 0x1110), "KERNEL32.dll", 13);
+        if (which == 1)
+            put32(d + 20 + 12, 0); /* the second has no Name */
+        else if (which == 2)
+            put32(d + 20 + 16, 0); /* the second has no FirstThunk */
+        ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
+        ck_assert_str_eq(h.needs->partial, "");
+        ck_assert_uint_eq(h.needs->nlibs, which == 0 ? 3 : 1);
+        ck_assert_str_eq(S(h.needs, h.needs->libs[0]), "torch_cpu.dll");
+        if (which == 0)
+            ck_assert_str_eq(S(h.needs, h.needs->libs[2]), "KERNEL32.dll");
+        ck_assert_uint_eq(h.needs->nimports, which == 0 ? 6 : 2);
+        pt2_needs_free(h.needs);
+        free(b);
+    }
 }
 END_TEST
 
@@ -801,6 +837,16 @@ START_TEST(test_handmade_delay)
     ck_assert_uint_eq(h.needs->nimports, 3);
     pt2_needs_free(h.needs);
     free(b);
+
+    /* no DllNameRVA ends the list, as the delay helper reads it, whatever else is set */
+    b = mk_delay(1, "nvcuda.dll", &n);
+    put32(at(b, 0x1140) + 4, 0);
+    ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
+    ck_assert_str_eq(h.needs->partial, "");
+    ck_assert_uint_eq(h.needs->nlibs, 1);
+    ck_assert_uint_eq(h.needs->nimports, 2);
+    pt2_needs_free(h.needs);
+    free(b);
 }
 END_TEST
 
@@ -821,6 +867,7 @@ int main(void)
     tcase_add_test(tc, test_import_rva_in_no_section);
     tcase_add_test(tc, test_dll_name_without_nul);
     tcase_add_test(tc, test_lookup_table_out_of_section);
+    tcase_add_test(tc, test_import_list_end);
     tcase_add_test(tc, test_huge_lookup_table);
     tcase_add_test(tc, test_too_many_dlls);
     tcase_add_test(tc, test_sections_and_budget);
