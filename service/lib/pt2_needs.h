@@ -75,7 +75,9 @@ struct pt2_needs {
     uint32_t libs[PT2_NEEDS_LIBS_MAX];     /* DT_NEEDED / LC_LOAD_DYLIB, in order */
     uint8_t libs_weak[PT2_NEEDS_LIBS_MAX]; /* LC_LOAD_WEAK_DYLIB */
     /* PE delay-load directory: loaded by the first call of one of its functions, not at
-     * load time (its functions are imports like the others: running needs them). */
+     * load time (its functions are imports like the others: running needs them). A PE's
+     * DLLs are listed once each (names compared without ASCII case); 1 only where no
+     * import descriptor names it. */
     uint8_t libs_delay[PT2_NEEDS_LIBS_MAX];
     struct pt2_vneed *vers;
     size_t nvers;

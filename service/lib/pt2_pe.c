@@ -32,6 +32,10 @@
  *    name table has the lookup table's form. The loader does not bind these
  *    DLLs: the first call of one of their functions loads it, so they are
  *    needs of running, not of loading (pt2_needs.libs_delay).
+ *  - A DLL is loaded once, whatever its descriptors and however its name is
+ *    cased (Windows matches module names without regard to ASCII case): it
+ *    is listed once, at its first descriptor, and is delay-loaded only when
+ *    no import descriptor names it. Its functions come from all of them.
  *
  * Errors after the PE signature are split in two: the reader failing (I/O,
  * out of memory) fails the scan; anything about the file itself (a bound, a
@@ -40,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pt2_needs.h"
 #include "pt2_pe.h"
@@ -303,6 +308,25 @@ static int read_thunks(struct pe_img *m, const char *dll, uint32_t rva, struct p
     }
 }
 
+/* List DLL `dll` once (see the design note): a plain import clears the delay flag of a
+ * delay-loaded entry of the same name. */
+static int add_dll(struct pt2_needs *n, const char *dll, int delay, struct pt2_error *err)
+{
+    size_t before = n->nlibs;
+    int rc;
+
+    for (size_t i = 0; i < n->nlibs; i++)
+        if (strcasecmp(pt2_needs_str(n, n->libs[i]), dll) == 0) {
+            if (!delay)
+                n->libs_delay[i] = 0;
+            return PT2_OK;
+        }
+    rc = pt2_needs_add_lib(n, dll, 0, err);
+    if (rc == PT2_OK && n->nlibs > before)
+        n->libs_delay[before] = (uint8_t)(delay != 0);
+    return rc;
+}
+
 /* DLL `i` of a descriptor (delay-loaded or not): its name at `name_rva`, then its functions
  * from the lookup table at `lookup`. */
 static int read_dll(struct pe_img *m, uint32_t i, uint32_t name_rva, uint32_t lookup, int delay,
@@ -310,7 +334,6 @@ static int read_dll(struct pe_img *m, uint32_t i, uint32_t name_rva, uint32_t lo
 {
     char dll[PT2_PE_DLLNAME_MAX];
     const char *name, *why = "";
-    size_t before = m->n->nlibs;
     int rc;
 
     rc = rva_str(m, name_rva, sizeof(dll), &name, &why, err);
@@ -322,11 +345,9 @@ static int read_dll(struct pe_img *m, uint32_t i, uint32_t name_rva, uint32_t lo
         return PT2_OK;
     }
     snprintf(dll, sizeof(dll), "%s", name); /* the window moves on */
-    rc = pt2_needs_add_lib(m->n, dll, 0, err);
+    rc = add_dll(m->n, dll, delay, err);
     if (rc != PT2_OK)
         return rc;
-    if (m->n->nlibs > before)
-        m->n->libs_delay[before] = (uint8_t)(delay != 0);
     if (lookup == 0) {
         pt2_needs_set_partial(m->n, "%s: %s has no import %s table", m->rd->name, dll,
                               delay ? "name" : "lookup");

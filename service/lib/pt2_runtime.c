@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "pt2_inspect.h"
 #include "pt2_jw.h"
@@ -660,22 +659,6 @@ static void library_facts(struct pt2_jw *w, const struct pt2_host *h)
     wnum(w, "size", (double)h->size);
 }
 
-/* Whether library i is only delay-loaded: no other entry of the same name (an import, or an
- * earlier delay-load one) is listed before or binds it at load time. Windows matches DLL
- * names without regard to ASCII case. */
-static int pe_only_delayed(const struct pt2_needs *n, size_t i)
-{
-    const char *name = pt2_needs_str(n, n->libs[i]);
-
-    if (!n->libs_delay[i])
-        return 0;
-    for (size_t j = 0; j < n->nlibs; j++)
-        if (j != i && (j < i || !n->libs_delay[j]) &&
-            strcasecmp(pt2_needs_str(n, n->libs[j]), name) == 0)
-            return 0;
-    return 1;
-}
-
 /* A PE library's subsystem, DLL flag, DllCharacteristics and delay-loaded DLLs (pt2_pe.h). */
 static void pe_write(struct pt2_jw *w, const struct pt2_needs *n)
 {
@@ -693,7 +676,7 @@ static void pe_write(struct pt2_jw *w, const struct pt2_needs *n)
     pt2_jw_end(w);
     PT2_JW_ARR(w, "delay_loaded");
     for (size_t i = 0; i < n->nlibs; i++)
-        if (pe_only_delayed(n, i))
+        if (n->libs_delay[i]) /* pt2_pe lists each DLL once */
             pt2_jw_string(w, pt2_needs_str(n, n->libs[i]), 0);
     pt2_jw_end(w);
     pt2_jw_end(w);

@@ -543,10 +543,11 @@ START_TEST(test_import_list_end)
             put32(d + 20 + 16, 0); /* the second has no FirstThunk */
         ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
         ck_assert_str_eq(h.needs->partial, "");
-        ck_assert_uint_eq(h.needs->nlibs, which == 0 ? 3 : 1);
+        /* torch_cpu.dll's two descriptors load it once: listed once, both tables read */
+        ck_assert_uint_eq(h.needs->nlibs, which == 0 ? 2 : 1);
         ck_assert_str_eq(S(h.needs, h.needs->libs[0]), "torch_cpu.dll");
         if (which == 0)
-            ck_assert_str_eq(S(h.needs, h.needs->libs[2]), "KERNEL32.dll");
+            ck_assert_str_eq(S(h.needs, h.needs->libs[1]), "KERNEL32.dll");
         ck_assert_uint_eq(h.needs->nimports, which == 0 ? 6 : 2);
         pt2_needs_free(h.needs);
         free(b);
@@ -596,14 +597,18 @@ START_TEST(test_too_many_dlls)
     uint8_t *b = mk_pe(1, 0x4000, &n);
 
     put64(at(b, 0x3000), 0x8000000000000001ull);
-    memcpy(at(b, 0x3100), "dep.dll", 8);
-    for (size_t i = 0; i < 300; i++)
-        desc(b, i, 0x3000, 0x3100);
+    for (size_t i = 0; i < 300; i++) { /* dep000.dll ... dep299.dll: 11 bytes each */
+        uint32_t name = (uint32_t)(0x3100 + 11 * i);
+
+        snprintf((char *)at(b, name), 11, "dep%03zu.dll", i);
+        desc(b, i, 0x3000, name);
+    }
     ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
     ck_assert_str_eq(h.needs->partial, "lib.pyd: more than 256 imported DLLs");
     ck_assert_uint_eq(h.needs->nlibs, PT2_NEEDS_LIBS_MAX);
     ck_assert_uint_eq(h.needs->nimports, PT2_NEEDS_LIBS_MAX);
     ck_assert_str_eq(S(h.needs, h.needs->imports[255].name), "#1");
+    ck_assert_str_eq(S(h.needs, h.needs->libs[255]), "dep255.dll");
     pt2_needs_free(h.needs);
     free(b);
 }
@@ -777,13 +782,17 @@ START_TEST(test_handmade_delay)
     pt2_needs_free(h.needs);
     free(b);
 
-    /* the DLL the import directory binds at load time (Windows ignores ASCII case): not
-     * delay-loaded */
+    /* the DLL the import directory binds at load time (Windows ignores ASCII case): listed
+     * once, under the import's spelling, not delay-loaded; the delay directory's function
+     * is still one of its imports */
     for (int upper = 0; upper < 2; upper++) {
         b = mk_delay(1, upper ? "TORCH_CPU.DLL" : "torch_cpu.dll", &n);
         ck_assert_int_eq(scan(b, n, &h, &rec, &err), PT2_OK);
-        ck_assert_uint_eq(h.needs->nlibs, 2);
-        ck_assert_uint_eq(h.needs->libs_delay[1], 1);
+        ck_assert_uint_eq(h.needs->nlibs, 1);
+        ck_assert_str_eq(S(h.needs, h.needs->libs[0]), "torch_cpu.dll");
+        ck_assert_uint_eq(h.needs->libs_delay[0], 0);
+        ck_assert_uint_eq(h.needs->nimports, 3);
+        ck_assert_str_eq(S(h.needs, h.needs->imports[2].name), "#3");
         delay_loaded_json(&h, got, sizeof(got));
         ck_assert_str_eq(got, "");
         pt2_needs_free(h.needs);
