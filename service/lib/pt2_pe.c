@@ -20,9 +20,10 @@
  *    TimeDateStamp, u32 ForwarderChain, u32 Name, u32 FirstThunk}. The
  *    linker ends the list with an all-zero one; the loaders stop at the
  *    first with no Name or no FirstThunk (ReactOS's LdrpWalkImportDescriptor,
- *    Wine's import_dlls), so that is where the walk stops too. A lookup table holds u32 (PE32) /
- * u64 (PE32+) entries ended by 0: the top bit set is an ordinal (low 16 bits), else the RVA (low 31
- * bits) of {u16 hint, NUL-terminated name}.
+ *    Wine's import_dlls), so that is where the walk stops too. A lookup
+ *    table holds u32 (PE32) / u64 (PE32+) entries ended by 0: the top bit
+ *    set is an ordinal (low 16 bits), else the RVA (low 31 bits) of {u16
+ *    hint, NUL-terminated name}.
  *  - Delay-load directory (data directory 13): 32-byte descriptors {u32
  *    Attributes, u32 DllNameRVA, u32 ModuleHandleRVA, u32
  *    ImportAddressTableRVA, u32 ImportNameTableRVA, u32 BoundIAT, u32
