@@ -433,7 +433,7 @@ FUZZ_DIR      := $(BUILD)/fuzz
 FUZZ_NAMES    := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS     := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_SANITIZE := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_DMN      := pt2d_options pt2d_buf pt2d_path pt2d_frame
+FUZZ_DMN      := pt2d_options pt2d_buf pt2d_fmt pt2d_path pt2d_frame
 FUZZ_LIB_OBJ  := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 FUZZ_DMN_OBJ  := $(FUZZ_DMN:%=$(FUZZ_DIR)/obj/service/daemon/%.o)
 FUZZ_REM_OBJ  := $(REM_SRC:%.c=$(FUZZ_DIR)/obj/%.o)

@@ -20,6 +20,7 @@
 
 #include "pt2d_node.h"
 #include "pt2d_etag.h"
+#include "pt2d_fmt.h"
 #include "pt2d_job.h"
 #include "pt2d_path.h"
 #include "pt2d_problem.h"
@@ -244,31 +245,6 @@ static int job_render(const struct pt2d_job *job, const struct job_input *in,
     }
 }
 
-/* Decimal digits of `v`, at least `width` of them, at `p`; the count written (<= 20). */
-static size_t job_put_uint(char *p, unsigned long long v, int width)
-{
-    char d[20];
-    size_t n = 0, i;
-
-    do {
-        d[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    while (n < (size_t)width && n < sizeof(d))
-        d[n++] = '0';
-    for (i = 0; i < n; i++)
-        p[i] = d[n - 1 - i];
-    return n;
-}
-
-static size_t job_put_int(char *p, long long v)
-{
-    if (v >= 0)
-        return job_put_uint(p, (unsigned long long)v, 1);
-    p[0] = '-';
-    return 1 + job_put_uint(p + 1, 0ull - (unsigned long long)v, 1);
-}
-
 /*
  * The cache key of a file, "f:<dev>:<ino>:<size>:<mtime s>.<ns>:<ctime s>.<ns>|<name>",
  * by hand: snprintf here was ~1.5 % of a cached request. Same bytes as
@@ -292,19 +268,19 @@ void pt2d_job_file_key(char *key, size_t cap, const struct stat *st, const char 
     }
     key[n++] = 'f';
     key[n++] = ':';
-    n += job_put_uint(key + n, (unsigned long long)st->st_dev, 1);
+    n += pt2d_fmt_uint(key + n, (unsigned long long)st->st_dev, 1);
     key[n++] = ':';
-    n += job_put_uint(key + n, (unsigned long long)st->st_ino, 1);
+    n += pt2d_fmt_uint(key + n, (unsigned long long)st->st_ino, 1);
     key[n++] = ':';
-    n += job_put_int(key + n, (long long)st->st_size);
+    n += pt2d_fmt_int(key + n, (long long)st->st_size);
     key[n++] = ':';
-    n += job_put_int(key + n, (long long)st->st_mtim.tv_sec);
+    n += pt2d_fmt_int(key + n, (long long)st->st_mtim.tv_sec);
     key[n++] = '.';
-    n += job_put_uint(key + n, (unsigned long long)st->st_mtim.tv_nsec, 9);
+    n += pt2d_fmt_uint(key + n, (unsigned long long)st->st_mtim.tv_nsec, 9);
     key[n++] = ':';
-    n += job_put_int(key + n, (long long)st->st_ctim.tv_sec);
+    n += pt2d_fmt_int(key + n, (long long)st->st_ctim.tv_sec);
     key[n++] = '.';
-    n += job_put_uint(key + n, (unsigned long long)st->st_ctim.tv_nsec, 9);
+    n += pt2d_fmt_uint(key + n, (unsigned long long)st->st_ctim.tv_nsec, 9);
     key[n++] = '|';
     memcpy(key + n, name, len + 1);
 }
@@ -318,11 +294,36 @@ static int job_fingerprint(const struct pt2d_options *opts, const struct pt2d_no
     pt2d_buf_reset(scratch);
     rc = pt2d_options_fingerprint(opts, scratch);
     /* the defaults shape an answer only where the request names no runtime */
-    if (rc == PT2_OK && opts->n_runtimes == 0 && env != NULL && env->runtime_labels != NULL)
-        rc = pt2d_buf_printf(scratch, ";defaults=%s", env->runtime_labels);
-    if (rc == PT2_OK && snap != NULL && opts->n_targets == 0) /* targets: no node verdicts */
-        rc = pt2d_buf_printf(scratch, ";node=%s", snap->fingerprint);
+    if (rc == PT2_OK && opts->n_runtimes == 0 && env != NULL && env->runtime_labels != NULL) {
+        pt2d_buf_puts(scratch, ";defaults=");
+        rc = pt2d_buf_puts(scratch, env->runtime_labels);
+    }
+    if (rc == PT2_OK && snap != NULL && opts->n_targets == 0) { /* targets: no node verdicts */
+        pt2d_buf_puts(scratch, ";node=");
+        rc = pt2d_buf_puts(scratch, snap->fingerprint);
+    }
     return rc;
+}
+
+/* "<label>\n<length of key>:<key>\n<fingerprint>" into q (snprintf's bytes, by hand: this
+ * runs on every cached hit); its length, or 0 where it does not fit in cap. */
+static size_t job_question(char *q, size_t cap, const char *label, const char *key,
+                           const char *fingerprint)
+{
+    size_t nl = strlen(label), nk = strlen(key), nf = strlen(fingerprint), n;
+
+    if (nl + nk + nf + PT2D_FMT_INT_MAX + 4 > cap)
+        return 0;
+    memcpy(q, label, nl);
+    n = nl;
+    q[n++] = '\n';
+    n += pt2d_fmt_uint(q + n, nk, 1);
+    q[n++] = ':';
+    memcpy(q + n, key, nk);
+    n += nk;
+    q[n++] = '\n';
+    memcpy(q + n, fingerprint, nf + 1);
+    return n + nf;
 }
 
 /*
@@ -336,14 +337,12 @@ static int job_etag_memo(enum pt2d_route route, const char *key, const struct pt
 {
     char question[PT2D_MEMO_QUESTION_MAX];
     const char *label = pt2d_router_label(route);
-    int rc = job_fingerprint(opts, snap, env, scratch), n, memo;
+    int rc = job_fingerprint(opts, snap, env, scratch), memo;
 
     if (rc != PT2_OK)
         return rc;
-    n = ref == NULL ? -1
-                    : snprintf(question, sizeof(question), "%s\n%zu:%s\n%s", label, strlen(key),
-                               key, pt2d_buf_str(scratch));
-    memo = n > 0 && (size_t)n < sizeof(question);
+    memo = ref != NULL &&
+           job_question(question, sizeof(question), label, key, pt2d_buf_str(scratch)) > 0;
     if (memo && pt2d_pkgref_etag_get(ref, question, etag, cap))
         return PT2_OK;
     pt2d_etag_make(label, key, pt2d_buf_str(scratch), etag, cap);

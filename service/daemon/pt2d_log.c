@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pt2d_fmt.h"
 #include "pt2d_log.h"
 
 /*
@@ -216,16 +217,9 @@ static void line_json(struct log_line *l, const char *s, size_t max)
 /* `v` in decimal, zero-padded to at least `width` digits. */
 static void line_uint(struct log_line *l, unsigned long long v, int width)
 {
-    char d[24];
-    int n = 0;
+    char d[PT2D_FMT_INT_MAX];
 
-    do {
-        d[sizeof(d) - 1 - (size_t)n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0 && n < (int)sizeof(d));
-    while (n < width && n < (int)sizeof(d))
-        d[sizeof(d) - 1 - (size_t)n++] = '0';
-    line_put(l, d + sizeof(d) - (size_t)n, (size_t)n);
+    line_put(l, d, pt2d_fmt_uint(d, v, width));
 }
 
 /* "%.3f" for the usual range by hand; printf's for anything else. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pt2d_fmt.h"
 #include "pt2d_options.h"
 
 #define DIM_LIMIT 9007199254740992.0 /* 2^53 */
@@ -464,30 +465,58 @@ void pt2d_options_finish(struct pt2d_options *o)
     }
 }
 
+/* `key`, then `v` in decimal. */
+static void fp_number(struct pt2d_buf *out, const char *key, long long v)
+{
+    char d[PT2D_FMT_INT_MAX];
+
+    pt2d_buf_puts(out, key);
+    pt2d_buf_append(out, d, pt2d_fmt_int(d, v));
+}
+
+/* `key`, then "<length>:<s>": the length keeps a value from running into the next part. */
+static void fp_counted(struct pt2d_buf *out, const char *key, const char *s)
+{
+    size_t len = strlen(s);
+
+    fp_number(out, key, (long long)len);
+    pt2d_buf_append(out, ":", 1);
+    pt2d_buf_append(out, s, len);
+}
+
+/* By hand rather than printf: it runs on every cached hit (the ETag's question). The
+ * buffer's first failure is sticky, so it is checked once, at the end. */
 int pt2d_options_fingerprint(const struct pt2d_options *o, struct pt2d_buf *out)
 {
     size_t i;
-    int rc = pt2d_buf_printf(out, "flags=%u;driver=%d;targets=", o->json_flags, o->driver_version);
 
-    for (i = 0; rc == PT2_OK && i < o->n_targets; i++)
-        rc = pt2d_buf_printf(out, "%zu:%s,", strlen(o->targets[i].text), o->targets[i].text);
-    if (rc == PT2_OK && o->has_device)
-        rc = pt2d_buf_printf(out, ";device=%zu:%s", strlen(o->device), o->device);
-    if (rc == PT2_OK && o->strict)
-        rc = pt2d_buf_printf(out, ";strict");
-    if (rc == PT2_OK && o->platform[0] != '\0')
-        rc = pt2d_buf_printf(out, ";platform=%s", o->platform);
-    if (rc == PT2_OK && o->model[0] != '\0')
-        rc = pt2d_buf_printf(out, ";model=%zu:%s", strlen(o->model), o->model);
-    for (i = 0; rc == PT2_OK && i < o->n_runtimes; i++)
-        rc = pt2d_buf_printf(out, ";runtime=%zu:%s", strlen(o->runtimes[i]), o->runtimes[i]);
-    if (rc == PT2_OK && o->inputs != NULL) {
+    fp_number(out, "flags=", (long long)o->json_flags);
+    fp_number(out, ";driver=", o->driver_version);
+    pt2d_buf_puts(out, ";targets=");
+    for (i = 0; i < o->n_targets; i++) {
+        fp_counted(out, "", o->targets[i].text);
+        pt2d_buf_append(out, ",", 1);
+    }
+    if (o->has_device)
+        fp_counted(out, ";device=", o->device);
+    if (o->strict)
+        pt2d_buf_puts(out, ";strict");
+    if (o->platform[0] != '\0') {
+        pt2d_buf_puts(out, ";platform=");
+        pt2d_buf_puts(out, o->platform);
+    }
+    if (o->model[0] != '\0')
+        fp_counted(out, ";model=", o->model);
+    for (i = 0; i < o->n_runtimes; i++)
+        fp_counted(out, ";runtime=", o->runtimes[i]);
+    if (out->failed == PT2_OK && o->inputs != NULL) {
         char *s = cJSON_PrintUnformatted(o->inputs);
 
         if (s == NULL)
             return PT2_ERR_NOMEM;
-        rc = pt2d_buf_printf(out, ";inputs=%s", s);
+        pt2d_buf_puts(out, ";inputs=");
+        pt2d_buf_puts(out, s);
         cJSON_free(s);
     }
-    return rc;
+    return out->failed;
 }

@@ -185,6 +185,39 @@ START_TEST(test_file_key_fast_path_and_memo)
     ck_assert_str_eq(reply.etag, first);
     job.nocache = 1; /* never from memory without the cache */
     ck_assert_int_eq(pt2d_job_run_cached(&job), 0);
+
+    /* Another question about the same package (strict=1): its own ETag, never the first
+     * question's memo; nothing in memory for it until a worker renders it. Then the first
+     * question again: the first ETag. */
+    job.nocache = 0;
+    pt2d_options_add_query(&opts, "strict", "1", NULL);
+    pt2d_buf_init(&fp, 4096);
+    ck_assert_int_eq(pt2d_options_fingerprint(&opts, &fp), PT2_OK);
+    pt2d_etag_make(pt2d_router_label(PT2D_ROUTE_INSPECT), key, pt2d_buf_str(&fp), want,
+                   sizeof(want));
+    pt2d_buf_free(&fp);
+    ck_assert_str_ne(want, first);
+    pt2d_reply_free(&reply);
+    pt2d_reply_init(&reply);
+    ck_assert_int_eq(pt2d_job_run_cached(&job), 0);
+    run(PT2D_ROUTE_INSPECT, NULL, NULL, 0);
+    ck_assert_uint_eq(reply.status, 200);
+    ck_assert_str_eq(reply.etag, want);
+    pt2d_reply_free(&reply);
+    pt2d_reply_init(&reply);
+    ck_assert_int_eq(pt2d_job_run_cached(&job), 1);
+    ck_assert_str_eq(reply.etag, want);
+    /* one body is memoised per package: the first question's is rendered again */
+    pt2d_options_add_query(&opts, "strict", "0", NULL);
+    pt2d_reply_free(&reply);
+    pt2d_reply_init(&reply);
+    ck_assert_int_eq(pt2d_job_run_cached(&job), 0);
+    run(PT2D_ROUTE_INSPECT, NULL, NULL, 0);
+    ck_assert_str_eq(reply.etag, first);
+    pt2d_reply_free(&reply);
+    pt2d_reply_init(&reply);
+    ck_assert_int_eq(pt2d_job_run_cached(&job), 1);
+    ck_assert_str_eq(reply.etag, first);
     env.root_fds = NULL;
     pt2d_path_roots_close(fds, 1);
 }

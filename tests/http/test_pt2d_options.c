@@ -273,6 +273,62 @@ START_TEST(test_fingerprint)
 }
 END_TEST
 
+/*
+ * Every part at once, against the printf form the ETags were made from
+ * (the fingerprint is written by hand now; an ETag must not change with it),
+ * then at every cap below its length: refused whole, never cut short.
+ */
+START_TEST(test_fingerprint_every_part)
+{
+    char want[1024];
+    struct pt2d_buf b;
+    size_t cap, len;
+
+    ck_assert_int_eq(pt2d_options_add_query(&o, "target", "H100", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "target", "sm_90a", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "driver", "12.4", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "view", "oip", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "affinity", "1", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "device", "cuda:12", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "strict", "1", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "platform", "linux/arm64", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "model", "model_a", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "runtime", "debian12", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "runtime", "ubuntu22.04,torch=2.8", &err), PT2_OK);
+    ck_assert_int_eq(pt2d_options_add_query(&o, "input", "x=1,2", &err), PT2_OK);
+    ck_assert_uint_ne(o.json_flags, 0);
+    snprintf(want, sizeof(want),
+             "flags=%u;driver=%d;targets=%zu:%s,%zu:%s,;device=%zu:%s;strict;platform=%s;"
+             "model=%zu:%s;runtime=%zu:%s;runtime=%zu:%s;inputs={\"x\":[1,2]}",
+             o.json_flags, 12040, strlen("H100"), "H100", strlen("sm_90a"), "sm_90a",
+             strlen("cuda:12"), "cuda:12", "linux/arm64", strlen("model_a"), "model_a",
+             strlen("debian12"), "debian12", strlen("ubuntu22.04,torch=2.8"),
+             "ubuntu22.04,torch=2.8");
+    pt2d_buf_init(&b, 4096);
+    ck_assert_int_eq(pt2d_options_fingerprint(&o, &b), PT2_OK);
+    ck_assert_str_eq(pt2d_buf_str(&b), want);
+    pt2d_buf_free(&b);
+
+    len = strlen(want);
+    for (cap = 0; cap <= len; cap++) {
+        pt2d_buf_init(&b, cap);
+        ck_assert_int_eq(pt2d_options_fingerprint(&o, &b), cap < len ? PT2_ERR_TOO_LARGE : PT2_OK);
+        if (cap == len)
+            ck_assert_str_eq(pt2d_buf_str(&b), want);
+        pt2d_buf_free(&b);
+    }
+
+    /* a negative driver number is written with its sign, as %d did */
+    pt2d_options_free(&o);
+    pt2d_options_init(&o);
+    o.driver_version = -5;
+    pt2d_buf_init(&b, 64);
+    ck_assert_int_eq(pt2d_options_fingerprint(&o, &b), PT2_OK);
+    ck_assert_str_eq(pt2d_buf_str(&b), "flags=0;driver=-5;targets=");
+    pt2d_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_device_and_refresh)
 {
     static const char *const good[] = {"", "cuda", "cuda:0", "cuda:12", "3"};
@@ -387,6 +443,7 @@ int main(void)
     tcase_add_test(tc, test_json_body_deep_nesting);
     tcase_add_test(tc, test_json_body_too_large);
     tcase_add_test(tc, test_fingerprint);
+    tcase_add_test(tc, test_fingerprint_every_part);
     tcase_add_test(tc, test_device_and_refresh);
     tcase_add_test(tc, test_apply_json_keeps_other_members);
     tcase_add_test(tc, test_json_nul_and_limits);
