@@ -19,6 +19,7 @@
 #include "pt2_sbuf.h"
 #include "pt2_desc.h"
 #include "pt2_isa.h"
+#include "pt2_runtime.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1200,10 +1201,11 @@ static void say_host(struct pt2_sbuf *b, const struct pt2_host *h)
         pt2_sbuf_add(b, "package is a Linux %s %s", hm, elf_kind(h->elf_type));
         break;
     case PT2_HOST_MACHO:
-        pt2_sbuf_add(b, "package is a macOS %.*s dylib", w, h->machine);
+        pt2_sbuf_add(b, "package is %s %.*s dylib", pt2_runtime_library_os_said(h), w, h->machine);
         break;
     case PT2_HOST_MACHO_FAT:
-        pt2_sbuf_add(b, "package is a macOS universal dylib (%.*s)", w, h->machine);
+        pt2_sbuf_add(b, "package is %s universal dylib (%.*s)", pt2_runtime_library_os_said(h), w,
+                     h->machine);
         break;
     case PT2_HOST_PE:
         pt2_sbuf_add(b, "package is a Windows %.*s DLL", w, h->machine);

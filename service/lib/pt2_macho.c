@@ -137,12 +137,18 @@ static int read_thin(struct pt2_rd *rd, uint64_t off, uint64_t size, struct thin
 #define LC_SYMTAB 0x2u
 #define LC_LOAD_DYLIB 0xcu
 #define LC_VERSION_MIN_MACOSX 0x24u
+#define LC_VERSION_MIN_IPHONEOS 0x25u
+#define LC_VERSION_MIN_TVOS 0x2fu
+#define LC_VERSION_MIN_WATCHOS 0x30u
 #define LC_LOAD_WEAK_DYLIB 0x80000018u
 #define LC_REEXPORT_DYLIB 0x8000001fu
 #define LC_LAZY_LOAD_DYLIB 0x20u
 #define LC_LOAD_UPWARD_DYLIB 0x80000023u
 #define LC_BUILD_VERSION 0x32u
 #define PLATFORM_MACOS 1u
+#define PLATFORM_IOS 2u
+#define PLATFORM_TVOS 3u
+#define PLATFORM_WATCHOS 4u
 #define CMDS_MAX (1u * 1024u * 1024u)
 #define N_STAB 0xe0u
 #define N_TYPE 0x0eu
@@ -153,6 +159,29 @@ static int read_thin(struct pt2_rd *rd, uint64_t off, uint64_t size, struct thin
 static uint32_t u32(const struct thin *t, const uint8_t *p)
 {
     return t->big_endian ? pt2_be32(p) : pt2_le32(p);
+}
+
+/* dyld loads a Mach-O only into a process of a platform it names, so each is kept. */
+static void add_platform(struct pt2_needs *n, uint32_t platform)
+{
+    n->macho_platforms |= platform >= 1 && platform < 32 ? 1u << platform : 1u;
+}
+
+/* The platform an LC_VERSION_MIN_* command stands for; 0 for any other command. */
+static uint32_t version_min_platform(uint32_t cmd)
+{
+    switch (cmd) {
+    case LC_VERSION_MIN_MACOSX:
+        return PLATFORM_MACOS;
+    case LC_VERSION_MIN_IPHONEOS:
+        return PLATFORM_IOS;
+    case LC_VERSION_MIN_TVOS:
+        return PLATFORM_TVOS;
+    case LC_VERSION_MIN_WATCHOS:
+        return PLATFORM_WATCHOS;
+    default:
+        return 0;
+    }
 }
 
 static int dylib_cmd(uint32_t cmd)
@@ -255,10 +284,12 @@ static int read_needs(struct pt2_rd *rd, uint64_t base, uint64_t size, const str
             else
                 pt2_needs_set_partial(n, "%s: a dylib load command names no library", rd->name);
         } else if (cmd == LC_BUILD_VERSION && cmdsize >= 24) {
+            add_platform(n, u32(t, c + off + 8));
             if (u32(t, c + off + 8) == PLATFORM_MACOS && u32(t, c + off + 12) > n->macos_min)
                 n->macos_min = u32(t, c + off + 12);
-        } else if (cmd == LC_VERSION_MIN_MACOSX && cmdsize >= 16) {
-            if (u32(t, c + off + 8) > n->macos_min)
+        } else if (version_min_platform(cmd) != 0 && cmdsize >= 16) {
+            add_platform(n, version_min_platform(cmd));
+            if (cmd == LC_VERSION_MIN_MACOSX && u32(t, c + off + 8) > n->macos_min)
                 n->macos_min = u32(t, c + off + 8);
         } else if (cmd == LC_SYMTAB && cmdsize >= 24) {
             rc = read_symtab(rd, base, size, t, c + off, n, err);

@@ -88,6 +88,10 @@ struct pt2_needs {
     size_t nimports, imports_cap;
     uint64_t imports_total; /* undefined symbols seen, kept or not */
     uint32_t macos_min;     /* Mach-O minimum macOS as xxxx.yy.zz nibbles (0x000e0000 = 14.0) */
+    /* Mach-O: bit p for each platform p it is built for (LC_BUILD_VERSION's platform, or the
+     * LC_VERSION_MIN_* command standing for one: 1 macOS, 2 iOS, 3 tvOS, 4 watchOS,
+     * 6 Mac Catalyst, ...; bit 0: a platform number outside 1..31); 0 = none named. */
+    uint32_t macho_platforms;
     /* PE only (pt2_pe.h), 0 elsewhere: the optional header's Subsystem (2 windows-gui,
      * 3 windows-cui, ...) and DllCharacteristics (0x40 dynamic-base, 0x100 nx-compat, ...),
      * the COFF header's Characteristics (PT2_PE_FILE_DLL 0x2000: a DLL). Imports are the

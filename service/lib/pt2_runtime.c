@@ -635,25 +635,69 @@ static const char *format_name(int f)
     }
 }
 
-const char *pt2_runtime_library_os(int format)
+/* A system a library loads on: its token in the document, and how a sentence names it. */
+struct lib_os {
+    const char *os, *said;
+};
+
+static const struct lib_os os_linux = {"linux", "a Linux"}, os_windows = {"windows", "a Windows"},
+                           os_unknown = {"", "an unrecognised"};
+
+/* Apple's platform numbers (<mach-o/loader.h> PLATFORM_*); 0 stands for any other. */
+static const struct lib_os apple_os[] = {
+    {"apple", "an Apple (unknown platform)"},
+    {"macos", "a macOS"},
+    {"ios", "an iOS"},
+    {"tvos", "a tvOS"},
+    {"watchos", "a watchOS"},
+    {"bridgeos", "a bridgeOS"},
+    {"maccatalyst", "a Mac Catalyst"},
+    {"ios-simulator", "an iOS Simulator"},
+    {"tvos-simulator", "a tvOS Simulator"},
+    {"watchos-simulator", "a watchOS Simulator"},
+    {"driverkit", "a DriverKit"},
+    {"visionos", "a visionOS"},
+    {"visionos-simulator", "a visionOS Simulator"},
+};
+
+/*
+ * ELF loads on Linux, PE on Windows. A Mach-O loads only into a process of a platform it
+ * names (dyld): macOS where it names macOS (a zippered library names Mac Catalyst too) or
+ * names none (older macOS builds carry no platform command); else the first it names.
+ */
+static const struct lib_os *library_os(const struct pt2_host *h)
 {
-    switch (format) {
-    case PT2_HOST_ELF:
-        return "linux";
-    case PT2_HOST_MACHO:
-    case PT2_HOST_MACHO_FAT:
-        return "macos";
-    case PT2_HOST_PE:
-        return "windows";
-    default:
-        return "";
-    }
+    uint32_t p = h->needs != NULL ? h->needs->macho_platforms : 0;
+    size_t n = sizeof(apple_os) / sizeof(apple_os[0]);
+
+    if (h->format == PT2_HOST_ELF)
+        return &os_linux;
+    if (h->format == PT2_HOST_PE)
+        return &os_windows;
+    if (h->format != PT2_HOST_MACHO && h->format != PT2_HOST_MACHO_FAT)
+        return &os_unknown;
+    if (p == 0 || (p & (1u << 1)) != 0)
+        return &apple_os[1];
+    for (size_t b = 2; b < 32; b++)
+        if ((p & (1u << b)) != 0)
+            return b < n ? &apple_os[b] : &apple_os[0];
+    return &apple_os[0];
+}
+
+const char *pt2_runtime_library_os(const struct pt2_host *h)
+{
+    return library_os(h)->os;
+}
+
+const char *pt2_runtime_library_os_said(const struct pt2_host *h)
+{
+    return library_os(h)->said;
 }
 
 /* What the headers say of the file itself, beside what it needs. */
 static void library_facts(struct pt2_jw *w, const struct pt2_host *h)
 {
-    wstr(w, "os", pt2_runtime_library_os(h->format));
+    wstr(w, "os", pt2_runtime_library_os(h));
     wnum(w, "bits", h->bits);
     wstr(w, "description", h->description);
     wnum(w, "size", (double)h->size);
@@ -823,19 +867,18 @@ static const char *rebuild_base(const struct pt2_runtime *rt)
 
 static void req_platform(const struct pt2_host *h, const struct pt2_runtime *rt, struct req *r)
 {
-    const char *want = h->format == PT2_HOST_ELF ? "linux"
-                       : (h->format == PT2_HOST_MACHO || h->format == PT2_HOST_MACHO_FAT)
-                           ? "macos"
-                           : "windows";
+    const char *want = pt2_runtime_library_os(h);
 
     if (rt->os[0] == '\0' || strcmp(rt->os, want) == 0) {
         r->status = REQ_MET;
         return;
     }
-    req_set(r, REQ_UNMET, "platform", "%s is a %s library; %s runs %s", h->source,
-            strcmp(want, "linux") == 0   ? "Linux ELF"
-            : strcmp(want, "macos") == 0 ? "macOS Mach-O"
-                                         : "Windows PE",
+    req_set(r, REQ_UNMET, "platform", "%s is %s %s library; %s runs %s", h->source,
+            pt2_runtime_library_os_said(h),
+            h->format == PT2_HOST_ELF                                          ? "ELF"
+            : h->format == PT2_HOST_PE                                         ? "PE"
+            : (h->format == PT2_HOST_MACHO || h->format == PT2_HOST_MACHO_FAT) ? "Mach-O"
+                                                                               : "host",
             rt->name, strcmp(rt->os, "macos") == 0 ? "macOS" : "Linux");
     snprintf(r->advice, sizeof(r->advice),
              "Re-export the package on %s with the torch you serve with: AOTInductor compiles "

@@ -52,8 +52,12 @@ int pt2_runtime_host_loaded(const struct pt2_host_list *hosts, size_t i);
  * into the object w has open (the caller opens and closes it). */
 void pt2_runtime_library_members(struct pt2_jw *w, const struct pt2_host *h, int loaded);
 
-/* The OS a library's format loads on: "linux" (ELF), "macos" (Mach-O), "windows" (PE). */
-const char *pt2_runtime_library_os(int format);
+/* The system a library loads on: "linux" (ELF), "windows" (PE); a Mach-O's by the platforms
+ * it names: "macos" (or none named), else "ios", "maccatalyst", "tvos", ... ("apple" for a
+ * platform number without a name); "" for other formats. Static strings. */
+const char *pt2_runtime_library_os(const struct pt2_host *h);
+/* The same system as a sentence names it, with its article: "a macOS", "an iOS". */
+const char *pt2_runtime_library_os_said(const struct pt2_host *h);
 
 /* The "runtime" member's value of the inspection document: {"needs", "libraries"}. */
 void pt2_runtime_needs_write(struct pt2_jw *w, const pt2_package *pkg);

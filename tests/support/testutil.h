@@ -34,6 +34,17 @@ void tu_skip(const char *what, const char *why);
 int tu_each_file(const char *dir, const char *suffix,
                  int (*fn)(const char *path, const char *name, void *ctx), void *ctx);
 
+/* One platform load command of a hand-made Mach-O: LC_BUILD_VERSION (0x32: `platform`,
+ * minos `version`) or an LC_VERSION_MIN_* (0x24, 0x25, 0x2f, 0x30: `version`). */
+struct tu_macho_cmd {
+    uint32_t cmd, platform, version;
+};
+
+/* A 64-bit little-endian arm64 MH_DYLIB with those load commands and nothing else, into
+ * `out` (TU_MACHO_MAX bytes); its length. */
+#define TU_MACHO_MAX 512u
+size_t tu_macho_dylib(uint8_t *out, const struct tu_macho_cmd *c, size_t n);
+
 /* Directory of build outputs ($PT2SCOPE_BUILD, default "build"). */
 const char *tu_build_dir(void);
 

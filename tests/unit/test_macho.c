@@ -10,6 +10,7 @@
 
 #include "pt2_macho.h"
 #include "pt2_needs.h"
+#include "pt2_runtime.h"
 #include "pt2_shims.h"
 #include "testutil.h"
 
@@ -132,6 +133,7 @@ START_TEST(test_real_package_dylib)
         ck_assert_int_eq(pt2_macho_scan(&rd, &h, &rec, &err), PT2_OK);
         ck_assert_str_eq(nd->partial, "");
         ck_assert_uint_eq(nd->macos_min, 0x000f0000u);
+        ck_assert_uint_eq(nd->macho_platforms, 1u << 1); /* LC_BUILD_VERSION platform 1 */
         ck_assert_uint_eq(nd->nlibs, 3);
         ck_assert_str_eq(pt2_needs_str(nd, nd->libs[0]),
                          "/opt/homebrew/opt/libomp/lib/libomp.dylib");
@@ -145,6 +147,63 @@ START_TEST(test_real_package_dylib)
         pt2_needs_free(nd);
     }
     free(z);
+}
+END_TEST
+
+/*
+ * The platforms a Mach-O names: dyld loads it only into a process of one of them, so an
+ * iOS or Mac Catalyst build is no macOS library (os "ios", "maccatalyst"); a zippered one
+ * names macOS too; one that names none is macOS (older builds carry no platform command).
+ */
+START_TEST(test_platforms)
+{
+    static const struct {
+        struct tu_macho_cmd c[2];
+        size_t n;
+        uint32_t platforms, macos_min;
+        const char *os, *said;
+    } cases[] = {
+        {{{0x32, 2, 0x00110000}}, 1, 1u << 2, 0, "ios", "an iOS"},
+        {{{0x32, 1, 0x000e0000}, {0x32, 6, 0x00110000}},
+         2,
+         (1u << 1) | (1u << 6),
+         0x000e0000,
+         "macos",
+         "a macOS"},
+        {{{0x32, 6, 0x00110000}}, 1, 1u << 6, 0, "maccatalyst", "a Mac Catalyst"},
+        {{{0x32, 7, 0x00110000}}, 1, 1u << 7, 0, "ios-simulator", "an iOS Simulator"},
+        {{{0x32, 11, 0x00020000}}, 1, 1u << 11, 0, "visionos", "a visionOS"},
+        {{{0x32, 40, 0x00010000}}, 1, 1u, 0, "apple", "an Apple (unknown platform)"},
+        {{{0x32, 20, 0x00010000}}, 1, 1u << 20, 0, "apple", "an Apple (unknown platform)"},
+        {{{0x25, 0, 0x000c0000}}, 1, 1u << 2, 0, "ios", "an iOS"},
+        {{{0x2f, 0, 0x000c0000}}, 1, 1u << 3, 0, "tvos", "a tvOS"},
+        {{{0x30, 0, 0x00060000}}, 1, 1u << 4, 0, "watchos", "a watchOS"},
+        {{{0x24, 0, 0x000a0f00}}, 1, 1u << 1, 0x000a0f00, "macos", "a macOS"},
+        {{{0}}, 0, 0, 0, "macos", "a macOS"},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        uint8_t b[TU_MACHO_MAX];
+        size_t len = tu_macho_dylib(b, cases[i].c, cases[i].n);
+        struct pt2_error err = {0};
+        struct pt2_host h;
+        struct pt2_rd rd;
+        int rec = 0;
+
+        memset(&h, 0, sizeof(h));
+        h.needs = pt2_needs_new(PT2_HOST_MACHO);
+        ck_assert_ptr_nonnull(h.needs);
+        pt2_rd_init_mem(&rd, b, len, "lib.dylib");
+        ck_assert_int_eq(pt2_macho_scan(&rd, &h, &rec, &err), PT2_OK);
+        ck_assert_int_eq(rec, 1);
+        ck_assert_str_eq(h.needs->partial, "");
+        ck_assert_msg(h.needs->macho_platforms == cases[i].platforms, "case %zu: 0x%x", i,
+                      h.needs->macho_platforms);
+        ck_assert_uint_eq(h.needs->macos_min, cases[i].macos_min);
+        ck_assert_str_eq(pt2_runtime_library_os(&h), cases[i].os);
+        ck_assert_str_eq(pt2_runtime_library_os_said(&h), cases[i].said);
+        pt2_needs_free(h.needs);
+    }
 }
 END_TEST
 
@@ -256,6 +315,7 @@ int main(void)
     tcase_add_test(tc, test_thin_arm64_dylib);
     tcase_add_test(tc, test_universal_dylib);
     tcase_add_test(tc, test_real_package_dylib);
+    tcase_add_test(tc, test_platforms);
     tcase_add_test(tc, test_big_endian_and_cpu_names);
     tcase_add_test(tc, test_java_class_is_not_macho);
     tcase_add_test(tc, test_malformed_universal);

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bigzip.h"
 #include "pt2scope.h"
 #include "testutil.h"
+#include "ziptest.h"
 
 static cJSON *json_of(const pt2_runtime *rt)
 {
@@ -191,6 +193,72 @@ START_TEST(test_mlcolvar_verdicts)
 }
 END_TEST
 
+/* A package whose model library is a hand-made arm64 Mach-O naming `c`, judged on `spec`:
+ * the first runtime entry's verdict and reason into the caller's buffers, the library's os. */
+static void judge_macho(const struct tu_macho_cmd *c, size_t n, const char *spec, char *verdict,
+                        char *reason, size_t cap, char *os)
+{
+    char dir[256], path[512];
+    uint8_t so[TU_MACHO_MAX];
+    size_t len = tu_macho_dylib(so, c, n);
+    struct bigzip_writer *w;
+    struct pt2_error err = {0};
+    pt2_package *pkg = NULL;
+    pt2_runtime *rt = NULL;
+    pt2_verdicts *v = NULL;
+    cJSON *doc = NULL, *e, *lib;
+
+    zt_tmp_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/apple.pt2", dir);
+    w = bigzip_open(path, 8);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_int_eq(bigzip_add(w, "data/aotinductor/model/capple.wrapper.so", so, len), 0);
+    ck_assert_int_eq(bigzip_add_trailer(w), 0);
+    ck_assert_int_eq(bigzip_close(w), 0);
+    ck_assert_int_eq(pt2_package_open_path(&pkg, path, NULL, &err), PT2_OK);
+    ck_assert_int_eq(pt2_runtime_parse(spec, &rt, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_runtime(v, pkg, rt, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
+    e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "compatibility"), 0);
+    snprintf(verdict, cap, "%s", pt2_json_str(e, "verdict"));
+    snprintf(reason, cap, "%s", pt2_json_str(e, "reason"));
+    cJSON_Delete(doc);
+    ck_assert_int_eq(pt2_package_to_json(pkg, PT2_JSON_DEFAULT, &doc, &err), PT2_OK);
+    lib = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "runtime"), "libraries"),
+                             0);
+    snprintf(os, 32, "%s", pt2_json_str(lib, "os"));
+    cJSON_Delete(doc);
+    pt2_verdicts_free(v);
+    pt2_runtime_free(rt);
+    pt2_package_free(pkg);
+    zt_rm_dir(dir);
+}
+
+/* dyld loads a Mach-O only into a process of a platform it names: an iOS build is no
+ * macOS library, a zippered one (macOS and Mac Catalyst) is. */
+START_TEST(test_macho_platform)
+{
+    static const struct tu_macho_cmd ios[] = {{0x32, 2, 0x00110000}},
+                                     zippered[] = {{0x32, 1, 0x000e0000}, {0x32, 6, 0x00110000}};
+    char verdict[256], reason[256], os[32];
+
+    judge_macho(ios, 1, "macos=14.0", verdict, reason, sizeof(verdict), os);
+    ck_assert_str_eq(os, "ios");
+    ck_assert_str_eq(verdict, "incompatible");
+    ck_assert_str_eq(reason, "data/aotinductor/model/capple.wrapper.so is an iOS Mach-O "
+                             "library; the runtime macos=14.0 runs macOS");
+    judge_macho(zippered, 2, "macos=14.0", verdict, reason, sizeof(verdict), os);
+    ck_assert_str_eq(os, "macos");
+    ck_assert_str_eq(verdict, "compatible");
+    ck_assert_str_eq(reason, "the runtime macos=14.0 can load "
+                             "data/aotinductor/model/capple.wrapper.so");
+    judge_macho(zippered, 2, "macos=13.5", verdict, reason, sizeof(verdict), os);
+    ck_assert_str_eq(verdict, "incompatible");
+    ck_assert_str_eq(reason, "needs macOS 14.0; the runtime macos=13.5 is macOS 13.5");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("runtime");
@@ -198,6 +266,7 @@ static Suite *suite(void)
 
     tcase_add_test(tc, test_parse_specs);
     tcase_add_test(tc, test_sysroot_errors);
+    tcase_add_test(tc, test_macho_platform);
     tcase_add_test(tc, test_mlcolvar_verdicts);
     suite_add_tcase(s, tc);
     return s;
