@@ -421,6 +421,26 @@ static const char *def_name(const struct pt2_dyn_symtab *t, uint16_t ndx)
     return NULL;
 }
 
+/* 1 when the string table holds `name` (nlen bytes, its NUL included) at `off`, 0 when not,
+ * -1 on a read error: read a window at a time, so a name of any length compares (the
+ * loader's strcmp has no limit; mangled C++ names run past 256 bytes). */
+static int dynstr_equals(struct pt2_dyn_symtab *t, uint32_t off, const char *name, size_t nlen,
+                         struct pt2_error *err)
+{
+    char got[PT2_ELF_SYMNAME_MAX];
+
+    for (size_t done = 0; done < nlen;) {
+        size_t k = nlen - done < sizeof(got) ? nlen - done : sizeof(got);
+
+        if (pt2_elf_read(t->elf, t->dynstr->offset + off + done, got, k, err) != PT2_OK)
+            return -1;
+        if (memcmp(got, name + done, k) != 0)
+            return 0;
+        done += k;
+    }
+    return 1;
+}
+
 /* Symbol `idx`: 1 when it is a definition of `name` the loader binds `version` to. */
 static int match(struct pt2_dyn_symtab *t, size_t idx, const char *name, const char *version,
                  struct pt2_error *err)
@@ -428,13 +448,13 @@ static int match(struct pt2_dyn_symtab *t, size_t idx, const char *name, const c
     struct pt2_elf *elf = t->elf;
     size_t ent = (size_t)t->dynsym->entsize, nlen = strlen(name) + 1;
     uint8_t e[24], vb[2];
-    char got[PT2_ELF_SYMNAME_MAX];
     uint32_t noff;
     unsigned bind, shndx;
     uint16_t v, ndx;
     const char *dn;
+    int eq;
 
-    if ((uint64_t)(idx + 1) * ent > t->dynsym->size || nlen > sizeof(got))
+    if ((uint64_t)(idx + 1) * ent > t->dynsym->size)
         return 0;
     if (pt2_elf_read(elf, t->dynsym->offset + idx * ent, e, elf->bits == 64 ? 24 : 16, err) !=
         PT2_OK)
@@ -446,10 +466,8 @@ static int match(struct pt2_dyn_symtab *t, size_t idx, const char *name, const c
         (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE) ||
         noff >= t->dynstr->size || nlen > t->dynstr->size - noff)
         return 0;
-    if (pt2_elf_read(elf, t->dynstr->offset + noff, got, nlen, err) != PT2_OK)
-        return -1;
-    if (memcmp(got, name, nlen) != 0)
-        return 0;
+    if ((eq = dynstr_equals(t, noff, name, nlen, err)) != 1)
+        return eq;
     if (t->versym == NULL || (uint64_t)(idx + 1) * 2 > t->versym->size)
         return 1;
     if (pt2_elf_read(elf, t->versym->offset + idx * 2, vb, 2, err) != PT2_OK)

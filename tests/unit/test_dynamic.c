@@ -6,6 +6,7 @@
  * `partial` note and no false "compatible", never a crash.
  */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "pt2_needs.h"
 #include "pt2_shims.h"
 #include "testutil.h"
+#include "ziptest.h"
 
 #define RDC "tests/fixtures/bins/host_so_cuda/libhost_rdc.so"
 
@@ -106,6 +108,77 @@ START_TEST(test_provider_lookup)
 }
 END_TEST
 
+/*
+ * A definition whose name is longer than any window the reader uses (mangled C++ names
+ * of 300 to 600 bytes are common in libtorch): found by its whole name, as the loader's
+ * strcmp finds it, and not found by a name that differs only past the first 256 bytes.
+ * The library is built here by the C compiler; the loader itself is the oracle (a
+ * program linked against it runs).
+ */
+START_TEST(test_provider_long_name)
+{
+    char dir[256], cmd[1024], path[512], name[301], other[301];
+    int w;
+    struct pt2_error err = {0};
+    struct pt2_dyn_symtab t;
+    struct pt2_needs *n;
+    struct pt2_elf elf;
+    struct pt2_rd rd;
+    size_t len = 0;
+    int found = -1;
+    uint8_t *b;
+    FILE *f;
+
+    memset(name, 'a', 300);
+    name[0] = 'f';
+    name[300] = '\0';
+    memcpy(other, name, sizeof(other));
+    other[280] = 'b';
+    zt_tmp_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/l.c", dir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "int %s(void) { return 7; }\n", name);
+    fclose(f);
+    snprintf(path, sizeof(path), "%s/m.c", dir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "int %s(void);\nint main(void) { return %s() != 7; }\n", name, name);
+    fclose(f);
+    w = snprintf(cmd, sizeof(cmd),
+                 "cd %s && cc -shared -fPIC -o liblong.so l.c 2>/dev/null && "
+                 "cc -o m m.c -L. -llong 2>/dev/null",
+                 dir);
+    ck_assert(w > 0 && (size_t)w < sizeof(cmd));
+    if (system(cmd) != 0) {
+        zt_rm_dir(dir);
+        tu_skip("long symbol names", "no C compiler to build the provider");
+        return;
+    }
+    snprintf(cmd, sizeof(cmd), "cd %s && LD_LIBRARY_PATH=. ./m", dir);
+    ck_assert_int_eq(system(cmd), 0); /* the loader binds it */
+    snprintf(path, sizeof(path), "%s/liblong.so", dir);
+    b = tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(b);
+    n = read_needs(b, len, PT2_DYN_DEFS);
+    pt2_rd_init_mem(&rd, b, len, "liblong.so");
+    ck_assert_int_eq(pt2_elf_open(&elf, &rd, 0, len, &err), PT2_OK);
+    ck_assert_int_eq(pt2_dyn_symtab_open(&t, &elf, n, &err), PT2_OK);
+    ck_assert_int_eq(pt2_dyn_symtab_find(&t, name, NULL, &found, &err), PT2_OK);
+    ck_assert_int_eq(found, 1);
+    ck_assert_int_eq(pt2_dyn_symtab_find(&t, other, NULL, &found, &err), PT2_OK);
+    ck_assert_int_eq(found, 0);
+    other[280] = '\0'; /* a prefix of it */
+    ck_assert_int_eq(pt2_dyn_symtab_find(&t, other, NULL, &found, &err), PT2_OK);
+    ck_assert_int_eq(found, 0);
+    pt2_dyn_symtab_close(&t);
+    pt2_elf_close(&elf);
+    pt2_needs_free(n);
+    free(b);
+    zt_rm_dir(dir);
+}
+END_TEST
+
 /* Offset of the section of `type` in the file. */
 static size_t section_off(const uint8_t *b, size_t len, uint32_t type, size_t *size)
 {
@@ -191,6 +264,7 @@ static Suite *suite(void)
 
     tcase_add_test(tc, test_real_library);
     tcase_add_test(tc, test_provider_lookup);
+    tcase_add_test(tc, test_provider_long_name);
     tcase_add_test(tc, test_malformed_versions);
     suite_add_tcase(s, tc);
     return s;
