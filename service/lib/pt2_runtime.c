@@ -1081,6 +1081,9 @@ static void req_load(const struct pt2_load_result *lr, const struct pt2_runtime 
                      "Serve it from an image whose libraries export %s, or re-export the "
                      "package with the serving torch.",
                      m->name);
+    } else if (lr->note[0] != '\0') {
+        /* nothing found missing, but not everything could be read: not a "loads" */
+        req_set(r, REQ_UNVERIFIED, "libraries", "%s was read in part: %.300s", where, lr->note);
     }
     (void)rt;
 }

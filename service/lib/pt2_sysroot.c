@@ -667,16 +667,28 @@ static int check_symbols(struct pt2_sysroot *sr, const struct pt2_needs *lib, co
         if (im->weak || (only_torch && im->kind != PT2_IMP_SHIM &&
                          im->kind != PT2_IMP_CUSTOM_SHIM && im->kind != PT2_IMP_LIBTORCH_CXX))
             continue;
+        const char *unread = NULL;
+
         for (size_t k = 0; k < n && !found; k++) {
             struct sr_lib *l = &sr->libs[scope[k]];
-            if (!l->sym_ok)
+            if (!l->sym_ok) {
+                unread = unread != NULL ? unread : l->name;
                 continue;
+            }
             rc = pt2_dyn_symtab_find(&l->sym, name, ver, &found, err);
             if (rc != PT2_OK)
                 return rc;
         }
         if (found)
             continue;
+        if (unread != NULL) { /* it may be there: not missing, not checked */
+            if (res->note[0] == '\0')
+                snprintf(res->note, sizeof(res->note),
+                         "%s is not found in the symbols that could be read; those of %s could "
+                         "not be",
+                         name, unread);
+            continue;
+        }
         if (res->nmissing_symbols < PT2_SYSROOT_MISSING_MAX) {
             snprintf(res->missing_symbols[res->nmissing_symbols].name,
                      sizeof(res->missing_symbols[0].name), "%s", name);
@@ -776,8 +788,10 @@ int pt2_sysroot_check(struct pt2_sysroot *sr, const struct pt2_needs *lib, const
         else if (strcmp(l->name, "libstdc++.so.6") == 0)
             newest(l->needs, "GLIBCXX_", res->glibcxx, sizeof(res->glibcxx));
     }
-    if (lib->partial[0] != '\0')
-        snprintf(res->note, sizeof(res->note), "%s", lib->partial);
+    /* a provider read in part may hide what it needs itself (its own libraries, versions) */
+    for (size_t k = 0; k < n && res->note[0] == '\0'; k++)
+        if (sr->libs[scope[k]].needs->partial[0] != '\0')
+            snprintf(res->note, sizeof(res->note), "%s", sr->libs[scope[k]].needs->partial);
     pthread_mutex_unlock(&sr->mu);
     return rc;
 }

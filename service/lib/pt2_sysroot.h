@@ -65,7 +65,11 @@ struct pt2_load_result {
     struct pt2_load_missing_symbol missing_symbols[PT2_SYSROOT_MISSING_MAX];
     char glibc[24];   /* newest GLIBC_ version the root's libc.so.6 defines, "" unknown */
     char glibcxx[24]; /* newest GLIBCXX_ of the libstdc++.so.6 it loads, "" unknown */
-    char note[PT2_ERROR_MSG_MAX]; /* what could not be checked, "" when all was */
+    /* What could not be checked, "" when all was: a library of the load scope read in part
+     * (its own needs may be hidden), or a symbol not found where some provider's symbols could
+     * not be read (then it is not counted missing). The library's own partial reading is its
+     * needs' `partial`, not repeated here. */
+    char note[PT2_ERROR_MSG_MAX];
 };
 
 /*

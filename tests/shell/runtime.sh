@@ -135,6 +135,43 @@ mkroot "$T/r_new"; cp new/libprov.so.1 "$T/r_new/usr/lib/x86_64-linux-gnu/"
 mkroot "$T/r_old"; cp old/libprov.so.1 "$T/r_old/usr/lib/x86_64-linux-gnu/"
 agree version_present m_ver.so "$T/r_new"
 agree version_missing m_ver.so "$T/r_old"
+# A provider whose section headers are gone (the loader reads only the program headers, so
+# it still loads; pt2scope reads needs and symbols through the sections): its symbols and
+# its own needs (here PROV_2.0, which r_old lacks) cannot be read, so the answer is
+# "unverified" naming it, never "compatible" (r_old: the loader fails) nor "undefined
+# symbol" (r_new: the loader binds it).
+printf 'extern int prov_b(void);\nint needy_f(void){return prov_b();}\n' >needy.c
+$CC -shared -fPIC -Wl,-soname,libneedy.so -o libneedy.so needy.c new/libprov.so.1
+printf 'extern int needy_f(void);\nint use_needy(void){return needy_f();}\n' >m_needy.c
+$CC -shared -fPIC -o m_needy.so m_needy.c -L. -lneedy
+python3 - libneedy.so <<'EOF2'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<Q", b, 0x28, 0)      # e_shoff
+struct.pack_into("<HH", b, 0x3c, 0, 0)  # e_shnum, e_shstrndx
+open(sys.argv[1], "wb").write(b)
+EOF2
+pkg m_needy.so "$T/needy.pt2"
+for r in r_new r_old; do
+    cp libneedy.so "$T/$r/usr/lib/x86_64-linux-gnu/"
+    if [ "$CAN_CHROOT" = 1 ]; then
+        cp m_needy.so "$T/$r/models/"
+        out=$("$T/dlroot" "$T/$r" /models/m_needy.so 2>&1)
+        case $r:$out in
+        r_new:ok | r_old:*"version \`PROV_2.0' not found"*) ok ;;
+        *) bad "stripped provider in $r: the loader says '$out'" ;;
+        esac
+    fi
+    got=$("$CLI" check "$T/needy.pt2" --sysroot "$T/$r" --json 2>"$T/err" | python3 -c '
+import json, sys
+e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
+print(e["verdict"] + "|" + e["reason"])')
+    case $got in
+    "unverified|the sysroot $T/$r was read in part: "*libneedy.so*) ok ;;
+    *) bad "stripped provider in $r: pt2scope says '$got' ($(cat "$T/err"))" ;;
+    esac
+done
+rm -f "$T/r_new/usr/lib/x86_64-linux-gnu/libneedy.so" "$T/r_old/usr/lib/x86_64-linux-gnu/libneedy.so"
 # a weak version need (VER_FLG_WEAK on PROV_2.0, its one symbol weak): the loader only warns,
 # so it loads. GNU ld does not set the flag itself; it is set here as a linker that does would.
 printf 'extern int prov_b(void) __attribute__((weak));\nint use_b(void){return prov_b ? prov_b() : 0;}\n' >m_weakver.c
