@@ -302,13 +302,53 @@ static int read_imports(struct dynctx *c, struct pt2_error *err)
     return rc;
 }
 
+#define PT_GNU_STACK 0x6474e551u
+#define PF_X 1u
+#define PHNUM_MAX 4096u
+#define EM_386 3u
+#define EM_X86_64 62u
+
+/* The stack PT_GNU_STACK asks for (glibc's _dl_map_object_from_fd reads only this): the
+ * program headers, capped and bounded; no PT_GNU_STACK means the ABI's default, executable
+ * on x86 (DEFAULT_STACK_PERMS), not said elsewhere. */
+static int read_stack(struct pt2_elf *elf, struct pt2_needs *out, struct pt2_error *err)
+{
+    size_t ent = elf->bits == 64 ? 56 : 32;
+    uint8_t ph[56];
+
+    if (elf->phnum == 0)
+        return PT2_OK;
+    if (elf->phnum == 0xffffu || elf->phnum > PHNUM_MAX || elf->phentsize < ent ||
+        elf->phoff > elf->size || (uint64_t)elf->phnum * elf->phentsize > elf->size - elf->phoff) {
+        pt2_needs_set_partial(out, "%s: program headers (%u at 0x%llx) not readable", elf->label,
+                              elf->phnum, (unsigned long long)elf->phoff);
+        return PT2_OK;
+    }
+    for (unsigned i = 0; i < elf->phnum; i++) {
+        int rc = pt2_elf_read(elf, elf->phoff + (uint64_t)i * elf->phentsize, ph, ent, err);
+
+        if (rc != PT2_OK)
+            return rc;
+        if (pt2_elf_u32(elf, ph) == PT_GNU_STACK) {
+            uint32_t flags = pt2_elf_u32(elf, ph + (elf->bits == 64 ? 4 : 24));
+
+            out->exec_stack = (flags & PF_X) != 0 ? PT2_STACK_EXEC : 0;
+            return PT2_OK;
+        }
+    }
+    out->exec_stack = elf->machine == EM_386 || elf->machine == EM_X86_64 ? PT2_STACK_IMPLIED : 0;
+    return PT2_OK;
+}
+
 int pt2_dyn_read(struct pt2_elf *elf, unsigned what, struct pt2_needs *out, struct pt2_error *err)
 {
     struct dynctx c = {elf, out, NULL, NULL, 0};
     const struct pt2_elf_section *dyn, *str;
     int rc;
 
-    rc = pt2_elf_load_sections(elf, err);
+    rc = read_stack(elf, out, err);
+    if (rc == PT2_OK)
+        rc = pt2_elf_load_sections(elf, err);
     if (rc != PT2_OK)
         return rc;
     dyn = section_of_type(elf, PT2_DYN_SHT_DYNAMIC);

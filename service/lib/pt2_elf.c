@@ -96,12 +96,18 @@ int pt2_elf_open(struct pt2_elf *elf, struct pt2_rd *rd, uint64_t base, uint64_t
     elf->machine = pt2_elf_u16(elf, h + 18);
     elf->version = pt2_elf_u32(elf, h + 20);
     if (elf->bits == 64) {
+        elf->phoff = pt2_elf_u64(elf, h + 32);
+        elf->phentsize = pt2_elf_u16(elf, h + 54);
+        elf->phnum = pt2_elf_u16(elf, h + 56);
         elf->shoff = pt2_elf_u64(elf, h + 40);
         elf->flags = pt2_elf_u32(elf, h + 48);
         elf->shentsize = pt2_elf_u16(elf, h + 58);
         elf->shnum_raw = pt2_elf_u16(elf, h + 60);
         elf->shstrndx_raw = pt2_elf_u16(elf, h + 62);
     } else {
+        elf->phoff = pt2_elf_u32(elf, h + 28);
+        elf->phentsize = pt2_elf_u16(elf, h + 42);
+        elf->phnum = pt2_elf_u16(elf, h + 44);
         elf->shoff = pt2_elf_u32(elf, h + 32);
         elf->flags = pt2_elf_u32(elf, h + 36);
         elf->shentsize = pt2_elf_u16(elf, h + 46);

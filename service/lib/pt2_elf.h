@@ -82,6 +82,9 @@ struct pt2_elf {
     uint16_t machine;      /* e_machine */
     uint32_t version;      /* e_version (not required to be 1: cubins store the toolkit here) */
     uint32_t flags;        /* e_flags */
+    uint64_t phoff;        /* e_phoff */
+    uint16_t phentsize;    /* e_phentsize */
+    uint16_t phnum;        /* e_phnum as stored (0xffff: extended numbering) */
     uint64_t shoff;        /* e_shoff */
     uint16_t shentsize;    /* e_shentsize */
     uint16_t shnum_raw;    /* e_shnum as stored (0 with extended numbering) */

@@ -66,11 +66,17 @@ struct pt2_import {
     uint16_t shim; /* pt2_shims table index + 1 for PT2_IMP_SHIM and prefixed ones, else 0 */
 };
 
+enum { PT2_STACK_EXEC = 1, PT2_STACK_IMPLIED = 2 };
+
 struct pt2_needs {
     int format;      /* enum pt2_host_format */
     uint32_t soname; /* offset into names, 0 = none ("" at offset 0) */
     uint32_t runpath, rpath;
     int bind_now; /* DF_BIND_NOW / DF_1_NOW */
+    /* ELF: the stack it asks for, which glibc 2.41 and newer refuse to make executable in
+     * dlopen: PT2_STACK_EXEC (PT_GNU_STACK with PF_X), PT2_STACK_IMPLIED (no PT_GNU_STACK on
+     * x86, whose default stack is executable), else 0. */
+    int exec_stack;
     size_t nlibs;
     uint32_t libs[PT2_NEEDS_LIBS_MAX];     /* DT_NEEDED / LC_LOAD_DYLIB, in order */
     uint8_t libs_weak[PT2_NEEDS_LIBS_MAX]; /* LC_LOAD_WEAK_DYLIB */

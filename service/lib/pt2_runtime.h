@@ -6,7 +6,8 @@
  * ("debian12", "ubuntu22.04,torch=2.8", "glibc=2.36,glibcxx=3.4.30"), by a
  * mounted root of the serving image (pt2_sysroot), by a libtorch build's
  * exports, or by this machine. The verdict is a list of requirement checks
- * (platform, glibc, GLIBCXX, CXXABI, GCC runtime, GOMP, macOS, torch shims,
+ * (platform, glibc, an executable stack glibc 2.41+ refuses, GLIBCXX, CXXABI,
+ * GCC runtime, GOMP, macOS, torch shims,
  * exact-build C++ imports, custom and prefixed shims; with a sysroot:
  * libraries, versions and symbols as the loader resolves them), each one a
  * small function returning {met | unmet | unverified, reason, advice}, and

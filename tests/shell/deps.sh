@@ -259,13 +259,14 @@ oracle_setup() {
     cat >"$TMP/obin/apt-get" <<SH
 #!/bin/sh
 echo "apt-get \$*" | sed 's/-o [^ ]* //g' >>"$TMP/calls"
-for a in "\$@"; do last=\$a; done
+for a in "\$@"; do last=\${a%%/*}; done
 case " \$* " in *" download "*) : >"\${last}_9.9_amd64.deb" ;; esac
 SH
     cat >"$TMP/obin/dpkg-deb" <<SH
 #!/bin/sh
 echo "dpkg-deb \$1" >>"$TMP/calls"
-mkdir -p "\$3/usr/lib/x86_64-linux-gnu" && : >"\$3/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.9.9.9"
+mkdir -p "\$3/usr/lib/x86_64-linux-gnu" && : >"\$3/usr/lib/x86_64-linux-gnu/libtorch_cpu.so.9.9.9" &&
+    : >"\$3/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 SH
     chmod +x "$TMP/obin"/*
 }
@@ -277,8 +278,11 @@ oracle_setup
 run_oracle
 same "oracle absent: exit" "$RC" 0
 same "oracle absent: calls" "$(tr '\n' ';' <"$TMP/calls")" \
-    "apt-get -qq update;apt-get -qq download libtorch2.6;dpkg-deb -x;apt-get -qq download libtorch2.14;dpkg-deb -x;"
+    "apt-get -qq update;apt-get -qq download libtorch2.6/trixie;dpkg-deb -x;apt-get -qq download libtorch2.14/unstable;dpkg-deb -x;apt-get -qq download libc6/trixie;dpkg-deb -x;"
 same "oracle absent: unpacked" "$(ls "$TMP/oracle/2.6/usr/lib/x86_64-linux-gnu" "$TMP/oracle/2.14/usr/lib/x86_64-linux-gnu" | grep -c libtorch_cpu)" 2
+same "oracle absent: the glibc 2.41 loader" "$(ls "$TMP/oracle/glibc-2.41/usr/lib/x86_64-linux-gnu")" \
+    "ld-linux-x86-64.so.2
+libtorch_cpu.so.9.9.9"
 same "oracle absent: sources" "$(cat "$TMP/oracle/.apt/etc/sources.list")" \
     "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main
 deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian unstable main"
@@ -289,7 +293,7 @@ same "oracle present: no call" "$(cat "$TMP/calls")" ""
 rm -rf "$TMP/oracle/2.14"
 run_oracle
 same "oracle half present: only the missing one" "$(tr '\n' ';' <"$TMP/calls")" \
-    "apt-get -qq update;apt-get -qq download libtorch2.14;dpkg-deb -x;"
+    "apt-get -qq update;apt-get -qq download libtorch2.14/unstable;dpkg-deb -x;"
 
 # make run on a taken port: one line that names the variable.
 python3 - "$TMP/port" <<'PY' &

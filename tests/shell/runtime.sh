@@ -11,6 +11,7 @@
 # shim). chroot needs root: elsewhere the oracle cases are skipped, counted.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
 B=${PT2SCOPE_BUILD:-build}
 CLI=$PWD/$B/pt2scope
 T=$(mktemp -d /tmp/pt2scope-runtime-XXXXXX)
@@ -135,6 +136,59 @@ mkroot "$T/r_new"; cp new/libprov.so.1 "$T/r_new/usr/lib/x86_64-linux-gnu/"
 mkroot "$T/r_old"; cp old/libprov.so.1 "$T/r_old/usr/lib/x86_64-linux-gnu/"
 agree version_present m_ver.so "$T/r_new"
 agree version_missing m_ver.so "$T/r_old"
+# ---- an executable stack: glibc 2.41 and newer refuse to dlopen it ----------------------
+# The oracle is trixie's own loader (glibc 2.41, fetched by service/tools/oracle.sh into the
+# cache, never installed), run by name with its own libraries; this machine's older loader
+# makes the stack executable and loads all three.
+ORACLE=$(bash "$REPO/service/tools/oracle.sh" dir 2>/dev/null)
+LD241=$(ls "$ORACLE"/glibc-2.41/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 2>/dev/null)
+printf '#include <dlfcn.h>\n#include <stdio.h>\nint main(int c, char **v) { void *h = dlopen(v[1], RTLD_NOW);\n  puts(h ? "ok" : dlerror()); return h == NULL; }\n' >dlo.c
+$CC -o dlo dlo.c -ldl
+printf 'int stack_f(void){return 3;}\n' >stack.c
+$CC -shared -fPIC -Wl,-z,noexecstack -o st_none.so stack.c
+$CC -shared -fPIC -Wl,-z,execstack -o st_exec.so stack.c
+cp st_none.so st_implied.so # its PT_GNU_STACK made PT_NULL: x86's default, executable
+python3 - st_implied.so <<'EOF2'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+phoff, = struct.unpack_from("<Q", b, 0x20)
+ent, n = struct.unpack_from("<HH", b, 0x36)
+for i in range(n):
+    if struct.unpack_from("<I", b, phoff + i * ent)[0] == 0x6474e551:
+        struct.pack_into("<I", b, phoff + i * ent, 0)
+open(sys.argv[1], "wb").write(b)
+EOF2
+for lib in st_none st_exec st_implied; do
+    pkg $lib.so "$T/$lib.pt2"
+    got=$("$CLI" check "$T/$lib.pt2" --runtime debian13 --json 2>"$T/err" | python3 -c '
+import json, sys
+e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
+print(e["verdict"] + "|" + e["reason"])')
+    old=$("$CLI" check "$T/$lib.pt2" --runtime debian12 --json 2>>"$T/err" | python3 -c '
+import json, sys
+print([x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]["verdict"])')
+    [ "$(./dlo "$PWD/$lib.so")" = ok ] && [ "$old" != incompatible ] ||
+        bad "$lib: glibc $(ldd --version | head -1 | awk '{print $NF}') loads it; pt2scope on debian12 says '$old'"
+    case $lib:$got in
+    st_none:compatible* | st_exec:"incompatible|"*"PT_GNU_STACK has PF_X"*"Debian 13 has glibc 2.41" | \
+    st_implied:"incompatible|"*"no PT_GNU_STACK"*"Debian 13 has glibc 2.41") ok ;;
+    *) bad "$lib: pt2scope on debian13 says '$got' ($(cat "$T/err"))" ;;
+    esac
+    if [ -z "$LD241" ]; then
+        if [ "${PT2SCOPE_REQUIRE_CORPUS:-}" = 1 ]; then
+            bad "$lib: no glibc 2.41 loader in $ORACLE (service/tools/oracle.sh fetch)"
+        else
+            skip=$((skip + 1)); echo "SKIP runtime $lib: no glibc 2.41 loader (oracle.sh fetch)"
+        fi
+        continue
+    fi
+    out=$("$LD241" --library-path "${LD241%/*}" ./dlo "$PWD/$lib.so" 2>&1)
+    case $lib:$out in
+    st_none:ok | st_exec:*"cannot enable executable stack"* | st_implied:*"cannot enable executable stack"*) ok ;;
+    *) bad "$lib: glibc 2.41's loader says '$out'" ;;
+    esac
+done
+
 # A provider whose section headers are gone (the loader reads only the program headers, so
 # it still loads; pt2scope reads needs and symbols through the sections): its symbols and
 # its own needs (here PROV_2.0, which r_old lacks) cannot be read, so the answer is

@@ -179,6 +179,97 @@ START_TEST(test_provider_long_name)
 }
 END_TEST
 
+/* The ELF header's field of `n` bytes at `off`, in the file's byte order. */
+static uint64_t hdr_uint(const uint8_t *b, size_t off, size_t n)
+{
+    uint64_t v = 0;
+
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)b[off + (b[5] == 2 ? n - 1 - i : i)] << (8 * i);
+    return v;
+}
+
+static void hdr_put(uint8_t *b, size_t off, size_t n, uint64_t v)
+{
+    for (size_t i = 0; i < n; i++)
+        b[off + (b[5] == 2 ? n - 1 - i : i)] = (uint8_t)(v >> (8 * i));
+}
+
+/* Offset of the PT_GNU_STACK program header in b. */
+static size_t gnu_stack_ph(const uint8_t *b)
+{
+    int is64 = b[4] == 2;
+    uint64_t phoff = hdr_uint(b, is64 ? 32 : 28, is64 ? 8 : 4);
+    size_t ent = (size_t)hdr_uint(b, is64 ? 54 : 42, 2), n = (size_t)hdr_uint(b, is64 ? 56 : 44, 2);
+
+    for (size_t i = 0; i < n; i++)
+        if (hdr_uint(b, (size_t)phoff + i * ent, 4) == 0x6474e551u)
+            return (size_t)phoff + i * ent;
+    ck_abort_msg("no PT_GNU_STACK");
+    return 0;
+}
+
+/*
+ * The stack a library asks for (glibc 2.41's dlopen refuses an executable one): every
+ * fixture's PT_GNU_STACK is RW (readelf -lW), 32- and 64-bit, both byte orders; with PF_X
+ * set it asks for one; without PT_GNU_STACK only x86's ABI default is executable; program
+ * headers past the file are a partial note, never a guess.
+ */
+START_TEST(test_exec_stack)
+{
+    static const struct {
+        const char *file;
+        int implied; /* no PT_GNU_STACK: the ABI's default stack is executable */
+    } libs[] = {
+        {"lib_armv7a-linux-gnueabihf.so", 0}, {"lib_i686-linux-gnu.so", PT2_STACK_IMPLIED},
+        {"lib_powerpc64le-linux-gnu.so", 0},  {"lib_riscv64-linux-gnu.so", 0},
+        {"lib_s390x-linux-gnu.so", 0},        {"libaarch64.so", 0},
+        {"libx86_64.so", PT2_STACK_IMPLIED},
+    };
+
+    for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+        char path[256];
+        size_t len = 0, ph;
+        uint8_t *b;
+        struct pt2_needs *n;
+        int is64, flags_at;
+        size_t nlibs, nimports;
+
+        snprintf(path, sizeof(path), "tests/fixtures/bins/host_so_cpu/%s", libs[i].file);
+        b = tu_read_file(path, &len);
+        ck_assert_ptr_nonnull(b);
+        is64 = b[4] == 2;
+        flags_at = is64 ? 4 : 24;
+        n = read_needs(b, len, PT2_DYN_IMPORTS);
+        ck_assert_msg(n->exec_stack == 0, "%s", libs[i].file);
+        ck_assert_str_eq(n->partial, "");
+        nlibs = n->nlibs;
+        nimports = n->nimports;
+        pt2_needs_free(n);
+
+        ph = gnu_stack_ph(b);
+        hdr_put(b, ph + (size_t)flags_at, 4, hdr_uint(b, ph + (size_t)flags_at, 4) | 1u); /* PF_X */
+        n = read_needs(b, len, PT2_DYN_IMPORTS);
+        ck_assert_msg(n->exec_stack == PT2_STACK_EXEC, "%s", libs[i].file);
+        pt2_needs_free(n);
+
+        hdr_put(b, ph, 4, 0); /* PT_NULL: no PT_GNU_STACK left */
+        n = read_needs(b, len, PT2_DYN_IMPORTS);
+        ck_assert_msg(n->exec_stack == libs[i].implied, "%s: %d", libs[i].file, n->exec_stack);
+        pt2_needs_free(n);
+
+        hdr_put(b, is64 ? 32 : 28, is64 ? 8 : 4, len - 8); /* e_phoff: past the file's end */
+        n = read_needs(b, len, PT2_DYN_IMPORTS);
+        ck_assert_int_eq(n->exec_stack, 0);
+        ck_assert_ptr_nonnull(strstr(n->partial, "program headers"));
+        ck_assert_uint_eq(n->nlibs, nlibs); /* the rest is still read */
+        ck_assert_uint_eq(n->nimports, nimports);
+        pt2_needs_free(n);
+        free(b);
+    }
+}
+END_TEST
+
 /* Offset of the section of `type` in the file. */
 static size_t section_off(const uint8_t *b, size_t len, uint32_t type, size_t *size)
 {
@@ -265,6 +356,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_real_library);
     tcase_add_test(tc, test_provider_lookup);
     tcase_add_test(tc, test_provider_long_name);
+    tcase_add_test(tc, test_exec_stack);
     tcase_add_test(tc, test_malformed_versions);
     suite_add_tcase(s, tc);
     return s;

@@ -184,6 +184,14 @@ START_TEST(test_mlcolvar_verdicts)
           "compatible as far as Debian 12 is described; needs torch 2.7 or newer "
           "(aoti_torch_new_tensor_handle); Debian 12 does not say which torch it has",
           NULL);
+    /* its PT_GNU_STACK is RWE (readelf -lW): glibc 2.41's dlopen refuses it */
+    judge(pkg, "debian13,torch=2.9", "incompatible",
+          "data/aotinductor/model/c6nxnf744h37kq6qki443m2qvavf5dvnuh2dhxlsqbf5z2uobx7v.wrapper.so "
+          "asks for an executable stack (its PT_GNU_STACK has PF_X), which glibc 2.41 and newer "
+          "refuse to dlopen; Debian 13 has glibc 2.41",
+          "Relink it with -Wl,-z,noexecstack (an object without a .note.GNU-stack section, such "
+          "as one made with ld -r -b binary, makes the linker ask for it), or clear the flag with "
+          "execstack -c before packaging; serving it with glibc 2.40 or older loads it as it is.");
     judge(pkg, "macos=14.0", "incompatible",
           "data/aotinductor/model/c6nxnf744h37kq6qki443m2qvavf5dvnuh2dhxlsqbf5z2uobx7v.wrapper.so "
           "is a Linux ELF library; the runtime macos=14.0 runs macOS",
