@@ -114,7 +114,7 @@ int tu_each_file(const char *dir, const char *suffix,
     return sum;
 }
 
-static void tu_le32(uint8_t *p, uint32_t v)
+void tu_put_le32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
@@ -127,25 +127,25 @@ size_t tu_macho_dylib(uint8_t *out, const struct tu_macho_cmd *c, size_t n)
     size_t off = 32, i;
 
     memset(out, 0, TU_MACHO_MAX);
-    tu_le32(out, 0xfeedfacfu);     /* MH_MAGIC_64 */
-    tu_le32(out + 4, 0x0100000cu); /* CPU_TYPE_ARM64 */
-    tu_le32(out + 12, 6);          /* MH_DYLIB */
+    tu_put_le32(out, 0xfeedfacfu);     /* MH_MAGIC_64 */
+    tu_put_le32(out + 4, 0x0100000cu); /* CPU_TYPE_ARM64 */
+    tu_put_le32(out + 12, 6);          /* MH_DYLIB */
     for (i = 0; i < n && off + 24 <= TU_MACHO_MAX; i++) {
         uint32_t size = c[i].cmd == 0x32u ? 24 : 16;
 
-        tu_le32(out + off, c[i].cmd);
-        tu_le32(out + off + 4, size);
+        tu_put_le32(out + off, c[i].cmd);
+        tu_put_le32(out + off + 4, size);
         if (c[i].cmd == 0x32u) {
-            tu_le32(out + off + 8, c[i].platform);
-            tu_le32(out + off + 12, c[i].version); /* minos */
-            tu_le32(out + off + 16, c[i].version); /* sdk */
+            tu_put_le32(out + off + 8, c[i].platform);
+            tu_put_le32(out + off + 12, c[i].version); /* minos */
+            tu_put_le32(out + off + 16, c[i].version); /* sdk */
         } else {
-            tu_le32(out + off + 8, c[i].version);
-            tu_le32(out + off + 12, c[i].version);
+            tu_put_le32(out + off + 8, c[i].version);
+            tu_put_le32(out + off + 12, c[i].version);
         }
         off += size;
     }
-    tu_le32(out + 16, (uint32_t)i);          /* ncmds */
-    tu_le32(out + 20, (uint32_t)(off - 32)); /* sizeofcmds */
+    tu_put_le32(out + 16, (uint32_t)i);          /* ncmds */
+    tu_put_le32(out + 20, (uint32_t)(off - 32)); /* sizeofcmds */
     return off;
 }

@@ -34,6 +34,9 @@ void tu_skip(const char *what, const char *why);
 int tu_each_file(const char *dir, const char *suffix,
                  int (*fn)(const char *path, const char *name, void *ctx), void *ctx);
 
+/* `v` as 4 little-endian bytes at p (hand-made headers). */
+void tu_put_le32(uint8_t *p, uint32_t v);
+
 /* One platform load command of a hand-made Mach-O: LC_BUILD_VERSION (0x32: `platform`,
  * minos `version`) or an LC_VERSION_MIN_* (0x24, 0x25, 0x2f, 0x30: `version`). */
 struct tu_macho_cmd {

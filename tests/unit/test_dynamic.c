@@ -291,14 +291,6 @@ static size_t section_off(const uint8_t *b, size_t len, uint32_t type, size_t *s
     return off;
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
 START_TEST(test_malformed_versions)
 {
     size_t len = 0, vsz = 0;
@@ -308,7 +300,7 @@ START_TEST(test_malformed_versions)
 
     /* 1. the first entry's vn_next runs past the section */
     memcpy(b, orig, len);
-    put32(b + vr + 12, 0x7ffffff0u);
+    tu_put_le32(b + vr + 12, 0x7ffffff0u);
     n = read_needs(b, len, PT2_DYN_IMPORTS);
     ck_assert_str_eq(n->partial,
                      "lib.so: .gnu.version_r entry at 2147483632 runs past the section");
@@ -328,7 +320,7 @@ START_TEST(test_malformed_versions)
 
     /* 3. a name outside the string table */
     memcpy(b, orig, len);
-    put32(b + vr + 0x10 + 8, 0xfffffff0u);
+    tu_put_le32(b + vr + 0x10 + 8, 0xfffffff0u);
     n = read_needs(b, len, PT2_DYN_IMPORTS);
     ck_assert_str_eq(n->partial,
                      "lib.so: version need name at 0xfffffff0 lies outside the string table");
