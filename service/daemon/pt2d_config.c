@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pt2d_alog.h"
 #include "pt2d_auth.h"
 #include "pt2_remote.h"
 #include "pt2d_config.h"
@@ -58,7 +59,7 @@ static const struct {
     {G_CLUSTER, "this node and the cluster (GPU probes, peers)"},
     {G_AUTH, "auth and browsers (tokens, Host names, CORS)"},
     {G_LOGGING, "logging: JSON lines on stderr (the listening address, then one access record per "
-                "request; never a query string or a request header); no options"},
+                "request; never a query string or a request header)"},
 };
 
 static int parse_uint(const char *src, const char *value, unsigned long lo, unsigned long hi,
@@ -415,6 +416,12 @@ static int set_max_connections(struct pt2d_config *cfg, const char *src, const c
     return parse_uint(src, v, 0, 1000000, &cfg->max_connections, err);
 }
 
+static int set_access_log_flush(struct pt2d_config *cfg, const char *src, const char *v,
+                                struct pt2_error *err)
+{
+    return parse_uint(src, v, 0, PT2D_ALOG_FLUSH_MS_MAX, &cfg->access_log_flush_ms, err);
+}
+
 static int set_max_connections_per_ip(struct pt2d_config *cfg, const char *src, const char *v,
                                       struct pt2_error *err)
 {
@@ -685,6 +692,11 @@ static const struct opt opts[] = {
     {"--libtorch", "PT2SCOPE_LIBTORCH", "PATH",
      "judge torch shims against this libtorch_cpu.so (or its folder) exactly", set_libtorch, 0, 0,
      0, .group = G_RUNTIME},
+    {"--access-log-flush-ms", "PT2SCOPE_ACCESS_LOG_FLUSH_MS", "MS",
+     "access lines wait in their HTTP thread's buffer (4 KiB) at most MS before they are "
+     "written, one write for many; 0 = each written as its request ends, 0..10000 (default "
+     "100)",
+     set_access_log_flush, 0, 0, 0, .group = G_LOGGING},
 #ifdef PT2SCOPE_TEST_HOOKS
     {"--test-gate", "PT2SCOPE_TEST_GATE", "FILE",
      "test build only: every package job waits (up to 30 s) until FILE exists", set_test_gate, 0, 0,
@@ -713,6 +725,7 @@ void pt2d_config_defaults(struct pt2d_config *cfg)
     cfg->peer_connect_timeout = 2;
     cfg->drain_timeout = 25;
     cfg->max_connections_per_ip = 128;
+    cfg->access_log_flush_ms = 100;
     cfg->memory_budget = 128ull << 20;
     cfg->header_timeout = 30;
     cfg->cache_bytes = 64ull << 20;

@@ -64,8 +64,10 @@ struct pt2d_config {
     uint16_t peers_port;           /* port of the resolved peers; 0 = this daemon's port */
     unsigned peer_timeout;         /* seconds per peer request, 1..300 */
     unsigned peer_connect_timeout; /* seconds per peer connection, 1..300 */
-    unsigned drain_delay;   /* seconds after SIGTERM still serving with /readyz 503, 0..300 */
-    unsigned drain_timeout; /* seconds the drain waits for running jobs, then exit (25) */
+    unsigned
+        access_log_flush_ms; /* access lines wait in per-thread buffers at most this, 0 = none */
+    unsigned drain_delay;    /* seconds after SIGTERM still serving with /readyz 503, 0..300 */
+    unsigned drain_timeout;  /* seconds the drain waits for running jobs, then exit (25) */
     char token_file[PT2D_PATH_MAX]; /* bearer tokens, one a line (pt2d_auth.h); "" = none */
     int metrics_public;             /* /metrics needs no token even with token_file */
     /* Host names answered besides loopback names (pt2d_auth.h), lowercase, no port. */

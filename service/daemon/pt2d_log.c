@@ -153,14 +153,14 @@ int pt2d_log_timestamp(struct pt2d_buf *b)
  * of pt2d_log_json_string and pt2d_log_format_time.
  */
 struct log_line {
-    char text[PT2D_LOG_LINE_MAX];
+    char *text; /* PT2D_LOG_LINE_MAX bytes, the caller's */
     size_t len;
     int over; /* a piece did not fit: the line is dropped, never cut */
 };
 
 static void line_put(struct log_line *l, const char *s, size_t n)
 {
-    if (l->over || n > sizeof(l->text) - l->len) {
+    if (l->over || n > PT2D_LOG_LINE_MAX - l->len) {
         l->over = 1;
         return;
     }
@@ -284,15 +284,15 @@ static void log_emit(FILE *out, const char *text, size_t len)
 }
 
 /*
- * An access line, per request: one write(2) of the thread's own (stack)
- * buffer, without the stream's lock, where the stream is a descriptor with
- * nothing buffered (stderr; every other line is flushed as it is written).
+ * Access lines: one write(2) of the thread's own buffer, without the
+ * stream's lock, where the stream is a descriptor with nothing buffered
+ * (stderr; every other line is flushed as it is written).
  * Lines still never interleave: a write of at most PIPE_BUF bytes to a pipe
  * is atomic, and a file's offset moves under the kernel's own lock. A longer
  * line, a stream with bytes pending or without a descriptor (a memstream)
  * goes through log_emit.
  */
-static void log_emit_line(FILE *out, const char *text, size_t len)
+void pt2d_log_write(FILE *out, const char *text, size_t len)
 {
     int fd = fileno_unlocked(out); /* no lock: the descriptor never changes */
     ssize_t n;
@@ -312,13 +312,12 @@ static void log_emit_line(FILE *out, const char *text, size_t len)
     }
 }
 
-void pt2d_log_access(FILE *out, const struct pt2d_access_record *r)
+size_t pt2d_log_access_format(const struct pt2d_access_record *r, char *text)
 {
     struct log_line l;
     struct timespec ts;
 
-    if (out == NULL)
-        return;
+    l.text = text;
     l.len = 0;
     l.over = 0;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -349,8 +348,19 @@ void pt2d_log_access(FILE *out, const struct pt2d_access_record *r)
         line_json(&l, r->detail, 1024);
     }
     line_put(&l, "}\n", 2);
-    if (!l.over)
-        log_emit_line(out, l.text, l.len);
+    return l.over ? 0 : l.len;
+}
+
+void pt2d_log_access(FILE *out, const struct pt2d_access_record *r)
+{
+    char text[PT2D_LOG_LINE_MAX];
+    size_t len;
+
+    if (out == NULL)
+        return;
+    len = pt2d_log_access_format(r, text);
+    if (len > 0)
+        pt2d_log_write(out, text, len);
 }
 
 void pt2d_log_event(FILE *out, const char *level, const char *fmt, ...)

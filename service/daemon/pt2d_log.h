@@ -35,6 +35,15 @@ struct pt2d_access_record {
 
 void pt2d_log_access(FILE *out, const struct pt2d_access_record *r);
 
+/* The access line of `r` (with its '\n') in `text` (PT2D_LOG_LINE_MAX bytes); its length,
+ * 0 when it would not fit (a line is dropped, never cut). */
+size_t pt2d_log_access_format(const struct pt2d_access_record *r, char *text);
+
+/* Write whole lines: one write(2) where `out` has a descriptor and nothing buffered and
+ * `len` <= PIPE_BUF (atomic on a pipe; a file's offset moves under the kernel's lock),
+ * else one fwrite under the stream's lock. A failed write loses the lines, nothing else. */
+void pt2d_log_write(FILE *out, const char *text, size_t len);
+
 /* {"ts":...,"level":level,"msg":<formatted>} */
 void pt2d_log_event(FILE *out, const char *level, const char *fmt, ...) PT2_PRINTF(3, 4);
 

@@ -32,6 +32,7 @@
 
 #include <microhttpd.h>
 
+#include "pt2d_alog.h"
 #include "pt2d_auth.h"
 #include "pt2d_budget.h"
 #include "pt2d_cache.h"
@@ -114,6 +115,7 @@ struct pt2d_server {
     pthread_cond_t reload_wake;
     int reload_started, reload_pending, reload_stop, reload_busy;
     FILE *log;
+    struct pt2d_alog *alog; /* access lines, batched per thread (pt2d_alog.h) */
     struct pt2d_listener listener;
     atomic_int draining;
     atomic_int unready;  /* --drain-delay: /readyz fails, work is still served */
@@ -930,7 +932,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     rec.remote = rq->remote;
     rec.error = termination_name(toe);
     rec.detail = rq->reply.withheld[0] != '\0' ? rq->reply.withheld : NULL;
-    pt2d_log_access(s->log, &rec);
+    pt2d_alog_access(s->alog, &rec);
     request_free(rq);
 }
 
@@ -1090,7 +1092,8 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
     pt2d_path_roots_open(s->root_fds, s->roots, s->cfg.n_roots);
 
     pt2d_budget_init(&s->budget, s->cfg.memory_budget);
-    rc = pt2d_metrics_create(&s->metrics, err);
+    rc = pt2d_alog_start(&s->alog, s->log, s->cfg.access_log_flush_ms, err);
+    rc = rc ? rc : pt2d_metrics_create(&s->metrics, err);
     {
         struct pt2d_auth_settings as = {s->cfg.token_file, s->cfg.host,
                                         (const char(*)[PT2D_HOST_MAX])s->cfg.allowed_hosts,
@@ -1166,6 +1169,12 @@ int pt2d_server_start(struct pt2d_server **out, const struct pt2d_config *cfg, F
 fail:
     pt2d_server_free(s);
     return rc;
+}
+
+void pt2d_server_flush_log(struct pt2d_server *s)
+{
+    if (s != NULL)
+        pt2d_alog_flush(s->alog);
 }
 
 uint16_t pt2d_server_port(const struct pt2d_server *s)
@@ -1319,6 +1328,7 @@ void pt2d_server_free(struct pt2d_server *s)
     } else if (s->listener.fd >= 0) {
         close(s->listener.fd);
     }
+    pt2d_alog_stop(s->alog); /* the HTTP threads, its only writers, have been joined */
     pt2d_pool_free(s->cluster_pool);
     pt2d_pool_free(s->remote_pool);
     pt2d_pool_free(s->pool);

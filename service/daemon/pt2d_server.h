@@ -16,8 +16,9 @@
  * the production pt2scoped has neither.
  *
  * Ownership: pt2d_server_start() copies the config and returns a server
- * freed with pt2d_server_free() (which drains first if needed). The log
- * stream is borrowed and must outlive the server.
+ * freed with pt2d_server_free() (which drains first if needed, and writes
+ * the access lines still held). The log stream is borrowed and must outlive
+ * the server.
  */
 #ifndef PT2D_SERVER_H
 #define PT2D_SERVER_H
@@ -61,6 +62,9 @@ void pt2d_server_unready(struct pt2d_server *s);
  * requests still in flight (0 = drained). Safe to call more than once.
  */
 unsigned long pt2d_server_drain(struct pt2d_server *s, unsigned timeout_ms);
+
+/* Write the access lines the HTTP threads hold (pt2d_alog.h) now, not at the next interval. */
+void pt2d_server_flush_log(struct pt2d_server *s);
 
 void pt2d_server_free(struct pt2d_server *s);
 

@@ -418,6 +418,7 @@ TH_FN char *th_log_text(struct th_server *t)
     long n;
     char *s;
 
+    pt2d_server_flush_log(t->srv); /* the lines the HTTP threads still hold */
     fflush(t->log);
     n = ftell(t->log);
     ck_assert_int_ge(n, 0);

@@ -46,6 +46,23 @@ START_TEST(test_defaults)
     ck_assert_uint_eq(c.peers_port, 0);
     ck_assert_uint_eq(c.peer_timeout, 5);
     ck_assert_uint_eq(c.peer_connect_timeout, 2);
+    ck_assert_uint_eq(c.access_log_flush_ms, 100);
+}
+END_TEST
+
+/* The access log's flush interval: 0 (each line at once) up to 10 s, flag or variable. */
+START_TEST(test_access_log_flush)
+{
+    char *const flag[] = {"pt2scoped", "--access-log-flush-ms", "0", NULL};
+    char *const none[] = {"pt2scoped", NULL};
+    char *const env[] = {"PT2SCOPE_ACCESS_LOG_FLUSH_MS=10000", NULL};
+    struct pt2d_config c;
+    struct pt2_error err;
+
+    ck_assert_int_eq(load(&c, flag, NULL, &err), PT2_OK);
+    ck_assert_uint_eq(c.access_log_flush_ms, 0);
+    ck_assert_int_eq(load(&c, none, env, &err), PT2_OK);
+    ck_assert_uint_eq(c.access_log_flush_ms, 10000);
 }
 END_TEST
 
@@ -324,6 +341,8 @@ START_TEST(test_invalid_values)
          "--cors-origin: 'https://a.example/path' is "
          "not an origin (* or http[s]://host[:port])"},
         {"--port-file", "", "--port-file: bad file name ''"},
+        {"--access-log-flush-ms", "10001",
+         "--access-log-flush-ms: '10001' is not an integer in 0..10000"},
     };
     size_t i;
 
@@ -484,6 +503,7 @@ START_TEST(test_usage_grouped_by_topic)
         {"\nthis node and the cluster (", "  --peers-dns NAME\n"},
         {"\nauth and browsers (", "  --token-file FILE\n"},
         {"\nauth and browsers (", "  --cors-origin ORIGIN\n"},
+        {"\nlogging: ", "  --access-log-flush-ms MS\n"},
     };
     char *text = NULL;
     size_t len = 0, i;
@@ -572,6 +592,7 @@ int main(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_access_log_flush);
     tcase_add_test(tc, test_flags_both_forms);
     tcase_add_test(tc, test_env_and_precedence);
     tcase_add_test(tc, test_env_remaining_settings);

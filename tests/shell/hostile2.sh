@@ -84,9 +84,9 @@ C='Connection: close\r\n'
 raw "GET /v1/x%FF%FE%C0%AF HTTP/1.1\r\nHost: 127.0.0.1\r\n$C\r\n" >/dev/null
 raw "GET /v1/inspect?path=%FF%ED%A0%80.pt2 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: \xff\xfe\r\n$C\r\n" >/dev/null
 raw "GET /\xc0\xaf\xff HTTP/1.1\r\nHost: 127.0.0.1\r\n$C\r\n" >/dev/null
+stop # its access lines are all written once it has stopped
 same "a raw 0xFF path is logged as \\xFF text" \
     "$(grep -c '"path":"/v1/x\\\\xFF\\\\xFE\\\\xC0\\\\xAF"' "$TMP/log")" 1
-stop
 
 # 6, 7. A root with links out of it, a unix socket, a FIFO: nothing outside is told apart,
 # and nothing in it is a 500 or names the server's errors.
