@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "pt2d_alog.h"
+#include "pt2d_clock.h"
 
 struct alog_buf {
     pthread_mutex_t mu;
@@ -112,17 +113,6 @@ static void flush_all_locked(struct pt2d_alog *l)
     }
 }
 
-static void deadline_after(struct timespec *ts, unsigned ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms / 1000u;
-    ts->tv_nsec += (long)(ms % 1000u) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 static void *flusher_main(void *arg)
 {
     struct pt2d_alog *l = arg;
@@ -130,7 +120,7 @@ static void *flusher_main(void *arg)
 
     pthread_mutex_lock(&l->mu);
     while (!l->stopping) {
-        deadline_after(&until, l->flush_ms);
+        pt2d_clock_after(&until, CLOCK_MONOTONIC, l->flush_ms);
         while (!l->stopping && pthread_cond_timedwait(&l->wake, &l->mu, &until) != ETIMEDOUT)
             ;
         flush_all_locked(l);
@@ -186,7 +176,7 @@ void pt2d_alog_access(struct pt2d_alog *l, const struct pt2d_access_record *r)
     struct alog_buf *b;
     size_t len;
 
-    if (l == NULL || l->out == NULL)
+    if (l == NULL)
         return;
     if (l->flush_ms == 0 || (b = buf_of_thread(l)) == NULL) {
         pt2d_log_access(l->out, r);

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "pt2d_clock.h"
 #include "pt2d_deadline.h"
 
 #define TICK_MS 250
@@ -94,11 +95,7 @@ static void *watchdog(void *arg)
             d->cut++;
         }
         until = now;
-        until.tv_nsec += TICK_MS * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        pt2d_clock_add_ms(&until, TICK_MS);
         while (!d->stopping && pthread_cond_timedwait(&d->wake, &d->lock, &until) == 0)
             ;
     }

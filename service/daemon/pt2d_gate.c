@@ -16,18 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pt2d_clock.h"
 #include "pt2d_gate.h"
-
-static void gate_deadline(struct timespec *ts, unsigned ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
 
 static int gate_passed(const struct timespec *deadline)
 {
@@ -98,7 +88,7 @@ int pt2d_gate_wait(struct pt2d_gate *g)
     struct timespec deadline;
     int opened;
 
-    gate_deadline(&deadline, PT2D_GATE_MAX_MS);
+    pt2d_clock_after(&deadline, CLOCK_MONOTONIC, PT2D_GATE_MAX_MS);
     pthread_mutex_lock(&g->lock);
     opened = g->open;
     if (!opened) {
@@ -134,7 +124,7 @@ int pt2d_gate_await_waiting(struct pt2d_gate *g, unsigned n, unsigned timeout_ms
     struct timespec deadline;
     int reached;
 
-    gate_deadline(&deadline, timeout_ms);
+    pt2d_clock_after(&deadline, CLOCK_MONOTONIC, timeout_ms);
     pthread_mutex_lock(&g->lock);
     while (g->waiting < n && pthread_cond_timedwait(&g->cond, &g->lock, &deadline) != ETIMEDOUT)
         ;

@@ -36,6 +36,7 @@
 #include "pt2d_auth.h"
 #include "pt2d_budget.h"
 #include "pt2d_cache.h"
+#include "pt2d_clock.h"
 #include "pt2d_cluster.h"
 #include "pt2d_docs.h"
 #include "pt2d_cors.h"
@@ -1295,13 +1296,7 @@ unsigned long pt2d_server_drain(struct pt2d_server *s, unsigned timeout_ms)
         pt2d_pool_cancel_queued(s->cluster_pool, cancel_job);
         pt2d_pool_cancel_queued(s->remote_pool, cancel_job);
     }
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += timeout_ms / 1000;
-    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    pt2d_clock_after(&deadline, CLOCK_REALTIME, timeout_ms); /* s->idle's clock */
     pthread_mutex_lock(&s->lock);
     while (s->inflight > 0)
         if (pthread_cond_timedwait(&s->idle, &s->lock, &deadline) == ETIMEDOUT)
