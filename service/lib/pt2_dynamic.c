@@ -12,6 +12,13 @@
  *   .hash     {u32 nbucket, nchain; u32 bucket[nbucket]; u32 chain[nchain]}
  * Every chain is walked with a step cap and every offset checked against
  * the section that holds it.
+ *
+ * The string table of .dynamic is held whole when it fits STRTAB_MAX (the
+ * package's own library: its imports' names cost no read). A larger one (a
+ * provider such as a release libtorch_cpu.so, whose C++ names run to many
+ * MiB) is not held at all: the few names .dynamic and the version sections
+ * point at are read one by one, each up to STR_ONE_MAX bytes, so a big
+ * provider is read exactly, never in part, at a bounded cost.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +42,7 @@
 #define STB_GNU_UNIQUE 10
 #define SECTION_MAX (1u * 1024u * 1024u) /* .dynamic, version sections */
 #define STRTAB_MAX (8u * 1024u * 1024u)
+#define STR_ONE_MAX 4096u /* one name read from a table too large to hold */
 #define HASH_MAX (16u * 1024u * 1024u)
 #define CHAIN_STEPS_MAX 65536u
 
@@ -42,8 +50,9 @@ struct dynctx {
     struct pt2_elf *elf;
     struct pt2_needs *out;
     const struct pt2_elf_section *str_sec; /* the string table of .dynamic */
-    uint8_t *str;                          /* its contents (capped) */
+    uint8_t *str;                          /* its contents, or NULL when read by name */
     size_t str_len;
+    char *one[2]; /* names read one by one (STR_ONE_MAX each); a need's file and version */
 };
 
 static const struct pt2_elf_section *section_of_type(const struct pt2_elf *elf, uint32_t type)
@@ -84,7 +93,7 @@ static int load(struct dynctx *c, const struct pt2_elf_section *s, size_t cap, u
     return PT2_OK;
 }
 
-/* The NUL-terminated string at `off` of the string table, or NULL. */
+/* The NUL-terminated string at `off` of the string table in memory, or NULL. */
 static const char *str_at(const struct dynctx *c, uint64_t off)
 {
     if (c->str == NULL || off >= c->str_len)
@@ -94,14 +103,58 @@ static const char *str_at(const struct dynctx *c, uint64_t off)
     return (const char *)c->str + off;
 }
 
-static const char *need_str(struct dynctx *c, uint64_t off, const char *what)
+/*
+ * The name at `off` of a table not held in memory, read into c->one[slot]: *s stays
+ * NULL (a partial note) when it lies outside the table, runs past it or past
+ * STR_ONE_MAX. Fails only when the reader does (I/O) or memory runs out.
+ */
+static int str_read(struct dynctx *c, uint64_t off, const char *what, unsigned slot, const char **s,
+                    struct pt2_error *err)
 {
-    const char *s = str_at(c, off);
+    const struct pt2_elf_section *t = c->str_sec;
+    struct pt2_error local = {0};
+    size_t n;
+    int rc;
 
-    if (s == NULL)
+    if (off >= t->size)
+        return PT2_OK;
+    if (c->one[slot] == NULL && (c->one[slot] = malloc(STR_ONE_MAX)) == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading %s", c->elf->label);
+    n = t->size - off < STR_ONE_MAX ? (size_t)(t->size - off) : STR_ONE_MAX;
+    rc = pt2_elf_read(c->elf, t->offset + off, c->one[slot], n, &local);
+    if (rc == PT2_ERR_FORMAT) {
+        pt2_needs_set_partial(c->out, "%s", local.message);
+        return PT2_OK;
+    }
+    if (rc != PT2_OK)
+        return pt2_error_copy(err, &local);
+    if (memchr(c->one[slot], '\0', n) != NULL)
+        *s = c->one[slot];
+    else if (n == STR_ONE_MAX)
+        pt2_needs_set_partial(c->out, "%s: %s name at 0x%llx is longer than %u bytes",
+                              c->elf->label, what, (unsigned long long)off, STR_ONE_MAX - 1);
+    else
+        pt2_needs_set_partial(c->out, "%s: %s name at 0x%llx runs past the string table",
+                              c->elf->label, what, (unsigned long long)off);
+    return PT2_OK;
+}
+
+/*
+ * The name at `off` for `what`, in *s (valid until the next call with the same slot),
+ * or NULL with a partial note saying why.
+ */
+static int need_str(struct dynctx *c, uint64_t off, const char *what, unsigned slot, const char **s,
+                    struct pt2_error *err)
+{
+    int rc = PT2_OK;
+
+    *s = c->str != NULL ? str_at(c, off) : NULL;
+    if (c->str == NULL && (rc = str_read(c, off, what, slot, s, err)) != PT2_OK)
+        return rc;
+    if (*s == NULL && (c->str != NULL || off >= c->str_sec->size))
         pt2_needs_set_partial(c->out, "%s: %s name at 0x%llx lies outside the string table",
                               c->elf->label, what, (unsigned long long)off);
-    return s;
+    return PT2_OK;
 }
 
 static int read_dynamic(struct dynctx *c, const struct pt2_elf_section *dyn, struct pt2_error *err)
@@ -121,13 +174,15 @@ static int read_dynamic(struct dynctx *c, const struct pt2_elf_section *dyn, str
             break;
         switch (tag) {
         case DT_NEEDED:
-            if ((s = need_str(c, val, "DT_NEEDED")) != NULL)
+            rc = need_str(c, val, "DT_NEEDED", 0, &s, err);
+            if (rc == PT2_OK && s != NULL)
                 rc = pt2_needs_add_lib(c->out, s, 0, err);
             break;
         case DT_SONAME:
         case DT_RPATH:
         case DT_RUNPATH:
-            if ((s = need_str(c, val, "DT_SONAME/DT_RPATH/DT_RUNPATH")) != NULL)
+            rc = need_str(c, val, "DT_SONAME/DT_RPATH/DT_RUNPATH", 0, &s, err);
+            if (rc == PT2_OK && s != NULL)
                 rc = pt2_needs_intern(c->out, s, strlen(s),
                                       tag == DT_SONAME  ? &c->out->soname
                                       : tag == DT_RPATH ? &c->out->rpath
@@ -162,7 +217,7 @@ static int read_verneed(struct dynctx *c, struct pt2_error *err)
     while (rc == PT2_OK && b != NULL && steps++ < CHAIN_STEPS_MAX) {
         uint16_t cnt;
         uint32_t file, aux, next;
-        const char *fname;
+        const char *fname = NULL;
         size_t a;
 
         if (off + 16 > len) {
@@ -174,10 +229,10 @@ static int read_verneed(struct dynctx *c, struct pt2_error *err)
         file = pt2_elf_u32(c->elf, b + off + 4);
         aux = pt2_elf_u32(c->elf, b + off + 8);
         next = pt2_elf_u32(c->elf, b + off + 12);
-        fname = need_str(c, file, "version need file");
+        rc = need_str(c, file, "version need file", 0, &fname, err);
         a = off + aux;
         for (uint16_t j = 0; rc == PT2_OK && j < cnt && fname != NULL; j++) {
-            const char *vname;
+            const char *vname = NULL;
 
             if (a < off || a + 16 > len) {
                 pt2_needs_set_partial(c->out,
@@ -185,8 +240,8 @@ static int read_verneed(struct dynctx *c, struct pt2_error *err)
                                       c->elf->label);
                 break;
             }
-            vname = need_str(c, pt2_elf_u32(c->elf, b + a + 8), "version need");
-            if (vname != NULL)
+            rc = need_str(c, pt2_elf_u32(c->elf, b + a + 8), "version need", 1, &vname, err);
+            if (rc == PT2_OK && vname != NULL)
                 rc = pt2_needs_add_vneed(c->out, fname, vname, pt2_elf_u16(c->elf, b + a + 6),
                                          (pt2_elf_u16(c->elf, b + a + 4) & VER_FLG_WEAK) != 0, err);
             if (pt2_elf_u32(c->elf, b + a + 12) == 0)
@@ -212,7 +267,7 @@ static int read_verdef(struct dynctx *c, struct pt2_error *err)
 
     while (rc == PT2_OK && b != NULL && steps++ < CHAIN_STEPS_MAX) {
         uint32_t aux, next;
-        const char *name;
+        const char *name = NULL;
 
         if (off + 20 > len) {
             pt2_needs_set_partial(c->out, "%s: .gnu.version_d entry at %zu runs past the section",
@@ -226,8 +281,8 @@ static int read_verdef(struct dynctx *c, struct pt2_error *err)
                                   c->elf->label);
             break;
         }
-        name = need_str(c, pt2_elf_u32(c->elf, b + off + aux), "version definition");
-        if (name != NULL)
+        rc = need_str(c, pt2_elf_u32(c->elf, b + off + aux), "version definition", 0, &name, err);
+        if (rc == PT2_OK && name != NULL)
             rc = pt2_needs_add_def(c->out, name, pt2_elf_u16(c->elf, b + off + 4), err);
         if (next == 0)
             break;
@@ -342,7 +397,7 @@ static int read_stack(struct pt2_elf *elf, struct pt2_needs *out, struct pt2_err
 
 int pt2_dyn_read(struct pt2_elf *elf, unsigned what, struct pt2_needs *out, struct pt2_error *err)
 {
-    struct dynctx c = {elf, out, NULL, NULL, 0};
+    struct dynctx c = {elf, out, NULL, NULL, 0, {NULL, NULL}};
     const struct pt2_elf_section *dyn, *str;
     int rc;
 
@@ -363,7 +418,7 @@ int pt2_dyn_read(struct pt2_elf *elf, unsigned what, struct pt2_needs *out, stru
         return PT2_OK;
     }
     c.str_sec = str;
-    rc = load(&c, str, STRTAB_MAX, &c.str, &c.str_len, err);
+    rc = str->size <= STRTAB_MAX ? load(&c, str, STRTAB_MAX, &c.str, &c.str_len, err) : PT2_OK;
     if (rc == PT2_OK)
         rc = read_dynamic(&c, dyn, err);
     if (rc == PT2_OK)
@@ -373,6 +428,8 @@ int pt2_dyn_read(struct pt2_elf *elf, unsigned what, struct pt2_needs *out, stru
     if (rc == PT2_OK && (what & PT2_DYN_IMPORTS))
         rc = read_imports(&c, err);
     free(c.str);
+    free(c.one[0]);
+    free(c.one[1]);
     return rc;
 }
 

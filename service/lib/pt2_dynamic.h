@@ -9,9 +9,12 @@
  * (undefined symbols and the version each requires) and, to look a symbol
  * up in a provider, `.gnu.hash` or `.hash` - the loader's own algorithm, so
  * a 300 MB libtorch_cpu.so costs its hash table and a few reads per name,
- * never its symbol table. Counts and offsets come from the file and are
- * checked: chains that loop or run past their section end the walk with a
- * `partial` note (pt2_needs.h), never a crash and never a silent floor.
+ * never its symbol table. The string table is held whole up to 8 MiB; a
+ * larger one is never read whole: the names .dynamic and the version
+ * sections point at are read one by one (each up to 4 KiB). Counts and
+ * offsets come from the file and are checked: chains that loop or run past
+ * their section end the walk with a `partial` note (pt2_needs.h), never a
+ * crash and never a silent floor.
  *
  * Ownership: everything reads through the caller's struct pt2_elf (its
  * reader bounds the bytes); results go to caller-owned structs.

@@ -643,6 +643,15 @@ static void check_versions(struct pt2_sysroot *sr, const struct pt2_needs *obj, 
         if (vn->weak || p < 0 || sr->libs[p].needs->ndefs == 0 ||
             pt2_needs_defines(sr->libs[p].needs, ver))
             continue;
+        if (sr->libs[p].needs->partial[0] != '\0') { /* it may be among what was not read */
+            if (res->note[0] == '\0')
+                snprintf(
+                    res->note, sizeof(res->note),
+                    "%.100s is not among the version definitions of %.100s that could be read: "
+                    "%.200s",
+                    ver, file, sr->libs[p].needs->partial);
+            continue;
+        }
         if (res->nmissing_versions < PT2_SYSROOT_MISSING_MAX) {
             struct pt2_load_missing_version *m = &res->missing_versions[res->nmissing_versions];
             snprintf(m->file, sizeof(m->file), "%s", file);
@@ -667,7 +676,7 @@ static int check_symbols(struct pt2_sysroot *sr, const struct pt2_needs *lib, co
         if (im->weak || (only_torch && im->kind != PT2_IMP_SHIM &&
                          im->kind != PT2_IMP_CUSTOM_SHIM && im->kind != PT2_IMP_LIBTORCH_CXX))
             continue;
-        const char *unread = NULL;
+        const char *unread = NULL, *in_part = NULL;
 
         for (size_t k = 0; k < n && !found; k++) {
             struct sr_lib *l = &sr->libs[scope[k]];
@@ -678,6 +687,9 @@ static int check_symbols(struct pt2_sysroot *sr, const struct pt2_needs *lib, co
             rc = pt2_dyn_symtab_find(&l->sym, name, ver, &found, err);
             if (rc != PT2_OK)
                 return rc;
+            /* a version it defines may be among what was not read: the lookup cannot say no */
+            if (!found && ver != NULL && l->needs->partial[0] != '\0' && in_part == NULL)
+                in_part = l->name;
         }
         if (found)
             continue;
@@ -687,6 +699,13 @@ static int check_symbols(struct pt2_sysroot *sr, const struct pt2_needs *lib, co
                          "%s is not found in the symbols that could be read; those of %s could "
                          "not be",
                          name, unread);
+            continue;
+        }
+        if (in_part != NULL) {
+            if (res->note[0] == '\0')
+                snprintf(res->note, sizeof(res->note),
+                         "%s@%s is not found; the version definitions of %s were read in part",
+                         name, ver, in_part);
             continue;
         }
         if (res->nmissing_symbols < PT2_SYSROOT_MISSING_MAX) {

@@ -66,9 +66,10 @@ struct pt2_load_result {
     char glibc[24];   /* newest GLIBC_ version the root's libc.so.6 defines, "" unknown */
     char glibcxx[24]; /* newest GLIBCXX_ of the libstdc++.so.6 it loads, "" unknown */
     /* What could not be checked, "" when all was: a library of the load scope read in part
-     * (its own needs may be hidden), or a symbol not found where some provider's symbols could
-     * not be read (then it is not counted missing). The library's own partial reading is its
-     * needs' `partial`, not repeated here. */
+     * (its own needs may be hidden), a version or a versioned symbol not found in a provider
+     * whose version definitions were read in part, or a symbol not found where some
+     * provider's symbols could not be read (none of these is counted missing). The library's own
+     * partial reading is its needs' `partial`, not repeated here. */
     char note[PT2_ERROR_MSG_MAX];
 };
 

@@ -226,11 +226,60 @@ print(e["verdict"] + "|" + e["reason"])')
     esac
 done
 rm -f "$T/r_new/usr/lib/x86_64-linux-gnu/libneedy.so" "$T/r_old/usr/lib/x86_64-linux-gnu/libneedy.so"
+# A provider whose .dynstr is larger than pt2scope holds in memory (8 MiB; a release
+# libtorch_cpu.so's C++ names run to many MiB): 900 names of 10,000 bytes. Its own needs
+# (PROV_2.0, which r_old lacks) and its symbols are read name by name, so the answer is the
+# loader's in both roots, not "unverified".
+python3 - <<'EOF2'
+with open("big.s", "w") as f:
+    f.write("\t.text\n\t.globl big_new\n\t.type big_new,@function\nbig_new:\n\tjmp prov_b@PLT\n")
+    for i in range(900):
+        n = "b%05d_" % i + "x" * 9993
+        f.write("\t.globl %s\n\t.type %s,@function\n%s:\n\tret\n" % (n, n, n))
+    f.write('\t.section .note.GNU-stack,"",@progbits\n')
+EOF2
+printf 'BIG_1.0 { global: b*; local: *; };\nBIG_2.0 { global: big_new; } BIG_1.0;\n' >big.map
+$CC -shared -fPIC -Wl,-soname,libbig.so.1 -Wl,--version-script=big.map -o libbig.so.1 big.s new/libprov.so.1
+printf 'extern int big_new(void);\nint use_big(void){return big_new();}\n' >m_big.c
+$CC -shared -fPIC -o m_big.so m_big.c ./libbig.so.1
+size=$(readelf -SW libbig.so.1 | sed -n 's/.*\.dynstr *STRTAB *[0-9a-f]* [0-9a-f]* \([0-9a-f]*\) .*/\1/p')
+[ -n "$size" ] && [ $((16#$size)) -gt 9000000 ] && ok || bad "libbig.so.1's .dynstr is 0x${size:-?} bytes, not over 9 MB"
+for r in r_new r_old; do cp libbig.so.1 "$T/$r/usr/lib/x86_64-linux-gnu/"; done
+agree big_strtab_present m_big.so "$T/r_new"
+agree big_strtab_missing m_big.so "$T/r_old"
+rm -f "$T/r_new/usr/lib/x86_64-linux-gnu/libbig.so.1" "$T/r_old/usr/lib/x86_64-linux-gnu/libbig.so.1"
+# A provider whose version definitions are read in part (vd_next of PROV_1.0 points far past
+# the section, so PROV_2.0 is never reached): a need of PROV_2.0, and prov_b@PROV_2.0, cannot
+# be judged missing from what was read, so the answer is "unverified", never "incompatible".
+mkroot "$T/r_part"
+python3 - new/libprov.so.1 "$T/r_part/usr/lib/x86_64-linux-gnu/libprov.so.1" <<'EOF2'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+shoff, = struct.unpack_from("<Q", b, 0x28)
+shentsize, shnum = struct.unpack_from("<HH", b, 0x3a)
+for i in range(shnum):
+    if struct.unpack_from("<I", b, shoff + i * shentsize + 4)[0] == 0x6ffffffd:  # verdef
+        off, = struct.unpack_from("<Q", b, shoff + i * shentsize + 24)
+        off += struct.unpack_from("<I", b, off + 16)[0]  # the base entry's vd_next: PROV_1.0
+        struct.pack_into("<I", b, off + 16, 0x7ffffff0)
+open(sys.argv[2], "wb").write(b)
+EOF2
+pkg m_ver.so "$T/ver_part.pt2"
+got=$("$CLI" check "$T/ver_part.pt2" --sysroot "$T/r_part" --json 2>"$T/err" | python3 -c '
+import json, sys
+e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
+print(e["verdict"] + "|" + e["reason"])')
+case $got in
+"unverified|"*"PROV_2.0 is not among the version definitions of libprov.so.1 that could be read: "*".gnu.version_d entry at "*" runs past the section"*) ok ;;
+*) bad "provider read in part: pt2scope says '$got' ($(cat "$T/err"))" ;;
+esac
 # a weak version need (VER_FLG_WEAK on PROV_2.0, its one symbol weak): the loader only warns,
 # so it loads. GNU ld does not set the flag itself; it is set here as a linker that does would.
 printf 'extern int prov_b(void) __attribute__((weak));\nint use_b(void){return prov_b ? prov_b() : 0;}\n' >m_weakver.c
 $CC -shared -fPIC -o m_weakver.so m_weakver.c -Wl,--no-as-needed new/libprov.so.1
-python3 - m_weakver.so <<'EOF'
+# weaken LIB: VER_FLG_WEAK on every version LIB needs from its first needed file
+weaken() {
+    python3 - "$1" <<'EOF'
 import struct, sys
 p = sys.argv[1]
 b = bytearray(open(p, "rb").read())
@@ -248,6 +297,8 @@ for i in range(shnum):
             aux += struct.unpack_from("<I", b, aux + 12)[0]
 open(p, "wb").write(b)
 EOF
+}
+weaken m_weakver.so
 if readelf -V m_weakver.so | grep -q 'PROV_2.0  Flags: WEAK'; then
     agree weak_version_need m_weakver.so "$T/r_old"
     pkg m_weakver.so "$T/weakver.pt2"
@@ -259,6 +310,21 @@ print(v[0]["weak"])')
 else
     bad "no weak version need in m_weakver.so (readelf -V)"
 fi
+# A need of PROV_2.0 made weak (the loader only warns), its symbol still strong, against the
+# provider read in part above: prov_b@PROV_2.0 is then looked up, and not finding it among
+# what was read is not "undefined symbol"
+$CC -shared -fPIC -o m_weakneed.so m_ver.c -Wl,--no-as-needed new/libprov.so.1
+weaken m_weakneed.so
+readelf -V m_weakneed.so | grep -q 'PROV_2.0  Flags: WEAK' || bad "no weak version need in m_weakneed.so"
+pkg m_weakneed.so "$T/weakneed_part.pt2"
+got=$("$CLI" check "$T/weakneed_part.pt2" --sysroot "$T/r_part" --json 2>"$T/err" | python3 -c '
+import json, sys
+e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
+print(e["verdict"] + "|" + e["reason"])')
+case $got in
+"unverified|"*"prov_b@PROV_2.0 is not found; the version definitions of libprov.so.1 were read in part"*) ok ;;
+*) bad "weak need, provider read in part: pt2scope says '$got' ($(cat "$T/err"))" ;;
+esac
 
 # a malformed version section: read in part, said, and never "compatible"
 python3 - m_ver.so "$T/m_bad.so" <<'EOF'

@@ -179,6 +179,131 @@ START_TEST(test_provider_long_name)
 }
 END_TEST
 
+/*
+ * A provider whose .dynstr is larger than the reader holds in memory (8 MiB; a release
+ * libtorch_cpu.so's C++ names run to many MiB): 900 exported names of 10,000 bytes make
+ * a 9 MB table. Its soname, run path, needed library, version definitions and version
+ * need are all read exactly, one name at a time, with no partial note; its symbols are
+ * found through the hash table. Built here (an assembler source, a version script); the
+ * loader binds a program to it.
+ */
+#define BIG_NAMES 900
+#define BIG_NAME_LEN 10000
+
+static void big_name(char *buf, unsigned i)
+{
+    snprintf(buf, 8, "b%05u_", i);
+    memset(buf + 7, 'x', BIG_NAME_LEN - 7);
+    buf[BIG_NAME_LEN] = '\0';
+}
+
+static int big_build(const char *dir, char *name)
+{
+    char cmd[1024], path[512];
+    FILE *f;
+    int w;
+
+    snprintf(path, sizeof(path), "%s/big.s", dir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("\t.text\n\t.globl big_new\n\t.type big_new,@function\nbig_new:\n"
+          "\tjmp strlen@PLT\n",
+          f);
+    for (unsigned i = 0; i < BIG_NAMES; i++) {
+        big_name(name, i);
+        fprintf(f, "\t.globl %s\n\t.type %s,@function\n%s:\n\tret\n", name, name, name);
+    }
+    fputs("\t.section .note.GNU-stack,\"\",@progbits\n", f);
+    fclose(f);
+    snprintf(path, sizeof(path), "%s/big.map", dir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("BIG_1.0 { global: b*; local: *; };\nBIG_2.0 { global: big_new; } BIG_1.0;\n", f);
+    fclose(f);
+    snprintf(path, sizeof(path), "%s/m.c", dir);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f,
+            "unsigned long big_new(const char *);\nvoid %s(void);\n"
+            "int main(void) { %s(); return big_new(\"abc\") != 3; }\n",
+            name, name);
+    fclose(f);
+    w = snprintf(cmd, sizeof(cmd),
+                 "cd %s && cc -shared -fPIC -Wl,-soname,libbig.so.1 -Wl,--version-script=big.map "
+                 "'-Wl,-rpath,$ORIGIN/run' -Wl,--enable-new-dtags -o libbig.so.1 big.s "
+                 "2>/dev/null && cc -o m m.c libbig.so.1 2>/dev/null",
+                 dir);
+    ck_assert(w > 0 && (size_t)w < sizeof(cmd));
+    return system(cmd) == 0;
+}
+
+START_TEST(test_provider_big_strtab)
+{
+    char dir[256], cmd[512], path[512], *name = malloc(BIG_NAME_LEN + 1);
+    struct pt2_error err = {0};
+    struct pt2_dyn_symtab t;
+    struct pt2_needs *n;
+    struct pt2_elf elf;
+    struct pt2_rd rd;
+    size_t len = 0;
+    int found = -1;
+    uint8_t *b;
+
+    ck_assert_ptr_nonnull(name);
+    zt_tmp_dir(dir, sizeof(dir));
+    if (!big_build(dir, name)) {
+        zt_rm_dir(dir);
+        free(name);
+        tu_skip("a 9 MB string table", "no C compiler to build the provider");
+        return;
+    }
+    snprintf(cmd, sizeof(cmd), "cd %s && LD_LIBRARY_PATH=. ./m", dir);
+    ck_assert_int_eq(system(cmd), 0); /* the loader binds both */
+    snprintf(path, sizeof(path), "%s/libbig.so.1", dir);
+    b = tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(b);
+    pt2_rd_init_mem(&rd, b, len, "libbig.so");
+    ck_assert_int_eq(pt2_elf_open(&elf, &rd, 0, len, &err), PT2_OK);
+    ck_assert_int_eq(pt2_elf_load_sections(&elf, &err), PT2_OK);
+    for (size_t i = 0; i < elf.shnum; i++)
+        if (strcmp(elf.sec[i].name, ".dynstr") == 0)
+            ck_assert_uint_gt(elf.sec[i].size, 9000000u);
+    pt2_elf_close(&elf);
+    n = read_needs(b, len, PT2_DYN_DEFS);
+    ck_assert_str_eq(n->partial, "");
+    ck_assert_str_eq(S(n, n->soname), "libbig.so.1");
+    ck_assert_str_eq(S(n, n->runpath), "$ORIGIN/run");
+    ck_assert_uint_eq(n->nlibs, 1);
+    ck_assert_str_eq(S(n, n->libs[0]), "libc.so.6");
+    ck_assert_uint_eq(n->nvers, 1);
+    ck_assert_str_eq(S(n, n->vers[0].file), "libc.so.6");
+    ck_assert_str_eq(S(n, n->vers[0].version), "GLIBC_2.2.5");
+    ck_assert_uint_eq(n->ndefs, 3); /* the base definition (the soname), then the two */
+    ck_assert_str_eq(S(n, n->defs[0]), "libbig.so.1");
+    ck_assert_str_eq(S(n, n->defs[1]), "BIG_1.0");
+    ck_assert_str_eq(S(n, n->defs[2]), "BIG_2.0");
+    pt2_rd_init_mem(&rd, b, len, "libbig.so");
+    ck_assert_int_eq(pt2_elf_open(&elf, &rd, 0, len, &err), PT2_OK);
+    ck_assert_int_eq(pt2_dyn_symtab_open(&t, &elf, n, &err), PT2_OK);
+    ck_assert_int_eq(pt2_dyn_symtab_find(&t, "big_new", "BIG_2.0", &found, &err), PT2_OK);
+    ck_assert_int_eq(found, 1);
+    ck_assert_int_eq(pt2_dyn_symtab_find(&t, "big_new", "BIG_1.0", &found, &err), PT2_OK);
+    ck_assert_int_eq(found, 0);
+    big_name(name, BIG_NAMES - 1);
+    ck_assert_int_eq(pt2_dyn_symtab_find(&t, name, "BIG_1.0", &found, &err), PT2_OK);
+    ck_assert_int_eq(found, 1);
+    big_name(name, BIG_NAMES);
+    ck_assert_int_eq(pt2_dyn_symtab_find(&t, name, NULL, &found, &err), PT2_OK);
+    ck_assert_int_eq(found, 0);
+    pt2_dyn_symtab_close(&t);
+    pt2_elf_close(&elf);
+    pt2_needs_free(n);
+    free(b);
+    free(name);
+    zt_rm_dir(dir);
+}
+END_TEST
+
 /* The ELF header's field of `n` bytes at `off`, in the file's byte order. */
 static uint64_t hdr_uint(const uint8_t *b, size_t off, size_t n)
 {
@@ -348,6 +473,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_real_library);
     tcase_add_test(tc, test_provider_lookup);
     tcase_add_test(tc, test_provider_long_name);
+    tcase_add_test(tc, test_provider_big_strtab);
     tcase_add_test(tc, test_exec_stack);
     tcase_add_test(tc, test_malformed_versions);
     suite_add_tcase(s, tc);
