@@ -1096,24 +1096,24 @@ static void req_load(const struct pt2_load_result *lr, const struct pt2_runtime 
  * glibc 2.41 and newer refuse to dlopen an object that asks for an executable stack
  * (elf/dl-load.c, NEWS of 2.41: "cannot enable executable stack as shared object
  * requires") where the stack is not one already; older ones make the stack executable.
+ * The object is `who` (the package's library, or one it loads), its PT2_STACK_* `kind`;
  * `glibc` is what `serving` has ("" unknown).
  */
-static void req_execstack(const struct pt2_host *h, const char *glibc, const char *serving,
+static void req_execstack(const char *who, int kind, const char *glibc, const char *serving,
                           struct req *r)
 {
     const char *why;
 
     r->status = REQ_MET;
-    if (h->needs == NULL || h->needs->exec_stack == 0)
+    if (kind == 0)
         return;
-    why = h->needs->exec_stack == PT2_STACK_EXEC
-              ? "its PT_GNU_STACK has PF_X"
-              : "it has no PT_GNU_STACK, and x86's default stack is executable";
+    why = kind == PT2_STACK_EXEC ? "its PT_GNU_STACK has PF_X"
+                                 : "it has no PT_GNU_STACK, and x86's default stack is executable";
     if (glibc == NULL || glibc[0] == '\0') {
         req_set(r, REQ_UNDESCRIBED, "execstack",
                 "%s asks for an executable stack (%s), which glibc 2.41 and newer refuse to "
                 "dlopen; %s does not say which glibc it has",
-                h->source, why, serving);
+                who, why, serving);
         return;
     }
     if (vcmp(glibc, "2.41") < 0)
@@ -1121,12 +1121,30 @@ static void req_execstack(const struct pt2_host *h, const char *glibc, const cha
     req_set(r, REQ_UNMET, "execstack",
             "%s asks for an executable stack (%s), which glibc 2.41 and newer refuse to "
             "dlopen; %s has glibc %s",
-            h->source, why, serving, glibc);
+            who, why, serving, glibc);
     snprintf(r->advice, sizeof(r->advice),
              "Relink it with -Wl,-z,noexecstack (an object without a .note.GNU-stack section, "
              "such as one made with ld -r -b binary, makes the linker ask for it), or clear the "
              "flag with execstack -c before packaging; serving it with glibc 2.40 or older "
              "loads it as it is.");
+}
+
+/* The package's library, then (with a sysroot) the first library it loads, if either asks. */
+static void req_execstack_scope(const struct pt2_host *h, const struct pt2_load_result *lr,
+                                const char *glibc, const char *serving, struct req *r)
+{
+    char who[PT2_PATH_MAX + 160];
+
+    if (h->needs != NULL && h->needs->exec_stack != 0) {
+        req_execstack(h->source, h->needs->exec_stack, glibc, serving, r);
+        return;
+    }
+    if (lr == NULL || lr->execstack_kind == 0) {
+        r->status = REQ_MET;
+        return;
+    }
+    snprintf(who, sizeof(who), "%.120s (loaded with %s)", lr->execstack_lib, h->source);
+    req_execstack(who, lr->execstack_kind, glibc, serving, r);
 }
 
 /* ---- the combiner ----------------------------------------------------------------------- */
@@ -1229,13 +1247,13 @@ static int judge_library(const struct pt2_host *h, const struct pt2_runtime *rt,
         snprintf(where, sizeof(where), "the sysroot %s", pt2_sysroot_dir(rt->sysroot));
         req_load(lr, rt, where, &r);
         combine(j, &r);
-        req_execstack(h, lr->glibc, where, &r);
+        req_execstack_scope(h, lr, lr->glibc, where, &r);
         combine(j, &r);
         return PT2_OK; /* the loader's answer is exact: nothing from the tables adds to it */
     }
     req_version("glibc", "GLIBC_", &f.glibc, rt->glibc, "glibc", rt, &f, &r);
     combine(j, &r);
-    req_execstack(h, rt->glibc, rt->name, &r);
+    req_execstack_scope(h, NULL, rt->glibc, rt->name, &r);
     combine(j, &r);
     req_version("glibcxx", "GLIBCXX_", &f.glibcxx, rt->glibcxx, "GLIBCXX", rt, &f, &r);
     combine(j, &r);

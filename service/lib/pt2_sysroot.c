@@ -806,6 +806,18 @@ int pt2_sysroot_check(struct pt2_sysroot *sr, const struct pt2_needs *lib, const
             newest(l->needs, "GLIBC_", res->glibc, sizeof(res->glibc));
         else if (strcmp(l->name, "libstdc++.so.6") == 0)
             newest(l->needs, "GLIBCXX_", res->glibcxx, sizeof(res->glibcxx));
+        if (l->needs->exec_stack != 0 && res->execstack_kind == 0) {
+            snprintf(res->execstack_lib, sizeof(res->execstack_lib), "%s", l->name);
+            res->execstack_kind = l->needs->exec_stack;
+        }
+    }
+    if (rc == PT2_OK && res->glibc[0] == '\0') {
+        /* a library that needs no C library still runs in a process that has the root's */
+        int c = search_dirs(sr, sr->dirs, sr->ndirs, "libc.so.6", em, err);
+        if (c >= 0)
+            newest(sr->libs[c].needs, "GLIBC_", res->glibc, sizeof(res->glibc));
+        else if (c == -2)
+            rc = err != NULL && err->code != 0 ? err->code : PT2_ERR_NOMEM;
     }
     /* a provider read in part may hide what it needs itself (its own libraries, versions) */
     for (size_t k = 0; k < n && res->note[0] == '\0'; k++)

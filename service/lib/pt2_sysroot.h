@@ -63,8 +63,13 @@ struct pt2_load_result {
     char missing_lib_names[PT2_SYSROOT_MISSING_MAX][128];
     struct pt2_load_missing_version missing_versions[PT2_SYSROOT_MISSING_MAX];
     struct pt2_load_missing_symbol missing_symbols[PT2_SYSROOT_MISSING_MAX];
-    char glibc[24];   /* newest GLIBC_ version the root's libc.so.6 defines, "" unknown */
+    char glibc[24];   /* newest GLIBC_ version the root's libc.so.6 defines (loaded or not),
+                       * "" unknown */
     char glibcxx[24]; /* newest GLIBCXX_ of the libstdc++.so.6 it loads, "" unknown */
+    /* The first library of the load scope that asks for an executable stack (glibc 2.41 and
+     * newer refuse to dlopen it), "" none; its PT2_STACK_* kind. */
+    char execstack_lib[128];
+    int execstack_kind;
     /* What could not be checked, "" when all was: a library of the load scope read in part
      * (its own needs may be hidden), a version or a versioned symbol not found in a provider
      * whose version definitions were read in part, or a symbol not found where some

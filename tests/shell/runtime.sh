@@ -189,6 +189,35 @@ print([x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime
     esac
 done
 
+# An executable stack in a library the package loads, not in the package's own: glibc 2.41's
+# dlopen refuses every object it maps with one, so a sysroot with glibc 2.41 is
+# "incompatible" naming that library; this machine's glibc (older) loads it.
+printf 'int xs_f(void){return 4;}\n' >xs.c
+$CC -shared -fPIC -Wl,-z,execstack -Wl,-soname,libxs.so -o libxs.so xs.c
+printf 'extern int xs_f(void);\nint use_xs(void){return xs_f();}\n' >m_xs.c
+$CC -shared -fPIC -Wl,-z,noexecstack -o m_xs.so m_xs.c -L. -lxs
+mkroot "$T/r_xs"
+cp libxs.so "$T/r_xs/usr/lib/x86_64-linux-gnu/"
+agree execstack_provider_old_glibc m_xs.so "$T/r_xs"
+if [ -n "$LD241" ]; then
+    out=$("$LD241" --library-path "${LD241%/*}:$PWD" ./dlo "$PWD/m_xs.so" 2>&1)
+    case $out in *"libxs.so: cannot enable executable stack"*) ok ;; *) bad "execstack provider: glibc 2.41's loader says '$out'" ;; esac
+    mkroot "$T/r_xs241"
+    cp libxs.so "$T/r_xs241/usr/lib/x86_64-linux-gnu/"
+    cp "${LD241%/*}/libc.so.6" "${LD241%/*}/ld-linux-x86-64.so.2" "$T/r_xs241/usr/lib/x86_64-linux-gnu/"
+    pkg m_xs.so "$T/xs.pt2"
+    got=$("$CLI" check "$T/xs.pt2" --sysroot "$T/r_xs241" --json 2>"$T/err" | python3 -c '
+import json, sys
+e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
+print(e["verdict"] + "|" + e["reason"])')
+    want="incompatible|libxs.so (loaded with data/aotinductor/model/cabc.wrapper.so) asks for an executable stack (its PT_GNU_STACK has PF_X), which glibc 2.41 and newer refuse to dlopen; the sysroot $T/r_xs241 has glibc 2.41"
+    [ "$got" = "$want" ] && ok || bad "execstack provider, glibc 2.41 sysroot: pt2scope says '$got' ($(cat "$T/err"))"
+elif [ "${PT2SCOPE_REQUIRE_CORPUS:-}" = 1 ]; then
+    bad "execstack provider: no glibc 2.41 loader in $ORACLE (service/tools/oracle.sh fetch)"
+else
+    skip=$((skip + 1)); echo "SKIP runtime execstack provider: no glibc 2.41 loader (oracle.sh fetch)"
+fi
+
 # A provider whose section headers are gone (the loader reads only the program headers, so
 # it still loads; pt2scope reads needs and symbols through the sections): its symbols and
 # its own needs (here PROV_2.0, which r_old lacks) cannot be read, so the answer is
