@@ -36,6 +36,7 @@
 #define DT_FLAGS_1 0x6ffffffb
 #define DF_BIND_NOW 0x8
 #define DF_1_NOW 0x1
+#define DF_1_PIE 0x08000000
 #define VER_FLG_WEAK 0x2
 #define STB_GLOBAL 1
 #define STB_WEAK 2
@@ -194,6 +195,7 @@ static int read_dynamic(struct dynctx *c, const struct pt2_elf_section *dyn, str
             break;
         case DT_FLAGS_1:
             c->out->bind_now |= (val & DF_1_NOW) != 0;
+            c->out->pie |= (val & DF_1_PIE) != 0;
             break;
         default:
             break;

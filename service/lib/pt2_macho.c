@@ -136,6 +136,8 @@ static int read_thin(struct pt2_rd *rd, uint64_t off, uint64_t size, struct thin
 
 #define LC_SYMTAB 0x2u
 #define LC_LOAD_DYLIB 0xcu
+#define LC_ID_DYLIB 0xdu
+#define LC_RPATH 0x8000001cu
 #define LC_VERSION_MIN_MACOSX 0x24u
 #define LC_VERSION_MIN_IPHONEOS 0x25u
 #define LC_VERSION_MIN_TVOS 0x2fu
@@ -150,6 +152,7 @@ static int read_thin(struct pt2_rd *rd, uint64_t off, uint64_t size, struct thin
 #define PLATFORM_TVOS 3u
 #define PLATFORM_WATCHOS 4u
 #define CMDS_MAX (1u * 1024u * 1024u)
+#define RPATHS_MAX 4096u /* LC_RPATH paths joined with ':' */
 #define N_STAB 0xe0u
 #define N_TYPE 0x0eu
 #define N_EXT 0x01u
@@ -241,12 +244,39 @@ static int read_symtab(struct pt2_rd *rd, uint64_t base, uint64_t size, const st
     return rc;
 }
 
-/* The needs of the thin image at [base, base+size) into n (libraries, minimum macOS,
- * imports); what does not fit or parse is a `partial` note. */
+/* The NUL-terminated string a load command at `c` (cmdsize bytes) names at its offset field
+ * +8 (dylib_command, rpath_command), or NULL when it lies outside the command. */
+static const char *cmd_str(const struct thin *t, const uint8_t *c, uint32_t cmdsize, uint32_t min)
+{
+    uint32_t at = u32(t, c + 8);
+
+    if (at < min || at >= cmdsize || memchr(c + at, '\0', cmdsize - at) == NULL)
+        return NULL;
+    return (const char *)c + at;
+}
+
+/* LC_RPATH `path` appended to the ':'-joined list in rp (RPATHS_MAX); 0 when it does not fit. */
+static int rpath_add(char *rp, size_t *len, const char *path)
+{
+    size_t n = strlen(path), sep = *len != 0;
+
+    if (*len + sep + n + 1 > RPATHS_MAX)
+        return 0;
+    if (sep)
+        rp[(*len)++] = ':';
+    memcpy(rp + *len, path, n + 1);
+    *len += n;
+    return 1;
+}
+
+/* The needs of the thin image at [base, base+size) into n (libraries, install name, run
+ * paths, minimum macOS, imports); what does not fit or parse is a `partial` note. */
 static int read_needs(struct pt2_rd *rd, uint64_t base, uint64_t size, const struct thin *t,
                       struct pt2_needs *n, struct pt2_error *err)
 {
-    size_t hdr = t->bits == 64 ? 32 : 28, off = 0;
+    size_t hdr = t->bits == 64 ? 32 : 28, off = 0, rplen = 0;
+    char rp[RPATHS_MAX];
+    const char *str;
     uint8_t *c;
     int rc = PT2_OK;
 
@@ -257,6 +287,7 @@ static int read_needs(struct pt2_rd *rd, uint64_t base, uint64_t size, const str
                               rd->name, t->sizeofcmds, CMDS_MAX);
         return PT2_OK;
     }
+    n->macho_filetype = t->filetype;
     c = malloc(t->sizeofcmds + 1u);
     if (c == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading %s", rd->name);
@@ -270,19 +301,27 @@ static int read_needs(struct pt2_rd *rd, uint64_t base, uint64_t size, const str
         }
         cmd = u32(t, c + off);
         cmdsize = u32(t, c + off + 4);
-        if (cmdsize < 8 || cmdsize > t->sizeofcmds - off) {
+        if (cmdsize < 8 || cmdsize > t->sizeofcmds - off || cmdsize % 4 != 0) {
+            /* dyld refuses a command whose size is not a multiple of 4 */
             pt2_needs_set_partial(n, "%s: load command %u has size %u", rd->name, i, cmdsize);
             break;
         }
         if (dylib_cmd(cmd) && cmdsize >= 24) {
-            uint32_t name = u32(t, c + off + 8);
-            const uint8_t *end = c + off + cmdsize;
-            if (name >= 24 && name < cmdsize &&
-                memchr(c + off + name, '\0', (size_t)(end - (c + off + name))) != NULL)
-                rc = pt2_needs_add_lib(n, (const char *)c + off + name, cmd == LC_LOAD_WEAK_DYLIB,
-                                       err);
+            if ((str = cmd_str(t, c + off, cmdsize, 24)) != NULL)
+                rc = pt2_needs_add_lib(n, str, cmd == LC_LOAD_WEAK_DYLIB, err);
             else
                 pt2_needs_set_partial(n, "%s: a dylib load command names no library", rd->name);
+        } else if (cmd == LC_ID_DYLIB && cmdsize >= 24 && n->soname == 0) {
+            if ((str = cmd_str(t, c + off, cmdsize, 24)) != NULL)
+                rc = pt2_needs_intern(n, str, strlen(str), &n->soname, err);
+            else
+                pt2_needs_set_partial(n, "%s: LC_ID_DYLIB names no install name", rd->name);
+        } else if (cmd == LC_RPATH && cmdsize >= 12) {
+            if ((str = cmd_str(t, c + off, cmdsize, 12)) == NULL)
+                pt2_needs_set_partial(n, "%s: LC_RPATH names no path", rd->name);
+            else if (!rpath_add(rp, &rplen, str))
+                pt2_needs_set_partial(n, "%s: run paths longer than %u bytes", rd->name,
+                                      RPATHS_MAX - 1);
         } else if (cmd == LC_BUILD_VERSION && cmdsize >= 24) {
             add_platform(n, u32(t, c + off + 8));
             if (u32(t, c + off + 8) == PLATFORM_MACOS && u32(t, c + off + 12) > n->macos_min)
@@ -297,6 +336,8 @@ static int read_needs(struct pt2_rd *rd, uint64_t base, uint64_t size, const str
         off += cmdsize;
     }
     free(c);
+    if (rc == PT2_OK && rplen != 0)
+        rc = pt2_needs_intern(n, rp, rplen, &n->runpath, err);
     if (rc == PT2_ERR_TOO_LARGE) { /* the reader's budget: what was read stays */
         pt2_needs_set_partial(n, "%s: load commands or symbols past the read budget", rd->name);
         rc = PT2_OK;

@@ -73,6 +73,10 @@ struct pt2_needs {
     uint32_t soname; /* offset into names, 0 = none ("" at offset 0) */
     uint32_t runpath, rpath;
     int bind_now; /* DF_BIND_NOW / DF_1_NOW */
+    int pie; /* ELF: DF_1_PIE, a position-independent executable (glibc 2.30+ refuses dlopen) */
+    /* Mach-O: mach_header's filetype (6 MH_DYLIB, 8 MH_BUNDLE, 2 MH_EXECUTE: dyld does not
+     * dlopen it), of the first slice of a universal file; 0 elsewhere. */
+    uint32_t macho_filetype;
     /* ELF: the stack it asks for, which glibc 2.41 and newer refuse to make executable in
      * dlopen: PT2_STACK_EXEC (PT_GNU_STACK with PF_X), PT2_STACK_IMPLIED (no PT_GNU_STACK on
      * x86, whose default stack is executable), else 0. */

@@ -1147,6 +1147,40 @@ static void req_execstack_scope(const struct pt2_host *h, const struct pt2_load_
     req_execstack(who, lr->execstack_kind, glibc, serving, r);
 }
 
+/*
+ * A library torch's loader dlopen()s must be one the loader opens at all: glibc refuses an
+ * executable ("cannot dynamically load executable", ET_EXEC) and, from 2.30, a
+ * position-independent one ("cannot dynamically load position-independent executable",
+ * DF_1_PIE); dyld refuses an MH_EXECUTE image. `glibc` is what `serving` has ("" unknown).
+ */
+static void req_loadable(const struct pt2_host *h, const char *glibc, const char *serving,
+                         struct req *r)
+{
+    r->status = REQ_MET;
+    if (h->format == PT2_HOST_ELF && h->elf_type == 2)
+        req_set(r, REQ_UNMET, "loadable",
+                "%s is an executable (ET_EXEC), which the dynamic loader cannot dlopen", h->source);
+    else if (h->format == PT2_HOST_ELF && h->needs != NULL && h->needs->pie && glibc[0] != '\0' &&
+             vcmp(glibc, "2.30") >= 0)
+        req_set(r, REQ_UNMET, "loadable",
+                "%s is a position-independent executable (DF_1_PIE), which glibc 2.30 and newer "
+                "refuse to dlopen; %s has glibc %s",
+                h->source, serving, glibc);
+    else if (h->format == PT2_HOST_ELF && h->needs != NULL && h->needs->pie && glibc[0] == '\0')
+        req_set(r, REQ_UNDESCRIBED, "loadable",
+                "%s is a position-independent executable (DF_1_PIE), which glibc 2.30 and newer "
+                "refuse to dlopen; %s does not say which glibc it has",
+                h->source, serving);
+    else if ((h->format == PT2_HOST_MACHO || h->format == PT2_HOST_MACHO_FAT) && h->needs != NULL &&
+             h->needs->macho_filetype == 2)
+        req_set(r, REQ_UNMET, "loadable",
+                "%s is an executable (MH_EXECUTE), which dyld does not dlopen", h->source);
+    if (r->status == REQ_UNMET)
+        snprintf(r->advice, sizeof(r->advice),
+                 "Package the model's shared library (AOTInductor links one with -shared), not an "
+                 "executable.");
+}
+
 /* ---- the combiner ----------------------------------------------------------------------- */
 
 struct judged {
@@ -1247,11 +1281,15 @@ static int judge_library(const struct pt2_host *h, const struct pt2_runtime *rt,
         snprintf(where, sizeof(where), "the sysroot %s", pt2_sysroot_dir(rt->sysroot));
         req_load(lr, rt, where, &r);
         combine(j, &r);
+        req_loadable(h, lr->glibc, where, &r);
+        combine(j, &r);
         req_execstack_scope(h, lr, lr->glibc, where, &r);
         combine(j, &r);
         return PT2_OK; /* the loader's answer is exact: nothing from the tables adds to it */
     }
     req_version("glibc", "GLIBC_", &f.glibc, rt->glibc, "glibc", rt, &f, &r);
+    combine(j, &r);
+    req_loadable(h, rt->glibc, rt->name, &r);
     combine(j, &r);
     req_execstack_scope(h, NULL, rt->glibc, rt->name, &r);
     combine(j, &r);

@@ -189,6 +189,35 @@ print([x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime
     esac
 done
 
+# An executable where the library should be: glibc's dlopen refuses both kinds (this machine's
+# loader is the oracle), so every runtime verdict is "incompatible" with the loader's reason.
+printf 'int main(void){return 0;}\nint exe_f(void){return 1;}\n' >exe.c
+$CC -fPIE -pie -o exe_pie.so exe.c
+$CC -fno-PIE -no-pie -o exe_exec.so exe.c
+for e in exe_pie exe_exec; do
+    pkg $e.so "$T/$e.pt2"
+    out=$(./dlo "$PWD/$e.so" 2>&1)
+    case $e:$out in
+    exe_pie:*"cannot dynamically load position-independent executable" | \
+    exe_exec:*"cannot dynamically load executable") ok ;;
+    *) bad "$e: the loader says '$out'" ;;
+    esac
+    L=data/aotinductor/model/cabc.wrapper.so
+    for how in "--runtime debian12" "--sysroot $T/r_new"; do
+        # shellcheck disable=SC2086
+        got=$("$CLI" check "$T/$e.pt2" $how --json 2>"$T/err" | python3 -c '
+import json, sys
+e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
+print(e["verdict"] + "|" + e["reason"])')
+        case $how in --runtime*) where="Debian 12" ;; *) where="the sysroot $T/r_new" ;; esac
+        case $e in
+        exe_pie) want="incompatible|$L is a position-independent executable (DF_1_PIE), which glibc 2.30 and newer refuse to dlopen; $where has glibc 2.36" ;;
+        *) want="incompatible|$L is an executable (ET_EXEC), which the dynamic loader cannot dlopen" ;;
+        esac
+        [ "$got" = "$want" ] && ok || bad "$e $how: pt2scope says '$got' ($(cat "$T/err"))"
+    done
+done
+
 # An executable stack in a library the package loads, not in the package's own: glibc 2.41's
 # dlopen refuses every object it maps with one, so a sysroot with glibc 2.41 is
 # "incompatible" naming that library; this machine's glibc (older) loads it.

@@ -140,6 +140,12 @@ START_TEST(test_real_package_dylib)
         ck_assert_str_eq(pt2_needs_str(nd, nd->libs[1]), "/usr/lib/libc++.1.dylib");
         ck_assert_str_eq(pt2_needs_str(nd, nd->libs[2]), "/usr/lib/libSystem.B.dylib");
         ck_assert_uint_eq(nd->nimports, 131);
+        /* LC_ID_DYLIB: the build folder's path (llvm-objdump); no LC_RPATH */
+        ck_assert_str_eq(pt2_needs_str(nd, nd->soname),
+                         "/var/folders/hw/zhdkxy2j40354p9kz4l_g5500000gn/T/"
+                         "torchinductor_madragna/cbvpra7ytdnejykczq6clbq436em4pyddokcaybf57mpmgre"
+                         "lra2/cw6i5kuukokhhl6upvnmncq5t6nnmtdfhtfxo46vzc7t46zchepo.wrapper.so");
+        ck_assert_uint_eq(nd->runpath, 0);
         pt2_shims_classify_needs(nd);
         for (size_t i = 0; i < nd->nimports; i++)
             shims += nd->imports[i].kind == PT2_IMP_SHIM;
@@ -203,6 +209,67 @@ START_TEST(test_platforms)
         ck_assert_str_eq(pt2_runtime_library_os(&h), cases[i].os);
         ck_assert_str_eq(pt2_runtime_library_os_said(&h), cases[i].said);
         pt2_needs_free(h.needs);
+    }
+}
+END_TEST
+
+/* A load command naming a string at +8 (dylib_command, rpath_command), padded to 8 bytes. */
+static size_t put_str_cmd(uint8_t *p, uint32_t cmd, uint32_t at, const char *s)
+{
+    size_t len = (at + strlen(s) + 1 + 7) / 8 * 8;
+
+    tu_put_le32(p, cmd);
+    tu_put_le32(p + 4, (uint32_t)len);
+    tu_put_le32(p + 8, at);
+    memcpy(p + at, s, strlen(s) + 1);
+    return len;
+}
+
+/*
+ * The install name (LC_ID_DYLIB, the first one) and the run paths (each LC_RPATH, joined
+ * with ':' in order), as dyld reads them; a command size that is not a multiple of 4, which
+ * dyld refuses, ends the walk with a partial note.
+ */
+START_TEST(test_install_name_and_rpaths)
+{
+    uint8_t b[512] = {0};
+    size_t off = 32;
+    struct pt2_error err = {0};
+    struct pt2_host h;
+    struct pt2_rd rd;
+    int rec = 0;
+
+    tu_put_le32(b, 0xfeedfacfu);
+    tu_put_le32(b + 4, 0x0100000cu);
+    tu_put_le32(b + 12, 6);
+    off += put_str_cmd(b + off, 0xd, 24, "@rpath/libm.dylib");
+    off += put_str_cmd(b + off, 0x8000001cu, 12, "@loader_path/../lib");
+    off += put_str_cmd(b + off, 0xd, 24, "@rpath/other.dylib");
+    off += put_str_cmd(b + off, 0x8000001cu, 12, "/opt/torch/lib");
+    off += put_str_cmd(b + off, 0xc, 24, "@rpath/libtorch_cpu.dylib");
+    tu_put_le32(b + 16, 5);
+    tu_put_le32(b + 20, (uint32_t)(off - 32));
+    for (int bad = 0; bad < 2; bad++) {
+        memset(&h, 0, sizeof(h));
+        h.needs = pt2_needs_new(PT2_HOST_MACHO);
+        ck_assert_ptr_nonnull(h.needs);
+        pt2_rd_init_mem(&rd, b, off, "lib.dylib");
+        ck_assert_int_eq(pt2_macho_scan(&rd, &h, &rec, &err), PT2_OK);
+        if (!bad) {
+            ck_assert_str_eq(h.needs->partial, "");
+            ck_assert_str_eq(pt2_needs_str(h.needs, h.needs->soname), "@rpath/libm.dylib");
+            ck_assert_str_eq(pt2_needs_str(h.needs, h.needs->runpath),
+                             "@loader_path/../lib:/opt/torch/lib");
+            ck_assert_uint_eq(h.needs->nlibs, 1);
+            ck_assert_str_eq(pt2_needs_str(h.needs, h.needs->libs[0]), "@rpath/libtorch_cpu.dylib");
+        } else {
+            ck_assert_str_eq(h.needs->partial, "lib.dylib: load command 1 has size 33");
+            ck_assert_str_eq(pt2_needs_str(h.needs, h.needs->soname), "@rpath/libm.dylib");
+            ck_assert_uint_eq(h.needs->runpath, 0);
+            ck_assert_uint_eq(h.needs->nlibs, 0);
+        }
+        pt2_needs_free(h.needs);
+        tu_put_le32(b + 32 + 48 + 4, 33); /* the first LC_RPATH's size (it is 32) */
     }
 }
 END_TEST
@@ -316,6 +383,7 @@ int main(void)
     tcase_add_test(tc, test_universal_dylib);
     tcase_add_test(tc, test_real_package_dylib);
     tcase_add_test(tc, test_platforms);
+    tcase_add_test(tc, test_install_name_and_rpaths);
     tcase_add_test(tc, test_big_endian_and_cpu_names);
     tcase_add_test(tc, test_java_class_is_not_macho);
     tcase_add_test(tc, test_malformed_universal);

@@ -201,10 +201,11 @@ START_TEST(test_mlcolvar_verdicts)
 }
 END_TEST
 
-/* A package whose model library is a hand-made arm64 Mach-O naming `c`, judged on `spec`:
- * the first runtime entry's verdict and reason into the caller's buffers, the library's os. */
-static void judge_macho(const struct tu_macho_cmd *c, size_t n, const char *spec, char *verdict,
-                        char *reason, size_t cap, char *os)
+/* A package whose model library is a hand-made arm64 Mach-O of `filetype` naming `c`, judged
+ * on `spec`: the first runtime entry's verdict and reason into the caller's buffers, the
+ * library's os. */
+static void judge_macho_as(uint32_t filetype, const struct tu_macho_cmd *c, size_t n,
+                           const char *spec, char *verdict, char *reason, size_t cap, char *os)
 {
     char dir[256], path[512];
     uint8_t so[TU_MACHO_MAX];
@@ -216,6 +217,7 @@ static void judge_macho(const struct tu_macho_cmd *c, size_t n, const char *spec
     pt2_verdicts *v = NULL;
     cJSON *doc = NULL, *e, *lib;
 
+    tu_put_le32(so + 12, filetype);
     zt_tmp_dir(dir, sizeof(dir));
     snprintf(path, sizeof(path), "%s/apple.pt2", dir);
     w = bigzip_open(path, 8);
@@ -243,6 +245,12 @@ static void judge_macho(const struct tu_macho_cmd *c, size_t n, const char *spec
     zt_rm_dir(dir);
 }
 
+static void judge_macho(const struct tu_macho_cmd *c, size_t n, const char *spec, char *verdict,
+                        char *reason, size_t cap, char *os)
+{
+    judge_macho_as(6 /* MH_DYLIB */, c, n, spec, verdict, reason, cap, os);
+}
+
 /* dyld loads a Mach-O only into a process of a platform it names: an iOS build is no
  * macOS library, a zippered one (macOS and Mac Catalyst) is. */
 START_TEST(test_macho_platform)
@@ -267,6 +275,21 @@ START_TEST(test_macho_platform)
 }
 END_TEST
 
+/* dyld does not dlopen an executable (MH_EXECUTE); a bundle (MH_BUNDLE) it does. */
+START_TEST(test_macho_executable)
+{
+    static const struct tu_macho_cmd mac[] = {{0x32, 1, 0x000e0000}};
+    char verdict[256], reason[256], os[32];
+
+    judge_macho_as(2, mac, 1, "macos=14.0", verdict, reason, sizeof(verdict), os);
+    ck_assert_str_eq(verdict, "incompatible");
+    ck_assert_str_eq(reason, "data/aotinductor/model/capple.wrapper.so is an executable "
+                             "(MH_EXECUTE), which dyld does not dlopen");
+    judge_macho_as(8, mac, 1, "macos=14.0", verdict, reason, sizeof(verdict), os);
+    ck_assert_str_eq(verdict, "compatible");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("runtime");
@@ -275,6 +298,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_parse_specs);
     tcase_add_test(tc, test_sysroot_errors);
     tcase_add_test(tc, test_macho_platform);
+    tcase_add_test(tc, test_macho_executable);
     tcase_add_test(tc, test_mlcolvar_verdicts);
     suite_add_tcase(s, tc);
     return s;
