@@ -1115,20 +1115,6 @@ static void machine_norm(const char *m, char *buf, size_t len)
     snprintf(buf, len, "%s", t);
 }
 
-static const char *elf_kind(int elf_type)
-{
-    switch (elf_type) {
-    case 1:
-        return "relocatable object";
-    case 2:
-        return "executable";
-    case 3:
-        return "shared object";
-    default:
-        return "ELF file";
-    }
-}
-
 static int node_has(const char *const *feats, size_t n, const char *f)
 {
     size_t i;
@@ -1198,7 +1184,7 @@ static void say_host(struct pt2_sbuf *b, const struct pt2_host *h)
     switch (h->format) {
     case PT2_HOST_ELF:
         machine_norm(h->machine, hm, sizeof(hm));
-        pt2_sbuf_add(b, "package is a Linux %s %s", hm, elf_kind(h->elf_type));
+        pt2_sbuf_add(b, "package is a Linux %s %s", hm, pt2_desc_elf_kind(h));
         break;
     case PT2_HOST_MACHO:
         pt2_sbuf_add(b, "package is %s %.*s dylib", pt2_runtime_library_os_said(h), w, h->machine);

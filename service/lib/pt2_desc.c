@@ -14,6 +14,7 @@
 #include "pt2_desc.h"
 #include "pt2_sbuf.h"
 #include "pt2_isa.h"
+#include "pt2_needs.h"
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -445,30 +446,30 @@ static const char *machine_display(const char *m)
     return m;
 }
 
+const char *pt2_desc_elf_kind(const struct pt2_host *h)
+{
+    switch (h->elf_type) {
+    case 1:
+        return "relocatable object";
+    case 2:
+        return "executable";
+    case 3: /* a PIE is ET_DYN too: DF_1_PIE tells it apart */
+        return h->needs != NULL && h->needs->pie ? "position-independent executable"
+                                                 : "shared object";
+    default:
+        return "ELF file";
+    }
+}
+
 static void host_text(const struct pt2_host *h, char *buf, size_t len)
 {
     struct pt2_sbuf b;
-    const char *kind;
 
     pt2_sbuf_init(&b, buf, len);
     switch (h->format) {
     case PT2_HOST_ELF:
-        switch (h->elf_type) {
-        case 1:
-            kind = "relocatable object";
-            break;
-        case 2:
-            kind = "executable";
-            break;
-        case 3:
-            kind = "shared object";
-            break;
-        default:
-            kind = "ELF file";
-            break;
-        }
         pt2_sbuf_add(&b, "%s%s Linux %s", machine_display(h->machine),
-                     h->big_endian ? " (big-endian)" : "", kind);
+                     h->big_endian ? " (big-endian)" : "", pt2_desc_elf_kind(h));
         break;
     case PT2_HOST_MACHO:
         if (strcmp(h->machine, "arm64") == 0 || strcmp(h->machine, "aarch64") == 0)

@@ -103,4 +103,9 @@ const char *pt2_desc_gfx_text(const char *gfx, char *buf, size_t len);
 const char *pt2_desc_cpu_text(const struct pt2_host_list *hosts, const struct pt2_cpu_isa *isa,
                               char *buf, size_t len);
 
+/* What an ELF host binary is, in words: "shared object", "position-independent executable"
+ * (ET_DYN with DF_1_PIE, when its needs were read), "executable", "relocatable object" or
+ * "ELF file". A static string. */
+const char *pt2_desc_elf_kind(const struct pt2_host *h);
+
 #endif

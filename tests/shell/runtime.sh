@@ -202,6 +202,9 @@ for e in exe_pie exe_exec; do
     exe_exec:*"cannot dynamically load executable") ok ;;
     *) bad "$e: the loader says '$out'" ;;
     esac
+    got=$("$CLI" inspect "$T/$e.pt2" | sed -n 's/^CPU  *//p')
+    case $e in exe_pie) want="x86-64 Linux position-independent executable" ;; *) want="x86-64 Linux executable" ;; esac
+    [ "$got" = "$want" ] && ok || bad "$e: described as '$got'"
     L=data/aotinductor/model/cabc.wrapper.so
     for how in "--runtime debian12" "--sysroot $T/r_new"; do
         # shellcheck disable=SC2086
