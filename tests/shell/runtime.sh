@@ -90,6 +90,15 @@ def first(k):
 print("|".join([e["verdict"], first("libraries"), first("versions"), first("symbols").split("@")[0]]))'
 }
 
+# runtime_entry PKG CHECK-ARGS...: "verdict|reason" of the runtime entry of `pt2scope check`
+# (its stderr in $T/err)
+runtime_entry() {
+    "$CLI" check "$@" --json 2>"$T/err" | python3 -c '
+import json, sys
+e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
+print(e["verdict"] + "|" + e["reason"])'
+}
+
 # agree NAME LIB ROOT: the loader in ROOT and pt2scope --sysroot ROOT say the same
 agree() {
     local name=$1 lib=$2 root=$3 want out v mlib mver msym
@@ -160,10 +169,7 @@ open(sys.argv[1], "wb").write(b)
 EOF2
 for lib in st_none st_exec st_implied; do
     pkg $lib.so "$T/$lib.pt2"
-    got=$("$CLI" check "$T/$lib.pt2" --runtime debian13 --json 2>"$T/err" | python3 -c '
-import json, sys
-e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
-print(e["verdict"] + "|" + e["reason"])')
+    got=$(runtime_entry "$T/$lib.pt2" --runtime debian13)
     old=$("$CLI" check "$T/$lib.pt2" --runtime debian12 --json 2>>"$T/err" | python3 -c '
 import json, sys
 print([x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]["verdict"])')
@@ -208,10 +214,7 @@ for e in exe_pie exe_exec; do
     L=data/aotinductor/model/cabc.wrapper.so
     for how in "--runtime debian12" "--sysroot $T/r_new"; do
         # shellcheck disable=SC2086
-        got=$("$CLI" check "$T/$e.pt2" $how --json 2>"$T/err" | python3 -c '
-import json, sys
-e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
-print(e["verdict"] + "|" + e["reason"])')
+        got=$(runtime_entry "$T/$e.pt2" $how)
         case $how in --runtime*) where="Debian 12" ;; *) where="the sysroot $T/r_new" ;; esac
         case $e in
         exe_pie) want="incompatible|$L is a position-independent executable (DF_1_PIE), which glibc 2.30 and newer refuse to dlopen; $where has glibc 2.36" ;;
@@ -238,10 +241,7 @@ if [ -n "$LD241" ]; then
     cp libxs.so "$T/r_xs241/usr/lib/x86_64-linux-gnu/"
     cp "${LD241%/*}/libc.so.6" "${LD241%/*}/ld-linux-x86-64.so.2" "$T/r_xs241/usr/lib/x86_64-linux-gnu/"
     pkg m_xs.so "$T/xs.pt2"
-    got=$("$CLI" check "$T/xs.pt2" --sysroot "$T/r_xs241" --json 2>"$T/err" | python3 -c '
-import json, sys
-e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
-print(e["verdict"] + "|" + e["reason"])')
+    got=$(runtime_entry "$T/xs.pt2" --sysroot "$T/r_xs241")
     want="incompatible|libxs.so (loaded with data/aotinductor/model/cabc.wrapper.so) asks for an executable stack (its PT_GNU_STACK has PF_X), which glibc 2.41 and newer refuse to dlopen; the sysroot $T/r_xs241 has glibc 2.41"
     [ "$got" = "$want" ] && ok || bad "execstack provider, glibc 2.41 sysroot: pt2scope says '$got' ($(cat "$T/err"))"
 elif [ "${PT2SCOPE_REQUIRE_CORPUS:-}" = 1 ]; then
@@ -277,10 +277,7 @@ for r in r_new r_old; do
         *) bad "stripped provider in $r: the loader says '$out'" ;;
         esac
     fi
-    got=$("$CLI" check "$T/needy.pt2" --sysroot "$T/$r" --json 2>"$T/err" | python3 -c '
-import json, sys
-e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
-print(e["verdict"] + "|" + e["reason"])')
+    got=$(runtime_entry "$T/needy.pt2" --sysroot "$T/$r")
     case $got in
     "unverified|the sysroot $T/$r was read in part: "*libneedy.so*) ok ;;
     *) bad "stripped provider in $r: pt2scope says '$got' ($(cat "$T/err"))" ;;
@@ -326,10 +323,7 @@ for i in range(shnum):
 open(sys.argv[2], "wb").write(b)
 EOF2
 pkg m_ver.so "$T/ver_part.pt2"
-got=$("$CLI" check "$T/ver_part.pt2" --sysroot "$T/r_part" --json 2>"$T/err" | python3 -c '
-import json, sys
-e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
-print(e["verdict"] + "|" + e["reason"])')
+got=$(runtime_entry "$T/ver_part.pt2" --sysroot "$T/r_part")
 case $got in
 "unverified|"*"PROV_2.0 is not among the version definitions of libprov.so.1 that could be read: "*".gnu.version_d entry at "*" runs past the section"*) ok ;;
 *) bad "provider read in part: pt2scope says '$got' ($(cat "$T/err"))" ;;
@@ -378,10 +372,7 @@ $CC -shared -fPIC -o m_weakneed.so m_ver.c -Wl,--no-as-needed new/libprov.so.1
 weaken m_weakneed.so
 readelf -V m_weakneed.so | grep -q 'PROV_2.0  Flags: WEAK' || bad "no weak version need in m_weakneed.so"
 pkg m_weakneed.so "$T/weakneed_part.pt2"
-got=$("$CLI" check "$T/weakneed_part.pt2" --sysroot "$T/r_part" --json 2>"$T/err" | python3 -c '
-import json, sys
-e = [x for x in json.load(sys.stdin)["compatibility"] if x["kind"] == "runtime"][0]
-print(e["verdict"] + "|" + e["reason"])')
+got=$(runtime_entry "$T/weakneed_part.pt2" --sysroot "$T/r_part")
 case $got in
 "unverified|"*"prov_b@PROV_2.0 is not found; the version definitions of libprov.so.1 were read in part"*) ok ;;
 *) bad "weak need, provider read in part: pt2scope says '$got' ($(cat "$T/err"))" ;;
