@@ -119,16 +119,21 @@ static int str_read(struct dynctx *c, uint64_t off, const char *what, unsigned s
 
     if (off >= t->size)
         return PT2_OK;
+    if (t->offset > c->elf->size || t->size > c->elf->size - t->offset) {
+        pt2_needs_set_partial(c->out, "%s: string table %s lies beyond the end of the file",
+                              c->elf->label, t->name);
+        return PT2_OK;
+    }
     if (c->one[slot] == NULL && (c->one[slot] = malloc(STR_ONE_MAX)) == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading %s", c->elf->label);
     n = t->size - off < STR_ONE_MAX ? (size_t)(t->size - off) : STR_ONE_MAX;
     rc = pt2_elf_read(c->elf, t->offset + off, c->one[slot], n, &local);
-    if (rc == PT2_ERR_FORMAT) {
+    if (rc == PT2_ERR_NOMEM || rc == PT2_ERR_IO) /* as load(): only these fail the reading */
+        return pt2_error_copy(err, &local);
+    if (rc != PT2_OK) {
         pt2_needs_set_partial(c->out, "%s", local.message);
         return PT2_OK;
     }
-    if (rc != PT2_OK)
-        return pt2_error_copy(err, &local);
     if (memchr(c->one[slot], '\0', n) != NULL)
         *s = c->one[slot];
     else if (n == STR_ONE_MAX)
@@ -265,7 +270,7 @@ static int read_verdef(struct dynctx *c, struct pt2_error *err)
     const struct pt2_elf_section *s = section_of_type(c->elf, PT2_DYN_SHT_VERDEF);
     uint8_t *b = NULL;
     size_t len = 0, off = 0, steps = 0;
-    int rc = load(c, s, SECTION_MAX, &b, &len, err);
+    int rc = load(c, s, SECTION_MAX, &b, &len, err), whole = 1, ended = 0;
 
     while (rc == PT2_OK && b != NULL && steps++ < CHAIN_STEPS_MAX) {
         uint32_t aux, next;
@@ -286,12 +291,18 @@ static int read_verdef(struct dynctx *c, struct pt2_error *err)
         rc = need_str(c, pt2_elf_u32(c->elf, b + off + aux), "version definition", 0, &name, err);
         if (rc == PT2_OK && name != NULL)
             rc = pt2_needs_add_def(c->out, name, pt2_elf_u16(c->elf, b + off + 4), err);
-        if (next == 0)
+        whole &= name != NULL;
+        if (next == 0) {
+            ended = 1;
             break;
+        }
         off += next;
     }
     if (steps >= CHAIN_STEPS_MAX)
         pt2_needs_set_partial(c->out, "%s: .gnu.version_d chain does not end", c->elf->label);
+    /* what a version lookup in this provider may not conclude from (pt2_sysroot) */
+    if (s != NULL && s->size != 0 && (!ended || !whole))
+        c->out->defs_partial = 1;
     free(b);
     return rc;
 }
@@ -327,9 +338,14 @@ static int read_imports(struct dynctx *c, struct pt2_error *err)
         if (s.shndx != PT2_ELF_SHN_UNDEF || (bind != STB_GLOBAL && bind != STB_WEAK) || s.name == 0)
             continue;
         /* the string table is in memory already: its names cost no read */
-        if (sym->link == (uint32_t)(c->str_sec - c->elf->sec) && c->str != NULL)
+        if (sym->link == (uint32_t)(c->str_sec - c->elf->sec) && c->str != NULL) {
             name = str_at(c, s.name) != NULL ? str_at(c, s.name) : "";
-        else if ((rc = pt2_elf_symiter_name(it, &s, &name, &local)) != PT2_OK)
+        } else if (sym->link == (uint32_t)(c->str_sec - c->elf->sec)) {
+            /* too large to hold: the name alone, of any length up to STR_ONE_MAX */
+            if ((rc = str_read(c, s.name, "undefined symbol", 0, &name, &local)) != PT2_OK)
+                break;
+            name = name != NULL ? name : "";
+        } else if ((rc = pt2_elf_symiter_name(it, &s, &name, &local)) != PT2_OK)
             break;
         if (name[0] == '\0') {
             pt2_needs_set_partial(c->out, "%s: an undefined symbol's name is unreadable",

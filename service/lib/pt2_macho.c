@@ -280,6 +280,7 @@ static int read_needs(struct pt2_rd *rd, uint64_t base, uint64_t size, const str
     uint8_t *c;
     int rc = PT2_OK;
 
+    n->macho_filetype = t->filetype; /* from the header, whatever its commands are */
     if (t->sizeofcmds > CMDS_MAX || hdr + (uint64_t)t->sizeofcmds > size) {
         pt2_needs_set_partial(n,
                               "%s: load commands (%u bytes) lie outside the file or past %u "
@@ -287,7 +288,6 @@ static int read_needs(struct pt2_rd *rd, uint64_t base, uint64_t size, const str
                               rd->name, t->sizeofcmds, CMDS_MAX);
         return PT2_OK;
     }
-    n->macho_filetype = t->filetype;
     c = malloc(t->sizeofcmds + 1u);
     if (c == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading %s", rd->name);

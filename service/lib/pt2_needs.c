@@ -169,6 +169,7 @@ int pt2_needs_add_def(struct pt2_needs *n, const char *version, uint16_t ndx, st
 
     if (n->ndefs >= PT2_NEEDS_DEFS_MAX) {
         pt2_needs_set_partial(n, "more than %u version definitions", PT2_NEEDS_DEFS_MAX);
+        n->defs_partial = 1;
         return PT2_OK;
     }
     if ((rc = keep(n, version, &off, err)) <= 0)

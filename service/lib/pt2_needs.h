@@ -72,7 +72,8 @@ struct pt2_needs {
     int format;      /* enum pt2_host_format */
     uint32_t soname; /* offset into names, 0 = none ("" at offset 0) */
     uint32_t runpath, rpath;
-    int bind_now; /* DF_BIND_NOW / DF_1_NOW */
+    int bind_now;     /* DF_BIND_NOW / DF_1_NOW */
+    int defs_partial; /* ELF: the version definitions were read in part (a version may hide) */
     int pie; /* ELF: DF_1_PIE, a position-independent executable (glibc 2.30+ refuses dlopen) */
     /* Mach-O: mach_header's filetype (6 MH_DYLIB, 8 MH_BUNDLE, 2 MH_EXECUTE: dyld does not
      * dlopen it), of the first slice of a universal file; 0 elsewhere. */

@@ -1279,19 +1279,22 @@ static int judge_library(const struct pt2_host *h, const struct pt2_runtime *rt,
             return rc;
         *have_lr = 1;
         snprintf(where, sizeof(where), "the sysroot %s", pt2_sysroot_dir(rt->sysroot));
-        req_load(lr, rt, where, &r);
-        combine(j, &r);
+        /* in the loader's order: the object itself is refused before its dependencies */
         req_loadable(h, lr->glibc, where, &r);
+        combine(j, &r);
+        req_execstack_scope(h, NULL, lr->glibc, where, &r);
+        combine(j, &r);
+        req_load(lr, rt, where, &r);
         combine(j, &r);
         req_execstack_scope(h, lr, lr->glibc, where, &r);
         combine(j, &r);
         return PT2_OK; /* the loader's answer is exact: nothing from the tables adds to it */
     }
-    req_version("glibc", "GLIBC_", &f.glibc, rt->glibc, "glibc", rt, &f, &r);
-    combine(j, &r);
     req_loadable(h, rt->glibc, rt->name, &r);
     combine(j, &r);
     req_execstack_scope(h, NULL, rt->glibc, rt->name, &r);
+    combine(j, &r);
+    req_version("glibc", "GLIBC_", &f.glibc, rt->glibc, "glibc", rt, &f, &r);
     combine(j, &r);
     req_version("glibcxx", "GLIBCXX_", &f.glibcxx, rt->glibcxx, "GLIBCXX", rt, &f, &r);
     combine(j, &r);

@@ -643,7 +643,7 @@ static void check_versions(struct pt2_sysroot *sr, const struct pt2_needs *obj, 
         if (vn->weak || p < 0 || sr->libs[p].needs->ndefs == 0 ||
             pt2_needs_defines(sr->libs[p].needs, ver))
             continue;
-        if (sr->libs[p].needs->partial[0] != '\0') { /* it may be among what was not read */
+        if (sr->libs[p].needs->defs_partial) { /* it may be among what was not read */
             if (res->note[0] == '\0')
                 snprintf(
                     res->note, sizeof(res->note),
@@ -688,7 +688,7 @@ static int check_symbols(struct pt2_sysroot *sr, const struct pt2_needs *lib, co
             if (rc != PT2_OK)
                 return rc;
             /* a version it defines may be among what was not read: the lookup cannot say no */
-            if (!found && ver != NULL && l->needs->partial[0] != '\0' && in_part == NULL)
+            if (!found && ver != NULL && l->needs->defs_partial && in_part == NULL)
                 in_part = l->name;
         }
         if (found)
@@ -704,7 +704,8 @@ static int check_symbols(struct pt2_sysroot *sr, const struct pt2_needs *lib, co
         if (in_part != NULL) {
             if (res->note[0] == '\0')
                 snprintf(res->note, sizeof(res->note),
-                         "%s@%s is not found; the version definitions of %s were read in part",
+                         "%.200s@%.60s is not found; the version definitions of %.100s were read "
+                         "in part",
                          name, ver, in_part);
             continue;
         }
@@ -762,9 +763,10 @@ int pt2_sysroot_check(struct pt2_sysroot *sr, const struct pt2_needs *lib, const
     /* breadth first, as the loader maps a dlopen()ed object's dependencies */
     for (q = 0; q <= n && rc == PT2_OK; q++) {
         const struct pt2_needs *obj = q == 0 ? lib : sr->libs[scope[q - 1]].needs;
-        const char *objname = q == 0 ? name : sr->libs[scope[q - 1]].name;
-        char origin[REL_MAX];
+        char objname[sizeof(sr->libs[0].name)], origin[REL_MAX];
 
+        /* a copy: find_lib() may grow sr->libs, which holds the name */
+        snprintf(objname, sizeof(objname), "%s", q == 0 ? name : sr->libs[scope[q - 1]].name);
         if (q > 0) {
             snprintf(origin, sizeof(origin), "%s", sr->libs[scope[q - 1]].rel);
             pop(origin);
@@ -813,11 +815,12 @@ int pt2_sysroot_check(struct pt2_sysroot *sr, const struct pt2_needs *lib, const
     }
     if (rc == PT2_OK && res->glibc[0] == '\0') {
         /* a library that needs no C library still runs in a process that has the root's */
-        int c = search_dirs(sr, sr->dirs, sr->ndirs, "libc.so.6", em, err);
+        struct pt2_error local = {0};
+        int c = search_dirs(sr, sr->dirs, sr->ndirs, "libc.so.6", em, &local);
         if (c >= 0)
             newest(sr->libs[c].needs, "GLIBC_", res->glibc, sizeof(res->glibc));
-        else if (c == -2)
-            rc = err != NULL && err->code != 0 ? err->code : PT2_ERR_NOMEM;
+        else if (c == -2 && local.code != PT2_ERR_TOO_LARGE) /* a full cache: glibc unknown */
+            rc = local.code != PT2_OK ? pt2_error_copy(err, &local) : PT2_ERR_NOMEM;
     }
     /* a provider read in part may hide what it needs itself (its own libraries, versions) */
     for (size_t k = 0; k < n && res->note[0] == '\0'; k++)

@@ -200,12 +200,19 @@ done
 printf 'int main(void){return 0;}\nint exe_f(void){return 1;}\n' >exe.c
 $CC -fPIE -pie -o exe_pie.so exe.c
 $CC -fno-PIE -no-pie -o exe_exec.so exe.c
-for e in exe_pie exe_exec; do
+# one that also needs a library no root has: the loader refuses the executable before it
+# looks for its libraries, and so must the first reason
+printf 'int gone_f(void){return 5;}\n' >gone.c
+$CC -shared -fPIC -Wl,-soname,libgone.so -o libgone.so gone.c
+printf 'extern int gone_f(void);\nint main(void){return gone_f();}\n' >exe_dep.c
+$CC -fno-PIE -no-pie -o exe_dep.so exe_dep.c ./libgone.so
+HOST_GLIBC=$(getconf GNU_LIBC_VERSION | cut -d' ' -f2)
+for e in exe_pie exe_exec exe_dep; do
     pkg $e.so "$T/$e.pt2"
     out=$(./dlo "$PWD/$e.so" 2>&1)
     case $e:$out in
     exe_pie:*"cannot dynamically load position-independent executable" | \
-    exe_exec:*"cannot dynamically load executable") ok ;;
+    exe_exec:*"cannot dynamically load executable" | exe_dep:*"cannot dynamically load executable") ok ;;
     *) bad "$e: the loader says '$out'" ;;
     esac
     got=$("$CLI" inspect "$T/$e.pt2" | sed -n 's/^CPU  *//p')
@@ -215,9 +222,9 @@ for e in exe_pie exe_exec; do
     for how in "--runtime debian12" "--sysroot $T/r_new"; do
         # shellcheck disable=SC2086
         got=$(runtime_entry "$T/$e.pt2" $how)
-        case $how in --runtime*) where="Debian 12" ;; *) where="the sysroot $T/r_new" ;; esac
+        case $how in --runtime*) where="Debian 12" g=2.36 ;; *) where="the sysroot $T/r_new" g=$HOST_GLIBC ;; esac
         case $e in
-        exe_pie) want="incompatible|$L is a position-independent executable (DF_1_PIE), which glibc 2.30 and newer refuse to dlopen; $where has glibc 2.36" ;;
+        exe_pie) want="incompatible|$L is a position-independent executable (DF_1_PIE), which glibc 2.30 and newer refuse to dlopen; $where has glibc $g" ;;
         *) want="incompatible|$L is an executable (ET_EXEC), which the dynamic loader cannot dlopen" ;;
         esac
         [ "$got" = "$want" ] && ok || bad "$e $how: pt2scope says '$got' ($(cat "$T/err"))"

@@ -282,6 +282,25 @@ START_TEST(test_provider_big_strtab)
     ck_assert_str_eq(S(n, n->defs[0]), "libbig.so.1");
     ck_assert_str_eq(S(n, n->defs[1]), "BIG_1.0");
     ck_assert_str_eq(S(n, n->defs[2]), "BIG_2.0");
+    ck_assert_int_eq(n->defs_partial, 0);
+    pt2_needs_free(n);
+    /* its imports (nm -D --undefined-only: big_new jumps to strlen, the other four are the
+     * C runtime's weak ones), each name read alone from the large table */
+    n = read_needs(b, len, PT2_DYN_IMPORTS);
+    ck_assert_str_eq(n->partial, "");
+    ck_assert_uint_eq(n->nimports, 5);
+    {
+        size_t strong = 0;
+        for (size_t i = 0; i < n->nimports; i++)
+            if (!n->imports[i].weak) {
+                strong++;
+                ck_assert_str_eq(S(n, n->imports[i].name), "strlen");
+                ck_assert_str_eq(S(n, n->vers[n->imports[i].vneed].version), "GLIBC_2.2.5");
+            }
+        ck_assert_uint_eq(strong, 1);
+    }
+    pt2_needs_free(n);
+    n = read_needs(b, len, PT2_DYN_DEFS);
     pt2_rd_init_mem(&rd, b, len, "libbig.so");
     ck_assert_int_eq(pt2_elf_open(&elf, &rd, 0, len, &err), PT2_OK);
     ck_assert_int_eq(pt2_dyn_symtab_open(&t, &elf, n, &err), PT2_OK);
