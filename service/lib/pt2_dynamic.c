@@ -105,9 +105,9 @@ static const char *str_at(const struct dynctx *c, uint64_t off)
 }
 
 /*
- * The name at `off` of a table not held in memory, read into c->one[slot]: *s stays
- * NULL (a partial note) when it lies outside the table, runs past it or past
- * STR_ONE_MAX. Fails only when the reader does (I/O) or memory runs out.
+ * The name at `off` of a table not held in memory, read into c->one[slot]: *s is NULL
+ * (a partial note) when it lies outside the table, runs past it or past STR_ONE_MAX.
+ * Fails only when the reader does (I/O) or memory runs out.
  */
 static int str_read(struct dynctx *c, uint64_t off, const char *what, unsigned slot, const char **s,
                     struct pt2_error *err)
@@ -117,8 +117,12 @@ static int str_read(struct dynctx *c, uint64_t off, const char *what, unsigned s
     size_t n;
     int rc;
 
-    if (off >= t->size)
+    *s = NULL;
+    if (off >= t->size) {
+        pt2_needs_set_partial(c->out, "%s: %s name at 0x%llx lies outside the string table",
+                              c->elf->label, what, (unsigned long long)off);
         return PT2_OK;
+    }
     if (t->offset > c->elf->size || t->size > c->elf->size - t->offset) {
         pt2_needs_set_partial(c->out, "%s: string table %s lies beyond the end of the file",
                               c->elf->label, t->name);
@@ -152,12 +156,9 @@ static int str_read(struct dynctx *c, uint64_t off, const char *what, unsigned s
 static int need_str(struct dynctx *c, uint64_t off, const char *what, unsigned slot, const char **s,
                     struct pt2_error *err)
 {
-    int rc = PT2_OK;
-
-    *s = c->str != NULL ? str_at(c, off) : NULL;
-    if (c->str == NULL && (rc = str_read(c, off, what, slot, s, err)) != PT2_OK)
-        return rc;
-    if (*s == NULL && (c->str != NULL || off >= c->str_sec->size))
+    if (c->str == NULL)
+        return str_read(c, off, what, slot, s, err);
+    if ((*s = str_at(c, off)) == NULL)
         pt2_needs_set_partial(c->out, "%s: %s name at 0x%llx lies outside the string table",
                               c->elf->label, what, (unsigned long long)off);
     return PT2_OK;
@@ -316,10 +317,11 @@ static int read_imports(struct dynctx *c, struct pt2_error *err)
     struct pt2_error local = {0};
     uint8_t *ver = NULL;
     size_t vlen = 0, idx = 0;
-    int rc, more;
+    int rc, more, dynstr;
 
     if (sym == NULL)
         return PT2_OK;
+    dynstr = sym->link == (uint32_t)(c->str_sec - c->elf->sec); /* names in .dynamic's table */
     rc = load(c, vs, SECTION_MAX * 4, &ver, &vlen, err);
     if (rc != PT2_OK)
         return rc;
@@ -338,9 +340,9 @@ static int read_imports(struct dynctx *c, struct pt2_error *err)
         if (s.shndx != PT2_ELF_SHN_UNDEF || (bind != STB_GLOBAL && bind != STB_WEAK) || s.name == 0)
             continue;
         /* the string table is in memory already: its names cost no read */
-        if (sym->link == (uint32_t)(c->str_sec - c->elf->sec) && c->str != NULL) {
+        if (dynstr && c->str != NULL) {
             name = str_at(c, s.name) != NULL ? str_at(c, s.name) : "";
-        } else if (sym->link == (uint32_t)(c->str_sec - c->elf->sec)) {
+        } else if (dynstr) {
             /* too large to hold: the name alone, of any length up to STR_ONE_MAX */
             if ((rc = str_read(c, s.name, "undefined symbol", 0, &name, &local)) != PT2_OK)
                 break;

@@ -1129,22 +1129,21 @@ static void req_execstack(const char *who, int kind, const char *glibc, const ch
              "loads it as it is.");
 }
 
-/* The package's library, then (with a sysroot) the first library it loads, if either asks. */
-static void req_execstack_scope(const struct pt2_host *h, const struct pt2_load_result *lr,
-                                const char *glibc, const char *serving, struct req *r)
+/* The package's library itself. */
+static void req_execstack_own(const struct pt2_host *h, const char *glibc, const char *serving,
+                              struct req *r)
+{
+    req_execstack(h->source, h->needs != NULL ? h->needs->exec_stack : 0, glibc, serving, r);
+}
+
+/* The first library of a sysroot's load scope that asks for one (pt2_sysroot_check). */
+static void req_execstack_loaded(const struct pt2_host *h, const struct pt2_load_result *lr,
+                                 const char *serving, struct req *r)
 {
     char who[PT2_PATH_MAX + 160];
 
-    if (h->needs != NULL && h->needs->exec_stack != 0) {
-        req_execstack(h->source, h->needs->exec_stack, glibc, serving, r);
-        return;
-    }
-    if (lr == NULL || lr->execstack_kind == 0) {
-        r->status = REQ_MET;
-        return;
-    }
     snprintf(who, sizeof(who), "%.120s (loaded with %s)", lr->execstack_lib, h->source);
-    req_execstack(who, lr->execstack_kind, glibc, serving, r);
+    req_execstack(who, lr->execstack_kind, lr->glibc, serving, r);
 }
 
 /*
@@ -1156,17 +1155,18 @@ static void req_execstack_scope(const struct pt2_host *h, const struct pt2_load_
 static void req_loadable(const struct pt2_host *h, const char *glibc, const char *serving,
                          struct req *r)
 {
+    int pie = h->format == PT2_HOST_ELF && h->needs != NULL && h->needs->pie;
+
     r->status = REQ_MET;
     if (h->format == PT2_HOST_ELF && h->elf_type == 2)
         req_set(r, REQ_UNMET, "loadable",
                 "%s is an executable (ET_EXEC), which the dynamic loader cannot dlopen", h->source);
-    else if (h->format == PT2_HOST_ELF && h->needs != NULL && h->needs->pie && glibc[0] != '\0' &&
-             vcmp(glibc, "2.30") >= 0)
+    else if (pie && glibc[0] != '\0' && vcmp(glibc, "2.30") >= 0)
         req_set(r, REQ_UNMET, "loadable",
                 "%s is a position-independent executable (DF_1_PIE), which glibc 2.30 and newer "
                 "refuse to dlopen; %s has glibc %s",
                 h->source, serving, glibc);
-    else if (h->format == PT2_HOST_ELF && h->needs != NULL && h->needs->pie && glibc[0] == '\0')
+    else if (pie && glibc[0] == '\0')
         req_set(r, REQ_UNDESCRIBED, "loadable",
                 "%s is a position-independent executable (DF_1_PIE), which glibc 2.30 and newer "
                 "refuse to dlopen; %s does not say which glibc it has",
@@ -1282,17 +1282,17 @@ static int judge_library(const struct pt2_host *h, const struct pt2_runtime *rt,
         /* in the loader's order: the object itself is refused before its dependencies */
         req_loadable(h, lr->glibc, where, &r);
         combine(j, &r);
-        req_execstack_scope(h, NULL, lr->glibc, where, &r);
+        req_execstack_own(h, lr->glibc, where, &r);
         combine(j, &r);
         req_load(lr, rt, where, &r);
         combine(j, &r);
-        req_execstack_scope(h, lr, lr->glibc, where, &r);
+        req_execstack_loaded(h, lr, where, &r);
         combine(j, &r);
         return PT2_OK; /* the loader's answer is exact: nothing from the tables adds to it */
     }
     req_loadable(h, rt->glibc, rt->name, &r);
     combine(j, &r);
-    req_execstack_scope(h, NULL, rt->glibc, rt->name, &r);
+    req_execstack_own(h, rt->glibc, rt->name, &r);
     combine(j, &r);
     req_version("glibc", "GLIBC_", &f.glibc, rt->glibc, "glibc", rt, &f, &r);
     combine(j, &r);

@@ -632,6 +632,18 @@ static void newest(const struct pt2_needs *n, const char *prefix, char *out, siz
     }
 }
 
+/* Newest "<prefix>x.y.z" the root's own `name` (its library folders) defines into out; the
+ * library's index, -1 when there is none, -2 when reading failed (err). Holds sr->mu. */
+static int root_newest(struct pt2_sysroot *sr, const char *name, const char *prefix,
+                       unsigned machine, char *out, size_t len, struct pt2_error *err)
+{
+    int i = search_dirs(sr, sr->dirs, sr->ndirs, name, machine, err);
+
+    if (i >= 0)
+        newest(sr->libs[i].needs, prefix, out, len);
+    return i;
+}
+
 static void check_versions(struct pt2_sysroot *sr, const struct pt2_needs *obj, const char *objname,
                            const int *scope, size_t n, struct pt2_load_result *res)
 {
@@ -816,10 +828,8 @@ int pt2_sysroot_check(struct pt2_sysroot *sr, const struct pt2_needs *lib, const
     if (rc == PT2_OK && res->glibc[0] == '\0') {
         /* a library that needs no C library still runs in a process that has the root's */
         struct pt2_error local = {0};
-        int c = search_dirs(sr, sr->dirs, sr->ndirs, "libc.so.6", em, &local);
-        if (c >= 0)
-            newest(sr->libs[c].needs, "GLIBC_", res->glibc, sizeof(res->glibc));
-        else if (c == -2 && local.code != PT2_ERR_TOO_LARGE) /* a full cache: glibc unknown */
+        int c = root_newest(sr, "libc.so.6", "GLIBC_", em, res->glibc, sizeof(res->glibc), &local);
+        if (c == -2 && local.code != PT2_ERR_TOO_LARGE) /* a full cache: glibc unknown */
             rc = local.code != PT2_OK ? pt2_error_copy(err, &local) : PT2_ERR_NOMEM;
     }
     /* a provider read in part may hide what it needs itself (its own libraries, versions) */
@@ -837,9 +847,7 @@ int pt2_sysroot_newest(struct pt2_sysroot *sr, const char *name, const char *pre
 
     out[0] = '\0';
     pthread_mutex_lock(&sr->mu);
-    i = search_dirs(sr, sr->dirs, sr->ndirs, name, 0, NULL);
-    if (i >= 0)
-        newest(sr->libs[i].needs, prefix, out, len);
+    i = root_newest(sr, name, prefix, 0, out, len, NULL);
     pthread_mutex_unlock(&sr->mu);
     return i >= 0 && out[0] != '\0' ? PT2_OK : PT2_ERR_NOT_FOUND;
 }
