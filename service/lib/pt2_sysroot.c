@@ -50,7 +50,9 @@ struct pt2_sysroot {
     size_t ndirs;
     char torch[TORCH_DIRS_MAX][REL_MAX];
     size_t ntorch;
-    struct sr_lib *libs;
+    /* Each library on its own: its reader's context, ELF and symbol table point into it, so it
+     * must not move when the table grows (a load scope past 16 libraries did). */
+    struct sr_lib **libs;
     size_t nlibs;
     pthread_mutex_t mu;
 };
@@ -299,13 +301,16 @@ static int fd_read(void *ctx, uint64_t off, void *buf, size_t len, size_t *got,
     return PT2_OK;
 }
 
-static void lib_close(struct sr_lib *l)
+static void lib_free(struct sr_lib *l)
 {
+    if (l == NULL)
+        return;
     pt2_dyn_symtab_close(&l->sym);
     pt2_elf_close(&l->elf);
     pt2_needs_free(l->needs);
     if (l->fd >= 0)
         close(l->fd);
+    free(l);
 }
 
 /*
@@ -321,8 +326,8 @@ static int lib_load(struct pt2_sysroot *sr, const char *rel, const char *name, u
     int fd, nomem;
 
     for (size_t i = 0; i < sr->nlibs; i++)
-        if (strcmp(sr->libs[i].rel, rel) == 0)
-            return machine == 0 || sr->libs[i].machine == machine ? (int)i : -1;
+        if (strcmp(sr->libs[i]->rel, rel) == 0)
+            return machine == 0 || sr->libs[i]->machine == machine ? (int)i : -1;
     if (sr->nlibs >= PT2_SYSROOT_LIBS_MAX) {
         pt2_error_set(err, PT2_ERR_TOO_LARGE, "more than %u libraries in the load scope",
                       PT2_SYSROOT_LIBS_MAX);
@@ -336,7 +341,7 @@ static int lib_load(struct pt2_sysroot *sr, const char *rel, const char *name, u
         return -1;
     }
     if (sr->nlibs % 16 == 0) {
-        struct sr_lib *n = realloc(sr->libs, (sr->nlibs + 16) * sizeof(*n));
+        struct sr_lib **n = realloc(sr->libs, (sr->nlibs + 16) * sizeof(*n));
         if (n == NULL) {
             close(fd);
             pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading the sysroot");
@@ -344,8 +349,12 @@ static int lib_load(struct pt2_sysroot *sr, const char *rel, const char *name, u
         }
         sr->libs = n;
     }
-    l = &sr->libs[sr->nlibs];
-    memset(l, 0, sizeof(*l));
+    l = calloc(1, sizeof(*l));
+    if (l == NULL) {
+        close(fd);
+        pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading the sysroot");
+        return -2;
+    }
     l->fd = fd;
     snprintf(l->rel, sizeof(l->rel), "%s", rel);
     snprintf(l->name, sizeof(l->name), "%s", name);
@@ -356,7 +365,7 @@ static int lib_load(struct pt2_sysroot *sr, const char *rel, const char *name, u
     if (nomem || pt2_elf_open(&l->elf, &l->rd, 0, (uint64_t)st.st_size, &local) != PT2_OK ||
         l->elf.type != PT2_ELF_ET_DYN || (machine != 0 && l->elf.machine != machine) ||
         pt2_dyn_read(&l->elf, PT2_DYN_DEFS, l->needs, &local) != PT2_OK) {
-        lib_close(l);
+        lib_free(l);
         if (local.code == PT2_ERR_NOMEM || nomem) {
             pt2_error_set(err, PT2_ERR_NOMEM, "out of memory reading the sysroot");
             return -2;
@@ -365,6 +374,7 @@ static int lib_load(struct pt2_sysroot *sr, const char *rel, const char *name, u
     }
     l->machine = l->elf.machine;
     l->sym_ok = pt2_dyn_symtab_open(&l->sym, &l->elf, l->needs, &local) == PT2_OK;
+    sr->libs[sr->nlibs] = l;
     return (int)sr->nlibs++;
 }
 
@@ -515,7 +525,7 @@ void pt2_sysroot_free(struct pt2_sysroot *sr)
     if (sr == NULL)
         return;
     for (size_t i = 0; i < sr->nlibs; i++)
-        lib_close(&sr->libs[i]);
+        lib_free(sr->libs[i]);
     free(sr->libs);
     if (sr->rootfd >= 0)
         close(sr->rootfd);
@@ -610,7 +620,7 @@ static int find_lib(struct pt2_sysroot *sr, const char *name, const struct pt2_n
 static int scope_by_file(struct pt2_sysroot *sr, const int *scope, size_t n, const char *file)
 {
     for (size_t k = 0; k < n; k++) {
-        const struct sr_lib *l = &sr->libs[scope[k]];
+        const struct sr_lib *l = sr->libs[scope[k]];
         const char *so = pt2_needs_str(l->needs, l->needs->soname);
 
         if (strcmp(so[0] ? so : l->name, file) == 0 || strcmp(l->name, file) == 0)
@@ -640,7 +650,7 @@ static int root_newest(struct pt2_sysroot *sr, const char *name, const char *pre
     int i = search_dirs(sr, sr->dirs, sr->ndirs, name, machine, err);
 
     if (i >= 0)
-        newest(sr->libs[i].needs, prefix, out, len);
+        newest(sr->libs[i]->needs, prefix, out, len);
     return i;
 }
 
@@ -652,16 +662,16 @@ static void check_versions(struct pt2_sysroot *sr, const struct pt2_needs *obj, 
         const char *file = pt2_needs_str(obj, vn->file), *ver = pt2_needs_str(obj, vn->version);
         int p = scope_by_file(sr, scope, n, file);
 
-        if (vn->weak || p < 0 || sr->libs[p].needs->ndefs == 0 ||
-            pt2_needs_defines(sr->libs[p].needs, ver))
+        if (vn->weak || p < 0 || sr->libs[p]->needs->ndefs == 0 ||
+            pt2_needs_defines(sr->libs[p]->needs, ver))
             continue;
-        if (sr->libs[p].needs->defs_partial) { /* it may be among what was not read */
+        if (sr->libs[p]->needs->defs_partial) { /* it may be among what was not read */
             if (res->note[0] == '\0')
                 snprintf(
                     res->note, sizeof(res->note),
                     "%.100s is not among the version definitions of %.100s that could be read: "
                     "%.200s",
-                    ver, file, sr->libs[p].needs->partial);
+                    ver, file, sr->libs[p]->needs->partial);
             continue;
         }
         if (res->nmissing_versions < PT2_SYSROOT_MISSING_MAX) {
@@ -691,7 +701,7 @@ static int check_symbols(struct pt2_sysroot *sr, const struct pt2_needs *lib, co
         const char *unread = NULL, *in_part = NULL;
 
         for (size_t k = 0; k < n && !found; k++) {
-            struct sr_lib *l = &sr->libs[scope[k]];
+            struct sr_lib *l = sr->libs[scope[k]];
             if (!l->sym_ok) {
                 unread = unread != NULL ? unread : l->name;
                 continue;
@@ -774,13 +784,13 @@ int pt2_sysroot_check(struct pt2_sysroot *sr, const struct pt2_needs *lib, const
     pthread_mutex_lock(&sr->mu);
     /* breadth first, as the loader maps a dlopen()ed object's dependencies */
     for (q = 0; q <= n && rc == PT2_OK; q++) {
-        const struct pt2_needs *obj = q == 0 ? lib : sr->libs[scope[q - 1]].needs;
-        char objname[sizeof(sr->libs[0].name)], origin[REL_MAX];
+        const struct pt2_needs *obj = q == 0 ? lib : sr->libs[scope[q - 1]]->needs;
+        char objname[sizeof(((struct sr_lib *)0)->name)], origin[REL_MAX];
 
         /* a copy: find_lib() may grow sr->libs, which holds the name */
-        snprintf(objname, sizeof(objname), "%s", q == 0 ? name : sr->libs[scope[q - 1]].name);
+        snprintf(objname, sizeof(objname), "%s", q == 0 ? name : sr->libs[scope[q - 1]]->name);
         if (q > 0) {
-            snprintf(origin, sizeof(origin), "%s", sr->libs[scope[q - 1]].rel);
+            snprintf(origin, sizeof(origin), "%s", sr->libs[scope[q - 1]]->rel);
             pop(origin);
         }
         for (size_t d = 0; d < obj->nlibs; d++) {
@@ -810,12 +820,12 @@ int pt2_sysroot_check(struct pt2_sysroot *sr, const struct pt2_needs *lib, const
     if (rc == PT2_OK) {
         check_versions(sr, lib, name, scope, n, res);
         for (size_t k = 0; k < n; k++)
-            check_versions(sr, sr->libs[scope[k]].needs, sr->libs[scope[k]].name, scope, n, res);
+            check_versions(sr, sr->libs[scope[k]]->needs, sr->libs[scope[k]]->name, scope, n, res);
         rc = check_symbols(sr, lib, scope, n, 0, res, err);
     }
     res->nloaded = n;
     for (size_t k = 0; k < n; k++) {
-        const struct sr_lib *l = &sr->libs[scope[k]];
+        const struct sr_lib *l = sr->libs[scope[k]];
         if (strcmp(l->name, "libc.so.6") == 0)
             newest(l->needs, "GLIBC_", res->glibc, sizeof(res->glibc));
         else if (strcmp(l->name, "libstdc++.so.6") == 0)
@@ -834,8 +844,8 @@ int pt2_sysroot_check(struct pt2_sysroot *sr, const struct pt2_needs *lib, const
     }
     /* a provider read in part may hide what it needs itself (its own libraries, versions) */
     for (size_t k = 0; k < n && res->note[0] == '\0'; k++)
-        if (sr->libs[scope[k]].needs->partial[0] != '\0')
-            snprintf(res->note, sizeof(res->note), "%s", sr->libs[scope[k]].needs->partial);
+        if (sr->libs[scope[k]]->needs->partial[0] != '\0')
+            snprintf(res->note, sizeof(res->note), "%s", sr->libs[scope[k]]->needs->partial);
     pthread_mutex_unlock(&sr->mu);
     return rc;
 }

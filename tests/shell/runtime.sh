@@ -145,6 +145,36 @@ mkroot "$T/r_new"; cp new/libprov.so.1 "$T/r_new/usr/lib/x86_64-linux-gnu/"
 mkroot "$T/r_old"; cp old/libprov.so.1 "$T/r_old/usr/lib/x86_64-linux-gnu/"
 agree version_present m_ver.so "$T/r_new"
 agree version_missing m_ver.so "$T/r_old"
+# ---- a load scope of many libraries, as a real libtorch image has (Debian's pulls in ~90) --
+# The sysroot reader's library table grew past 16 entries by realloc while each entry's reader
+# pointed into it: a crash, or another library's symbols read ("144 missing" in a root torch
+# itself loaded the package from). 40 libraries, each needing the next; the model calls the last.
+mkroot "$T/r_wide"; mkroot "$T/r_wide_gap"
+for i in $(seq 0 39); do
+    if [ "$i" -lt 39 ]; then dep="./libw$((i + 1)).so"; printf 'extern int w%d(void);
+int w%d(void){return w%d() + 1;}
+' $((i + 1)) "$i" $((i + 1)) >w$i.c
+    else dep=""; printf 'int w39(void){return 1;}
+int w39_last(void){return 2;}
+' >w$i.c; fi
+    echo "$dep" >w$i.dep
+done
+for i in $(seq 39 -1 0); do
+    # shellcheck disable=SC2046 # the one dependency, or none
+    $CC -shared -fPIC -Wl,-soname,libw$i.so -o libw$i.so w$i.c $(cat w$i.dep)
+done
+printf 'extern int w0(void);
+extern int w39_last(void);
+int use_w(void){return w0() + w39_last();}
+' >m_wide.c
+$CC -shared -fPIC -o m_wide.so m_wide.c ./libw0.so ./libw39.so
+cp libw*.so "$T/r_wide/usr/lib/x86_64-linux-gnu/"
+cp libw*.so "$T/r_wide_gap/usr/lib/x86_64-linux-gnu/"
+printf 'int w39(void){return 1;}
+' >w39_gap.c # the last library of the chain lacks w39_last
+$CC -shared -fPIC -Wl,-soname,libw39.so -o "$T/r_wide_gap/usr/lib/x86_64-linux-gnu/libw39.so" w39_gap.c
+agree wide_scope m_wide.so "$T/r_wide"
+agree wide_scope_missing_symbol m_wide.so "$T/r_wide_gap"
 # ---- an executable stack: glibc 2.41 and newer refuse to dlopen it ----------------------
 # The oracle is trixie's own loader (glibc 2.41, fetched by service/tools/oracle.sh into the
 # cache, never installed), run by name with its own libraries; this machine's older loader
