@@ -33,6 +33,9 @@ _Static_assert(PT2_DIMS_MAX <= 64, "dim masks are 64-bit");
 #define DYNDIMS_MAX 4096   /* torch 2.1 make_dynamic_dim lines kept */
 #define CTOR_LINES_MAX 8   /* lines the AOTInductorModelBase( arguments may span */
 #define NAME_LEN 128       /* = sizeof(struct pt2_tensor.name) */
+/* How far past the prologue run_impl is read for assert_size_stride lines: they come at
+ * each input's first use, near the top; a dim still unnamed past this stays unnamed. */
+#define ASSERT_WINDOW (64u * 1024u)
 
 /* ---- dtypes ----------------------------------------------------------------- */
 
@@ -413,6 +416,12 @@ struct pt2_wrapper_scan {
     int found, ctor_seen, ctor_pending, ctor_lines, ctor_nargs;
     int64_t ctor_args[3];
     int in_run_impl, prologue_done, saw_check_fn, saw_block;
+    /* After the prologue, while an input dim has no symbol yet: run_impl's
+     * `assert_size_stride(x, {2L, s27}, ...)` lines name the symbols of the dims
+     * the prologue does not bind (a second input sharing a dim, torch >= 2.8). */
+    int asserting;
+    uint64_t assert_from;
+    size_t asserts_seen;
     int has_in_spec, has_out_spec;
 
     struct const_cur cc;
@@ -906,22 +915,13 @@ static int block_start(struct pt2_wrapper_scan *s, const char *var, const char *
     return PT2_OK;
 }
 
-static int add_binding(struct pt2_wrapper_scan *s, const char *sym, const char *rhs,
-                       struct pt2_error *err)
+/* Input variable `var`'s dim `dim` is the symbol `sym` (kept for finish()). */
+static int push_binding(struct pt2_wrapper_scan *s, const char *var, const char *sym, int64_t dim,
+                        struct pt2_error *err)
 {
-    char base[NAME_LEN];
-    const char *p = rhs;
-    int64_t dim;
-    int kind, rc;
-    size_t blen;
+    int rc;
 
-    if (!parse_ref(&p, base, sizeof(base), &kind, &dim) || kind != 1 || *skip_ws(p) != ';')
-        return PT2_OK;
-    /* `int64_t arg0_1_size_0 = arg0_1_size[0];` feeds an expression: no symbol. */
-    blen = strlen(base);
-    if (strncmp(sym, base, blen) == 0 && starts(sym + blen, "_size_"))
-        return PT2_OK;
-    if (dim >= PT2_DIMS_MAX || strlen(sym) >= PT2_SYMBOL_MAX)
+    if (dim >= PT2_DIMS_MAX || strlen(sym) >= PT2_SYMBOL_MAX || strlen(var) >= NAME_LEN)
         return PT2_OK;
     if (s->nbind >= BINDINGS_MAX) {
         s->bind_over = 1;
@@ -931,11 +931,68 @@ static int add_binding(struct pt2_wrapper_scan *s, const char *sym, const char *
                         "symbol bindings", err);
     if (rc != PT2_OK)
         return rc;
-    snprintf(s->bind[s->nbind].var, NAME_LEN, "%s", base);
-    memcpy(s->bind[s->nbind].sym, sym, strlen(sym) + 1); /* fits: checked above */
+    memcpy(s->bind[s->nbind].var, var, strlen(var) + 1); /* fits: checked above */
+    memcpy(s->bind[s->nbind].sym, sym, strlen(sym) + 1);
     s->bind[s->nbind].dim = (int)dim;
     s->nbind++;
     return PT2_OK;
+}
+
+/* `int64_t s0 = arg0_1_size[1];` */
+static int add_binding(struct pt2_wrapper_scan *s, const char *sym, const char *rhs,
+                       struct pt2_error *err)
+{
+    char base[NAME_LEN];
+    const char *p = rhs;
+    int64_t dim;
+    int kind;
+    size_t blen;
+
+    if (!parse_ref(&p, base, sizeof(base), &kind, &dim) || kind != 1 || *skip_ws(p) != ';')
+        return PT2_OK;
+    /* `int64_t arg0_1_size_0 = arg0_1_size[0];` feeds an expression: no symbol. */
+    blen = strlen(base);
+    if (strncmp(sym, base, blen) == 0 && starts(sym + blen, "_size_"))
+        return PT2_OK;
+    return push_binding(s, base, sym, dim, err);
+}
+
+/* `... assert_size_stride(arg3_1, {2L, s27}, {s27, 1L}, "input"); }`: each size that is a
+ * bare symbol binds that dim (numbers and expressions are the check blocks' business). */
+static int add_assert(struct pt2_wrapper_scan *s, const char *p, struct pt2_error *err)
+{
+    char var[NAME_LEN], sym[PT2_SYMBOL_MAX];
+    size_t n;
+    int64_t dim;
+    int depth, rc;
+
+    p = strstr(p, "assert_size_stride(") + strlen("assert_size_stride(");
+    p = skip_ws(p);
+    n = ident_len(p);
+    if (!copy_ident(p, n, var, sizeof(var)))
+        return PT2_OK;
+    p += n;
+    if (!eat(&p, ",") || !eat(&p, "{"))
+        return PT2_OK;
+    s->asserts_seen++;
+    for (dim = 0;; dim++) {
+        p = skip_ws(p);
+        if (*p == '}')
+            return PT2_OK;
+        n = ident_len(p);
+        if (n > 0 && (*skip_ws(p + n) == ',' || *skip_ws(p + n) == '}') &&
+            copy_ident(p, n, sym, sizeof(sym))) {
+            rc = push_binding(s, var, sym, dim, err);
+            if (rc != PT2_OK)
+                return rc;
+        }
+        for (depth = 0; *p != '\0' && !(depth == 0 && (*p == ',' || *p == '}')); p++)
+            depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+        if (*p == '\0')
+            return PT2_OK;
+        if (*p == ',')
+            p++;
+    }
 }
 
 /* torch 2.1: `auto s0 = make_dynamic_dim("s0", 2, 2048);` */
@@ -1039,8 +1096,38 @@ static int spec_line(struct pt2_wrapper_scan *s, const char *p)
 
 static void update_done(struct pt2_wrapper_scan *s)
 {
-    if (s->ctor_seen && s->prologue_done && !s->ctor_pending)
+    if (s->ctor_seen && s->prologue_done && !s->ctor_pending && !s->asserting)
         s->done = 1;
+}
+
+static int inputs_unbound(struct pt2_wrapper_scan *s, int *out, struct pt2_error *err);
+
+/* `inputs.clear();` ends the prologue: done, unless an input dim still wants its symbol. */
+static int prologue_end(struct pt2_wrapper_scan *s, struct pt2_error *err)
+{
+    int unbound = 0, rc = inputs_unbound(s, &unbound, err);
+
+    if (rc != PT2_OK)
+        return rc;
+    s->asserting = unbound;
+    s->assert_from = s->consumed;
+    update_done(s);
+    return PT2_OK;
+}
+
+/* A line of run_impl after its prologue: assert_size_stride lines until run_impl ends, every
+ * input was asserted, or the window is spent. */
+static int assert_line(struct pt2_wrapper_scan *s, const char *p, struct pt2_error *err)
+{
+    int rc = PT2_OK;
+
+    if (strstr(p, "assert_size_stride(") != NULL)
+        rc = add_assert(s, p, err);
+    if (p[0] == '}' || s->asserts_seen >= s->in.n || s->consumed - s->assert_from > ASSERT_WINDOW) {
+        s->asserting = 0;
+        update_done(s);
+    }
+    return rc;
 }
 
 static int process_line(struct pt2_wrapper_scan *s, char *line, struct pt2_error *err)
@@ -1054,6 +1141,8 @@ static int process_line(struct pt2_wrapper_scan *s, char *line, struct pt2_error
     }
     if (*p == '\0' || *p == '#' || (p[0] == '/' && (p[1] == '/' || p[1] == '*')))
         return PT2_OK;
+    if (s->asserting)
+        return assert_line(s, p, err);
     if (starts(p, "this->"))
         p += 6;
     if (starts(p, "inputs_info_["))
@@ -1087,8 +1176,7 @@ static int process_line(struct pt2_wrapper_scan *s, char *line, struct pt2_error
     }
     if (s->in_run_impl && strcmp(p, "inputs.clear();") == 0) {
         s->prologue_done = 1;
-        update_done(s);
-        return PT2_OK;
+        return prologue_end(s, err);
     }
     return decl_line(s, p, err);
 }
@@ -1283,26 +1371,44 @@ static void slot_rank(struct io_slot *sl)
             sl->t.dims[i].min = sl->t.dims[i].max = -1;
 }
 
-static int apply_bindings(struct pt2_wrapper_scan *s, struct pt2_error *err)
+/* The inputs by their names and check-block variables, sorted for named_find: *keys is the
+ * caller's to free (NULL when there are none). */
+static int input_keys(struct pt2_wrapper_scan *s, struct named **keys, size_t *n,
+                      struct pt2_error *err)
 {
-    struct named *keys = NULL;
-    struct io_slot *sl;
-    struct pt2_dim *d;
-    size_t i, n = 0, v;
+    size_t i;
 
-    if (s->nbind == 0 || s->in.n == 0)
+    *keys = NULL;
+    *n = 0;
+    if (s->in.n == 0)
         return PT2_OK;
-    keys = malloc(2 * s->in.n * sizeof(*keys));
-    if (keys == NULL)
+    *keys = malloc(2 * s->in.n * sizeof(**keys));
+    if (*keys == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
     for (i = 0; i < s->in.n; i++) {
         if (s->in.v[i].named)
-            keys[n++] = (struct named){s->in.v[i].t.name, i};
+            (*keys)[(*n)++] = (struct named){s->in.v[i].t.name, i};
         if (s->in.v[i].var[0] != '\0')
-            keys[n++] = (struct named){s->in.v[i].var, i};
+            (*keys)[(*n)++] = (struct named){s->in.v[i].var, i};
     }
-    if (n > 0)
-        qsort(keys, n, sizeof(*keys), named_cmp);
+    if (*n > 0)
+        qsort(*keys, *n, sizeof(**keys), named_cmp);
+    return PT2_OK;
+}
+
+static int apply_bindings(struct pt2_wrapper_scan *s, struct pt2_error *err)
+{
+    struct named *keys;
+    struct io_slot *sl;
+    struct pt2_dim *d;
+    size_t i, n, v;
+    int rc;
+
+    if (s->nbind == 0)
+        return PT2_OK;
+    rc = input_keys(s, &keys, &n, err);
+    if (rc != PT2_OK)
+        return rc;
     for (i = 0; i < s->nbind; i++) {
         if (!named_find(keys, n, s->bind[i].var, &v))
             continue;
@@ -1313,6 +1419,38 @@ static int apply_bindings(struct pt2_wrapper_scan *s, struct pt2_error *err)
         if (d->size < 0 && d->symbol[0] == '\0')
             snprintf(d->symbol, sizeof(d->symbol), "%s", s->bind[i].sym);
     }
+    free(keys);
+    return PT2_OK;
+}
+
+/* *out = 1 when a dim an input's check block mentions is not fixed and no binding names it
+ * (so the symbol may come from an assert_size_stride line further on). */
+static int inputs_unbound(struct pt2_wrapper_scan *s, int *out, struct pt2_error *err)
+{
+    struct named *keys;
+    uint64_t *bound;
+    size_t i, n, v;
+    int d, rc;
+
+    *out = 0;
+    if (s->in.n == 0)
+        return PT2_OK;
+    rc = input_keys(s, &keys, &n, err);
+    if (rc != PT2_OK)
+        return rc;
+    bound = calloc(s->in.n, sizeof(*bound));
+    if (bound == NULL) {
+        free(keys);
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    }
+    for (i = 0; i < s->nbind; i++)
+        if (named_find(keys, n, s->bind[i].var, &v))
+            bound[v] |= 1ull << s->bind[i].dim; /* dim < PT2_DIMS_MAX <= 64 */
+    for (i = 0; i < s->in.n && !*out; i++)
+        for (d = 0; s->in.v[i].block && !s->in.v[i].over && d <= s->in.v[i].hi; d++)
+            if (s->in.v[i].t.dims[d].size < 0 && !(bound[i] & (1ull << d)))
+                *out = 1;
+    free(bound);
     free(keys);
     return PT2_OK;
 }

@@ -438,6 +438,109 @@ START_TEST(test_shared_symbols)
 }
 END_TEST
 
+/* torch >= 2.8: a second input sharing a dim is bound only by run_impl's assert_size_stride
+ * line (AOTI_RUNTIME_CHECK_INPUTS), which comes after the prologue, at the input's first use
+ * (as torch 2.14.1 writes it: tests/fixtures/torch/t214_two_models.pt2, model 'embed'). */
+static const char *const assert_text =
+    "    : AOTInductorModelBase(2, 1, 2, \"cpu\", std::nullopt, true) {\n"
+    "    inputs_info_[0].name = \"arg2_1\";\n"
+    "    inputs_info_[1].name = \"arg3_1\";\n"
+    "    outputs_info_[0].name = \"output0\";\n"
+    "}\n"
+    "AOTI_NOINLINE static void check_input_0(\n"
+    "    ConstantHandle arg2_1 = ConstantHandle(input_handles[0]);\n"
+    "    int32_t arg2_1_expected_dtype = aoti_torch_dtype_int64();\n"
+    "    if (2 != arg2_1_size[0]) {\n"
+    "    if (arg2_1_size[1] < 2) {\n"
+    "    if (arg2_1_size[1] > 512) {\n"
+    "}\n"
+    "AOTI_NOINLINE static void check_input_1(\n"
+    "    ConstantHandle arg3_1 = ConstantHandle(input_handles[1]);\n"
+    "    int32_t arg3_1_expected_dtype = aoti_torch_dtype_float32();\n"
+    "    if (2 != arg3_1_size[0]) {\n"
+    "    if (arg3_1_size[1] < 2) {\n"
+    "    if (arg3_1_size[1] > 512) {\n"
+    "}\n"
+    "void AOTInductorModel::run_impl(\n"
+    "    auto arg2_1_size = arg2_1.sizes();\n"
+    "    int64_t s27 = arg2_1_size[1];\n"
+    "    int64_t s64 = s27;\n"
+    "    inputs.clear();\n"
+    "    [[maybe_unused]] auto& kernels = "
+    "static_cast<AOTInductorModelKernels&>(*this->kernels_.get());\n"
+    "    if (_check_aoti_runtime_check_inputs_env()) { assert_size_stride(arg2_1, {2L, s27}, {s27, "
+    "1L}, \"input\"); }\n"
+    "    const int64_t int_array_0[] = {2L, s27, 32L};\n"
+    "    if (_check_aoti_runtime_check_inputs_env()) { assert_size_stride(arg3_1, {2L, s27}, {s27, "
+    "1L}, \"input\"); }\n"
+    "    inputs_info_[1].name = \"late\";\n";
+
+START_TEST(test_assert_size_stride)
+{
+    struct pt2_error err = {0};
+    struct pt2_wrapper_info w;
+    pt2_wrapper_scan *s = NULL;
+    const char *at, *late;
+    char buf[256], *text;
+    size_t len, cap, pad = 70 * 1024;
+
+    scan_str(assert_text, &w);
+    ck_assert_str_eq(in_desc(&w, 0, buf, sizeof(buf)), "arg2_1 int64 (2, s27[2..512])");
+    ck_assert_str_eq(in_desc(&w, 1, buf, sizeof(buf)), "arg3_1 float32 (2, s27[2..512])");
+    pt2_wrapper_info_free(&w);
+
+    /* read on past the prologue while a dim is unnamed, and no further than every input's
+     * assert: the line after the last one is never looked at */
+    ck_assert_int_eq(pt2_wrapper_scan_new(&s, "m", 0, &err), PT2_OK);
+    at = strstr(assert_text, "    [[maybe_unused]]");
+    ck_assert_int_eq(pt2_wrapper_scan_feed(s, assert_text, (size_t)(at - assert_text), &err),
+                     PT2_OK);
+    ck_assert_int_eq(pt2_wrapper_scan_wants_more(s), 1);
+    late = strstr(assert_text, "    inputs_info_[1].name = \"late\"");
+    ck_assert_int_eq(pt2_wrapper_scan_feed(s, at, (size_t)(late - at), &err), PT2_OK);
+    ck_assert_int_eq(pt2_wrapper_scan_wants_more(s), 0);
+    ck_assert_int_eq(pt2_wrapper_scan_feed(s, late, strlen(late), &err), PT2_OK);
+    ck_assert_int_eq(pt2_wrapper_scan_finish(s, &w, &err), PT2_OK);
+    ck_assert_str_eq(in_desc(&w, 1, buf, sizeof(buf)), "arg3_1 float32 (2, s27[2..512])");
+    pt2_wrapper_info_free(&w);
+    pt2_wrapper_scan_free(s);
+
+    /* every dim named in the prologue: done at inputs.clear(), as before */
+    scan_str(shared_text, &w);
+    ck_assert_str_eq(in_desc(&w, 1, buf, sizeof(buf)), "mask bool (s0[2..32], s1[1..4096])");
+    pt2_wrapper_info_free(&w);
+
+    /* an expression is not a symbol; the end of run_impl ends the search */
+    cap = strlen(assert_text) + 2 * pad + 256;
+    text = malloc(cap);
+    ck_assert_ptr_nonnull(text);
+    len = (size_t)(strstr(assert_text, "    if (_check") - assert_text);
+    memcpy(text, assert_text, len);
+    len += (size_t)snprintf(text + len, cap - len,
+                            "    assert_size_stride(arg3_1, {2L*s27, s27}, {1L});\n");
+    scan(text, len, 7, 0, "m", &w);
+    ck_assert_str_eq(in_desc(&w, 1, buf, sizeof(buf)), "arg3_1 float32 (2, s27[2..512])");
+    pt2_wrapper_info_free(&w);
+    len = (size_t)(strstr(assert_text, "    if (_check") - assert_text);
+    len += (size_t)snprintf(text + len, cap - len,
+                            "}\n    assert_size_stride(arg3_1, {2L, s27}, {1L});\n");
+    scan(text, len, 0, 0, "m", &w);
+    ck_assert_str_eq(in_desc(&w, 1, buf, sizeof(buf)), "arg3_1 float32 (2, ?[2..512])");
+    pt2_wrapper_info_free(&w);
+
+    /* no further than 64 KiB past the prologue: an assert after that leaves the dim unnamed */
+    len = (size_t)(strstr(assert_text, "    [[maybe_unused]]") - assert_text);
+    for (size_t i = 0; i < pad / 32; i++)
+        len += (size_t)snprintf(text + len, cap - len, "    int64_t pad_%08zu = 0;     \n", i);
+    len += (size_t)snprintf(text + len, cap - len,
+                            "    assert_size_stride(arg3_1, {2L, s27}, {1L});\n");
+    scan(text, len, 4096, 0, "m", &w);
+    ck_assert_str_eq(in_desc(&w, 1, buf, sizeof(buf)), "arg3_1 float32 (2, ?[2..512])");
+    pt2_wrapper_info_free(&w);
+    free(text);
+}
+END_TEST
+
 /* ---- constants: every dtype spelling ---- */
 
 START_TEST(test_constant_dtype_spellings)
@@ -690,23 +793,30 @@ START_TEST(test_wants_more_stops_after_prologue)
     struct pt2_error err = {0};
     struct pt2_wrapper_info w;
     pt2_wrapper_scan *s = NULL;
-    char *text, *cut;
+    char *text, *cut, *end;
     size_t len;
 
     text = load("check_functions_v29.wrapper.cpp", &len);
     cut = strstr(text, "inputs.clear();");
     ck_assert_ptr_nonnull(cut);
+    end = strstr(cut, "} // AOTInductorModel::run_impl");
+    ck_assert_ptr_nonnull(end);
+    end = strchr(end, '\n') + 1; /* the line is whole at its newline */
     ck_assert_int_eq(pt2_wrapper_scan_new(&s, "model", 0, &err), PT2_OK);
     ck_assert_int_eq(pt2_wrapper_scan_feed(s, text, (size_t)(cut - text), &err), PT2_OK);
     ck_assert_int_eq(pt2_wrapper_scan_wants_more(s), 1);
+    /* arg4_1's dim 0 is an expression of its size, no symbol: run_impl is read on for an
+     * assert_size_stride line naming it, to its end */
     ck_assert_int_eq(pt2_wrapper_scan_feed(s, cut, 16, &err), PT2_OK);
+    ck_assert_int_eq(pt2_wrapper_scan_wants_more(s), 1);
+    ck_assert_int_eq(pt2_wrapper_scan_feed(s, cut + 16, (size_t)(end - cut) - 16, &err), PT2_OK);
     ck_assert_int_eq(pt2_wrapper_scan_wants_more(s), 0);
     /* anything after is ignored */
     ck_assert_int_eq(pt2_wrapper_scan_feed(s, "inputs_info_[9].name = \"late\";\n", 31, &err),
                      PT2_OK);
     ck_assert_int_eq(pt2_wrapper_scan_finish(s, &w, &err), PT2_OK);
     ck_assert_uint_eq(w.inputs.n, 5);
-    ck_assert_uint_eq(w.bytes_scanned, (size_t)(cut - text) + 16 + 31);
+    ck_assert_uint_eq(w.bytes_scanned, (size_t)(end - text) + 31);
     pt2_wrapper_info_free(&w);
     pt2_wrapper_scan_free(s);
     free(text);
@@ -1016,6 +1126,7 @@ int main(void)
     tcase_add_test(tc, test_check_functions_v29);
     tcase_add_test(tc, test_dynamic_bounds);
     tcase_add_test(tc, test_shared_symbols);
+    tcase_add_test(tc, test_assert_size_stride);
     tcase_add_test(tc, test_constant_dtype_spellings);
     tcase_add_test(tc, test_constants_repeated_and_declared);
     tcase_add_test(tc, test_chunking_is_invisible);
