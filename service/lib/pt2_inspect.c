@@ -84,6 +84,10 @@ struct pkg_model {
     /* From the wrapper .cpp (pt2_wrapper): the I/O torch itself records. */
     int wrapper_found;
     struct pt2_tensor_list inputs, outputs;
+    /* The same-named exported program's specs narrowed to what this model's wrapper checks
+     * (pt2_tensor_list_narrow): what the compiled code takes, with the program's names. */
+    int narrowed;
+    struct pt2_tensor_list spec_in, spec_out;
     int has_constants;
     struct pt2_constants constants;
     int has_cmake; /* a CMakeLists.txt in the folder (aot_inductor.package_cpp_only) */
@@ -488,6 +492,33 @@ static void warn_other_libraries(struct pt2_package *pkg, size_t mi)
 }
 
 /* What each model needs said once every entry is known: sources to compile, mixed libraries. */
+static const struct pkg_eprog *eprog_of(const pt2_package *pkg, const char *name);
+
+/* A model compiled from an exported program the package also holds: the program's specs,
+ * narrowed to the bounds and fixed dims the model's wrapper checks. */
+static int narrow_specs(struct pt2_package *pkg, struct pkg_model *m, struct pt2_error *err)
+{
+    const struct pkg_eprog *ep = eprog_of(pkg, m->name);
+    int rc = PT2_OK;
+
+    if (ep == NULL || !m->wrapper_found)
+        return PT2_OK;
+    for (size_t i = 0; i < ep->inputs.n && rc == PT2_OK; i++)
+        rc = pt2_tensor_list_push(&m->spec_in, &ep->inputs.v[i], err);
+    for (size_t i = 0; i < ep->outputs.n && rc == PT2_OK; i++)
+        rc = pt2_tensor_list_push(&m->spec_out, &ep->outputs.v[i], err);
+    if (rc == PT2_OK) {
+        rc = pt2_tensor_list_narrow(&m->spec_in, &m->spec_out, &m->inputs, err);
+        m->narrowed = rc == 1;
+        rc = rc < 0 ? rc : PT2_OK;
+    }
+    if (!m->narrowed) {
+        pt2_tensor_list_free(&m->spec_in);
+        pt2_tensor_list_free(&m->spec_out);
+    }
+    return rc;
+}
+
 static void settle_models(struct pt2_package *pkg)
 {
     char msg[PT2_ERROR_MSG_MAX];
@@ -1196,6 +1227,8 @@ static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_erro
         if (rc == PT2_OK)
             rc = load_wrapper(pkg, &pkg->models[i], z, err);
     }
+    for (size_t i = 0; i < pkg->nmodels && rc == PT2_OK; i++)
+        rc = narrow_specs(pkg, &pkg->models[i], err);
     if (rc == PT2_OK)
         rc = settle_weights(pkg, z, err);
     if (rc == PT2_OK)
@@ -1311,6 +1344,8 @@ void pt2_package_free(pt2_package *pkg)
         cJSON_Delete(pkg->models[i].aoti);
         pt2_tensor_list_free(&pkg->models[i].inputs);
         pt2_tensor_list_free(&pkg->models[i].outputs);
+        pt2_tensor_list_free(&pkg->models[i].spec_in);
+        pt2_tensor_list_free(&pkg->models[i].spec_out);
     }
     free(pkg->models);
     for (size_t i = 0; i < pkg->neprogs; i++) {
@@ -1573,8 +1608,8 @@ const char *pt2_package_model_specs(const pt2_package *pkg, size_t i,
     const struct pkg_eprog *ep = eprog_of(pkg, m->name);
 
     if (ep != NULL) {
-        *inputs = &ep->inputs;
-        *outputs = &ep->outputs;
+        *inputs = m->narrowed ? &m->spec_in : &ep->inputs;
+        *outputs = m->narrowed ? &m->spec_out : &ep->outputs;
         return ep->entry;
     }
     *inputs = &m->inputs;
@@ -1631,7 +1666,12 @@ static const struct pt2_tensor_list *specs(const pt2_package *pkg, int outputs, 
         l = outputs ? &pkg->user.outputs : &pkg->user.inputs;
         e = pkg->user_entry;
     } else if (pkg->neprogs > 0) {
-        l = outputs ? &pkg->eprogs[0].outputs : &pkg->eprogs[0].inputs;
+        const struct pkg_model *m = find_model((struct pt2_package *)pkg, pkg->eprogs[0].name);
+
+        if (m != NULL && m->narrowed)
+            l = outputs ? &m->spec_out : &m->spec_in;
+        else
+            l = outputs ? &pkg->eprogs[0].outputs : &pkg->eprogs[0].inputs;
         e = pkg->eprogs[0].entry;
     } else {
         for (size_t i = 0; i < pkg->nmodels && l == NULL; i++) {

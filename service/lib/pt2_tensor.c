@@ -65,6 +65,99 @@ const struct pt2_tensor *pt2_tensor_list_find(const struct pt2_tensor_list *l, c
     return NULL;
 }
 
+/* ---- narrowing to the compiled model ---------------------------------------- */
+
+/* [*min, *max] intersected with [min, max]; -1 is no bound. */
+static void bounds_meet(int64_t *lo, int64_t *hi, int64_t min, int64_t max)
+{
+    if (min >= 0 && (*lo < 0 || min > *lo))
+        *lo = min;
+    if (max >= 0 && (*hi < 0 || max < *hi))
+        *hi = max;
+}
+
+static int lists_line_up(const struct pt2_tensor_list *a, const struct pt2_tensor_list *b)
+{
+    if (a->n == 0 || a->n != b->n)
+        return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->v[i].ndim < 0 || a->v[i].ndim != b->v[i].ndim)
+            return 0;
+    return 1;
+}
+
+/* A symbol's narrowed range; sorted by name so each lookup is a binary search (no step of
+ * the narrowing is quadratic in the number of dims). */
+struct sym_range {
+    const char *sym; /* borrowed from the inputs list */
+    int64_t lo, hi;
+};
+
+static int sym_range_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct sym_range *)a)->sym, ((const struct sym_range *)b)->sym);
+}
+
+/* Every named dynamic dim of `l` meets its symbol's range in r[0..n). */
+static void symbols_meet(struct pt2_tensor_list *l, const struct sym_range *r, size_t n)
+{
+    for (size_t i = 0; i < l->n; i++)
+        for (int d = 0; d < l->v[i].ndim && d < PT2_DIMS_MAX; d++) {
+            struct pt2_dim *x = &l->v[i].dims[d];
+            struct sym_range key = {x->symbol, -1, -1};
+            const struct sym_range *hit;
+
+            if (x->size >= 0 || x->symbol[0] == '\0')
+                continue;
+            hit = bsearch(&key, r, n, sizeof(*r), sym_range_cmp);
+            if (hit != NULL)
+                bounds_meet(&x->min, &x->max, hit->lo, hit->hi);
+        }
+}
+
+int pt2_tensor_list_narrow(struct pt2_tensor_list *inputs, struct pt2_tensor_list *outputs,
+                           const struct pt2_tensor_list *compiled, struct pt2_error *err)
+{
+    struct sym_range *r;
+    size_t n = 0, k = 0, total = 0;
+
+    if (!lists_line_up(inputs, compiled))
+        return 0;
+    for (size_t i = 0; i < inputs->n; i++)
+        total += (size_t)inputs->v[i].ndim;
+    r = malloc((total > 0 ? total : 1) * sizeof(*r));
+    if (r == NULL)
+        return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < inputs->n; i++)
+        for (int d = 0; d < inputs->v[i].ndim; d++) {
+            struct pt2_dim *x = &inputs->v[i].dims[d];
+            const struct pt2_dim *c = &compiled->v[i].dims[d];
+
+            if (x->size >= 0)
+                continue;
+            if (c->size >= 0) { /* the compiled code fixed it */
+                x->size = c->size;
+                x->min = x->max = -1;
+                continue;
+            }
+            bounds_meet(&x->min, &x->max, c->min, c->max);
+            if (x->symbol[0] != '\0')
+                r[n++] = (struct sym_range){x->symbol, x->min, x->max};
+        }
+    qsort(r, n, sizeof(*r), sym_range_cmp);
+    for (size_t i = 0; i < n; i++) { /* one entry per symbol: the meet of its dims */
+        if (k > 0 && strcmp(r[k - 1].sym, r[i].sym) == 0)
+            bounds_meet(&r[k - 1].lo, &r[k - 1].hi, r[i].lo, r[i].hi);
+        else
+            r[k++] = r[i];
+    }
+    symbols_meet(inputs, r, k);
+    if (outputs != NULL)
+        symbols_meet(outputs, r, k);
+    free(r);
+    return 1;
+}
+
 /* ---- dtype names ----------------------------------------------------------- */
 
 struct dtype_alias {

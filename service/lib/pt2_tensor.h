@@ -70,6 +70,18 @@ void pt2_tensor_list_free(struct pt2_tensor_list *l);
 const struct pt2_tensor *pt2_tensor_list_find(const struct pt2_tensor_list *l, const char *name);
 
 /*
+ * Narrow an exported program's specs to what its compiled AOTI model accepts. `inputs` are
+ * the program's user inputs; `compiled` the same inputs, in the same order, as the model's
+ * wrapper checks them (torch specialises a size 0/1 bound away and may fix a dim). Where the
+ * counts and each rank agree: a dim the compiled code fixes becomes fixed, a dynamic dim's
+ * bounds become the intersection, and every dynamic dim of `inputs` and `outputs` named by a
+ * symbol takes the narrowed range of that symbol. Returns 1 when applied, 0 when the lists
+ * do not line up (nothing changed), PT2_ERR_NOMEM (negative) when out of memory.
+ */
+int pt2_tensor_list_narrow(struct pt2_tensor_list *inputs, struct pt2_tensor_list *outputs,
+                           const struct pt2_tensor_list *compiled, struct pt2_error *err);
+
+/*
  * Canonical torch dtype name for `in` ("torch.float32", "fp32", "FP32", "f32",
  * "float", "half", "bf16", "long", ...) into out. Unknown names are copied
  * lower-cased. Returns 1 when the name was recognised, 0 otherwise.

@@ -188,6 +188,16 @@ START_TEST(test_every_allocation_wrapper)
 }
 END_TEST
 
+/* A real torch 2.14.1 package holding an exported program and its AOTI build of the same
+ * name (tests/fixtures/torch/): the program's specs narrowed to the compiled model's. */
+START_TEST(test_every_allocation_torch)
+{
+    char path[512];
+
+    every_allocation(tu_fixture("torch/t214_program_and_aoti.pt2", path, sizeof(path)));
+}
+END_TEST
+
 /* A Windows package: the PE reader and the library entry's pe object (the DLLs the build
  * makes, $PT2SCOPE_BUILD/fixtures/win/: win_model.pt2 by mingw-w64, win_delay.pt2 by lld-link
  * with a delay-load directory; each skipped without its tools). */
@@ -298,6 +308,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_every_allocation_cuda);
     tcase_add_test(tc, test_every_allocation_wrapper);
+    tcase_add_test(tc, test_every_allocation_torch);
     tcase_add_test(tc, test_every_allocation_upload);
     tcase_add_test(tc, test_every_allocation_windows);
     suite_add_tcase(s, tc);

@@ -410,6 +410,67 @@ static struct pt2_tensor_list image_scale(void)
     return l;
 }
 
+/* ---- narrowing an exported program's specs to its compiled model ---- */
+
+static const char *dims(const struct pt2_tensor *t, char *buf, size_t len)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < t->ndim && used < len; i++) {
+        const struct pt2_dim *d = &t->dims[i];
+        int n =
+            d->size >= 0
+                ? snprintf(buf + used, len - used, "%s%lld", i ? "," : "", (long long)d->size)
+                : snprintf(buf + used, len - used, "%s%s[%lld:%lld]", i ? "," : "",
+                           d->symbol[0] ? d->symbol : "?", (long long)d->min, (long long)d->max);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
+}
+
+START_TEST(test_narrow_to_compiled)
+{
+    struct pt2_tensor_list in = {0}, out = {0}, compiled = {0};
+    struct pt2_error err = {0};
+    char buf[256];
+
+    /* torch 2.14's export of Dim("seq", min=1, max=512) compiled with seq >= 2 (its 0/1
+     * specialisation), a second input's bound tighter, and one dim the compiled code fixed */
+    push(&in, mk("ids", "int64", "2,s27[1:512]"));
+    push(&in, mk("mask", "float32", "2,s27[1:512]"));
+    push(&in, mk("extra", "float32", "s3[1:8]"));
+    push(&out, mk("to", "bfloat16", "2,s27[1:512],32"));
+    push(&out, mk("other", "float32", "s9[1:4]"));
+    push(&compiled, mk("arg2_1", "int64", "2,?[2:512]"));
+    push(&compiled, mk("arg3_1", "float32", "2,s27[2:300]"));
+    push(&compiled, mk("arg4_1", "float32", "4"));
+    ck_assert_int_eq(pt2_tensor_list_narrow(&in, &out, &compiled, &err), 1);
+    ck_assert_str_eq(dims(&in.v[0], buf, sizeof(buf)), "2,s27[2:300]");
+    ck_assert_str_eq(dims(&in.v[1], buf, sizeof(buf)), "2,s27[2:300]");
+    ck_assert_str_eq(dims(&in.v[2], buf, sizeof(buf)), "4");
+    ck_assert_str_eq(dims(&out.v[0], buf, sizeof(buf)), "2,s27[2:300],32");
+    ck_assert_str_eq(dims(&out.v[1], buf, sizeof(buf)), "s9[1:4]");
+    ck_assert_str_eq(in.v[0].name, "ids"); /* the program's names and dtypes stay */
+    ck_assert_str_eq(
+        check(&in, "{\"ids\": [2, 1], \"mask\": [2, 1], \"extra\": [4]}", buf, sizeof(buf)),
+        "input 'ids' axis 1: dynamic dim 's27' must be in [2, 300], got 1 | "
+        "input 'mask' axis 1: dynamic dim 's27' must be in [2, 300], got 1");
+
+    /* lists that do not line up are left as they are */
+    pt2_tensor_list_free(&compiled);
+    push(&compiled, mk("arg2_1", "int64", "2,?[5:6]"));
+    ck_assert_int_eq(pt2_tensor_list_narrow(&in, &out, &compiled, &err), 0);
+    push(&compiled, mk("arg3_1", "float32", "2,?[5:6]"));
+    push(&compiled, mk("arg4_1", "float32", "4,4"));
+    ck_assert_int_eq(pt2_tensor_list_narrow(&in, &out, &compiled, &err), 0);
+    ck_assert_str_eq(dims(&in.v[0], buf, sizeof(buf)), "2,s27[2:300]");
+    pt2_tensor_list_free(&in);
+    pt2_tensor_list_free(&out);
+    pt2_tensor_list_free(&compiled);
+}
+END_TEST
+
 START_TEST(test_validate_valid)
 {
     struct pt2_tensor_list l = image_scale();
@@ -721,6 +782,7 @@ int main(void)
     tcase_add_test(tc, test_list_to_json_and_find);
     tcase_add_test(tc, test_list_cap);
     tcase_add_test(tc, test_json_int);
+    tcase_add_test(tc, test_narrow_to_compiled);
     tcase_add_test(tc, test_validate_valid);
     tcase_add_test(tc, test_validate_missing);
     tcase_add_test(tc, test_validate_unknown);
