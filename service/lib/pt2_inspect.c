@@ -1427,6 +1427,36 @@ int pt2_package_model_cpp_only(const pt2_package *pkg, size_t i)
            pkg->models[i].has_cmake;
 }
 
+void pt2_package_model_unloadable(const pt2_package *pkg, size_t i, struct pt2_verdict_result *r)
+{
+    const struct pkg_model *m = &pkg->models[i];
+
+    if (pt2_package_model_has_sources(pkg, i)) {
+        /* torch's loader builds such a package when it loads it (torch 2.14: "Failed to
+         * compile cpp file." where no g++ is found), so it loads only where it can compile */
+        snprintf(r->code, sizeof(r->code), "needs-compile");
+        snprintf(r->reason, sizeof(r->reason),
+                 "model '%.100s' ships C++ sources and no compiled library "
+                 "(aot_inductor.package_cpp_only): torch's loader compiles it when it loads it, "
+                 "so it loads only where a C++ compiler and torch's headers are installed",
+                 m->name);
+        snprintf(r->advice, sizeof(r->advice),
+                 "Serve it from an image with g++ and torch's headers, or compile it ahead: "
+                 "cmake -S data/aotinductor/%.100s/ -B build -DCMAKE_PREFIX_PATH=$(python -c "
+                 "'import torch; print(torch.utils.cmake_prefix_path)') && cmake --build "
+                 "build%s%.100s; or re-export without package_cpp_only.",
+                 m->name, m->cmake_target[0] != '\0' ? " --target " : "", m->cmake_target);
+        return;
+    }
+    snprintf(r->code, sizeof(r->code), "not-loadable");
+    snprintf(r->reason, sizeof(r->reason),
+             "model '%.100s' has no library torch can load (no .so in data/aotinductor/%.100s/)",
+             m->name, m->name);
+    snprintf(r->advice, sizeof(r->advice),
+             "Re-export the model with torch._inductor.aoti_compile_and_package, which packages "
+             "the compiled library.");
+}
+
 const char *pt2_package_model_cmake_target(const pt2_package *pkg, size_t i)
 {
     return pkg->models[i].cmake_target;
@@ -1863,25 +1893,6 @@ int pt2_package_check_cpu(const pt2_package *pkg, const char *machine, const cha
                  "no compiled code (exported program only): runs wherever torch runs");
         return PT2_OK;
     }
-    if (pkg->hosts.n == 0) {
-        /* compiled models, and nothing to load: sources to build first, or missing */
-        int sources = 0;
-        for (size_t m = 0; m < pkg->nmodels; m++)
-            sources |= pt2_package_model_has_sources(pkg, m);
-        out->verdict = PT2_INCOMPATIBLE;
-        snprintf(out->code, sizeof(out->code), "%s", sources ? "needs-compile" : "not-loadable");
-        snprintf(out->reason, sizeof(out->reason), "%s",
-                 sources ? "the package ships C++ sources and no compiled library "
-                           "(aot_inductor.package_cpp_only): it must be compiled before it can load"
-                         : "no host library found in the package: nothing for torch to load");
-        snprintf(out->advice, sizeof(out->advice), "%s",
-                 sources ? "Compile it on the node with torch's headers (cmake with "
-                           "CMAKE_PREFIX_PATH=torch.utils.cmake_prefix_path), or re-export "
-                           "without package_cpp_only."
-                         : "Re-export the model with torch._inductor.aoti_compile_and_package, "
-                           "which packages the compiled library.");
-        return PT2_OK;
-    }
     for (size_t m = 0; m < pkg->nmodels; m++) {
         struct pt2_verdict_result r;
         /* the library the loader takes is what runs; the others are warned about */
@@ -1892,8 +1903,16 @@ int pt2_package_check_cpu(const pt2_package *pkg, const char *machine, const cha
             one.v = &pkg->hosts.v[h];
             one.n = one.cap = 1;
         }
-        rc = pt2_compat_cpu(one.n > 0 ? &one : &pkg->hosts, &pkg->models[m].isa, machine, features,
-                            nfeatures, &r, err);
+        if (one.n == 0 && (pkg->hosts.n == 0 || pt2_package_model_has_sources(pkg, m))) {
+            /* nothing to load: sources to build first (an object file beside them, such as
+             * torch's <hash>.weights.o, is no library), or missing */
+            memset(&r, 0, sizeof(r));
+            r.verdict = PT2_INCOMPATIBLE;
+            pt2_package_model_unloadable(pkg, m, &r);
+        } else {
+            rc = pt2_compat_cpu(one.n > 0 ? &one : &pkg->hosts, &pkg->models[m].isa, machine,
+                                features, nfeatures, &r, err);
+        }
         if (rc != PT2_OK)
             return rc;
         if (!have || verdict_rank(r.verdict) > verdict_rank(out->verdict)) {

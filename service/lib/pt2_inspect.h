@@ -48,6 +48,11 @@ int pt2_package_host_in_model(const pt2_package *pkg, size_t m, size_t h);
 int pt2_package_model_library(const pt2_package *pkg, size_t m, size_t *host);
 /* 1 when model m is package_cpp_only: sources and a CMakeLists.txt, no library. */
 int pt2_package_model_cpp_only(const pt2_package *pkg, size_t i);
+/* Model i has no library to load: code "needs-compile" (C++ sources: torch's loader compiles
+ * them when it loads the package, where g++ and torch's headers are installed) or
+ * "not-loadable" (nothing), with reason and advice, into r (verdict left to the caller). One
+ * wording for every verdict that meets such a model. */
+void pt2_package_model_unloadable(const pt2_package *pkg, size_t i, struct pt2_verdict_result *r);
 /* The CMake target its CMakeLists.txt builds, or "". */
 const char *pt2_package_model_cmake_target(const pt2_package *pkg, size_t i);
 /* Where model i's (program i's) weights are (pt2_weights.h). */

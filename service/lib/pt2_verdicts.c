@@ -399,35 +399,12 @@ static int judgeable(const pt2_package *pkg, struct pt2_error *err)
  */
 
 /* A library to load at all: C++ sources only (package_cpp_only) or nothing is unmet. */
-static int req_library(const pt2_package *pkg, size_t m, const char *dir, const struct pt2_host *h,
+static int req_library(const pt2_package *pkg, size_t m, const struct pt2_host *h,
                        struct pt2_verdict_result *r)
 {
-    struct pt2_sbuf b, a;
-
     if (h != NULL)
         return 1;
-    pt2_sbuf_init(&b, r->reason, sizeof(r->reason));
-    pt2_sbuf_init(&a, r->advice, sizeof(r->advice));
-    if (pt2_package_model_has_sources(pkg, m)) {
-        snprintf(r->code, sizeof(r->code), "needs-compile");
-        pt2_sbuf_add(&b,
-                     "model '%.100s' ships C++ sources and no compiled library "
-                     "(aot_inductor.package_cpp_only): it must be compiled before it can load",
-                     pt2_package_model_name(pkg, m));
-        pt2_sbuf_add(&a,
-                     "Compile it on the target with torch's headers: cmake -S %.200s -B build "
-                     "-DCMAKE_PREFIX_PATH=$(python -c 'import torch; "
-                     "print(torch.utils.cmake_prefix_path)') && cmake --build build%s%.100s; or "
-                     "re-export without package_cpp_only.",
-                     dir, pt2_package_model_cmake_target(pkg, m)[0] != '\0' ? " --target " : "",
-                     pt2_package_model_cmake_target(pkg, m));
-        return 0;
-    }
-    snprintf(r->code, sizeof(r->code), "not-loadable");
-    pt2_sbuf_add(&b, "model '%.100s' has no library torch can load (no .so in %.200s)",
-                 pt2_package_model_name(pkg, m), dir);
-    pt2_sbuf_add(&a, "Re-export the model with torch._inductor.aoti_compile_and_package, which "
-                     "packages the compiled library.");
+    pt2_package_model_unloadable(pkg, m, r);
     return 0;
 }
 
@@ -474,7 +451,7 @@ static int model_host(const pt2_package *pkg, size_t m, const struct pt2_device 
     snprintf(dir, sizeof(dir), "data/aotinductor/%.400s/", pt2_package_model_name(pkg, m));
     if (pt2_package_model_library(pkg, m, &i))
         h = &pt2_package_hosts(pkg)->v[i];
-    if (req_library(pkg, m, dir, h, r) && req_platform(h, dev, devname, r))
+    if (req_library(pkg, m, h, r) && req_platform(h, dev, devname, r))
         return 1;
     r->verdict = PT2_INCOMPATIBLE;
     return 0;

@@ -197,6 +197,17 @@ START_TEST(test_layout_cpp_only_unhashed)
     ck_assert_int_eq(pt2_package_check_cpu(pkg, "x86_64", NULL, 0, &r, &err), PT2_OK);
     ck_assert_str_eq(r.code, "needs-compile");
     pt2_package_free(pkg);
+    /* torch 2.14.1's own cpp-only package carries its constants as <hash>.weights.o, an
+     * object file: still no library (it was judged as one: "compatible") */
+    pkg = open_fixture("torch/t214_cpp_only.pt2");
+    ck_assert_int_eq(pt2_package_check_cpu(pkg, "x86_64", NULL, 0, &r, &err), PT2_OK);
+    ck_assert_int_eq(r.verdict, PT2_INCOMPATIBLE);
+    ck_assert_str_eq(r.code, "needs-compile");
+    ck_assert_str_eq(r.reason,
+                     "model 'model' ships C++ sources and no compiled library "
+                     "(aot_inductor.package_cpp_only): torch's loader compiles it when it loads "
+                     "it, so it loads only where a C++ compiler and torch's headers are installed");
+    pt2_package_free(pkg);
     cJSON_Delete(doc);
     doc = doc_of("cpu_x86_64.pt2", PT2_JSON_DEFAULT);
     ck_assert_str_eq(js(doc, "models.0.build"), "compiled");
