@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Real torch output is the oracle: tests/fixtures/torch/ holds packages that Debian's torch
+# 2.14.1 compiled and wrote itself (make.sh there: AOTInductor, package_aoti, package_pt2,
+# torch.export.save; C++-only, weights as pickles, two models, named stems, AVX2), and
+# facts.json, what torch said of each when it loaded it back: the model names its loader
+# finds, each runner's metadata and constants, whether it ran, every input's dtype and dims
+# from the exported program, and which input shapes the compiled model took or refused when
+# run with its input checks on. pt2scope must say the same:
+#  - package.kind, the AOTI models and exported programs by name;
+#  - each model's AOTI metadata (the runner's get_metadata()) and constants count;
+#  - each input's dtype, rank and fixed dims; a dynamic dim's bounds are the range the
+#    compiled model took (the exported program's own where nothing was compiled);
+#  - `validate --model M` accepts exactly the shapes torch's runner accepted;
+#  - outputs: their count, and dtype and fixed dims where the package records them;
+#  - the torch floor is at most the torch that loaded it; `check --libtorch` on Debian's
+#    libtorch 2.14 (service/tools/oracle.sh) says compatible;
+#  - the C++-only package, which torch's loader compiles at load ("Failed to compile cpp
+#    file." without g++), is needs-compile;
+#  - with PT2SCOPE_TORCH_ROOT (the chroot make.sh made; skipped where absent): `check
+#    --sysroot` on the root torch loaded each package in says compatible.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+B=${PT2SCOPE_BUILD:-build}
+CLI=$PWD/$B/pt2scope
+DIR=tests/fixtures/torch
+ORACLE=$(bash service/tools/oracle.sh dir)
+LIBTORCH=$(ls "$ORACLE"/2.14/usr/lib/*/libtorch_cpu.so.*.* 2>/dev/null | head -1)
+ROOT=${PT2SCOPE_TORCH_ROOT:-/var/tmp/pt2scope-torch-root}
+[ -d "$ROOT/usr/lib/python3/dist-packages/torch" ] || ROOT=""
+
+python3 - "$CLI" "$DIR" "$LIBTORCH" "$ROOT" "${PT2SCOPE_REQUIRE_CORPUS:-}" <<'EOF'
+import json, subprocess, sys
+
+cli, d, libtorch, root, require = sys.argv[1:6]
+facts = json.load(open(d + "/facts.json"))
+passed = failed = skipped = 0
+
+
+def ok(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL: " + what)
+
+
+def skip(what):
+    global skipped
+    skipped += 1
+    print("SKIP torch_real " + what)
+
+
+def run(*args):
+    return subprocess.run([cli, *args], capture_output=True, text=True)
+
+
+def version_tuple(v):
+    return tuple(int(x) for x in v.split("+")[0].split(".")[:2])
+
+
+def accepted_range(probes, sym):
+    """The lowest and highest value of `sym` the runner took, from its probes."""
+    vals = []
+    for p in probes:
+        if p["case"].startswith("symbol %s = " % sym):
+            vals.append((int(p["case"].rsplit(" ", 1)[1]), p["accepted"]))
+    took = [v for v, a in vals if a]
+    return (min(took), max(took)) if took else (None, None)
+
+
+for name, f in sorted(facts["packages"].items()):
+    path = "%s/%s" % (d, name)
+    r = run("inspect", path, "--json")
+    ok(r.returncode == 0, "%s: inspect exits %d: %s" % (name, r.returncode, r.stderr.strip()))
+    if r.returncode != 0:
+        continue
+    doc = json.loads(r.stdout)
+    loaded = f.get("loaded")
+    aoti = sorted(loaded["aoti_models"]) if loaded else []
+    eps = sorted(loaded["exported_programs"]) if loaded else (["model"] if f.get("program_loads") else [])
+    kind = "aoti+exported-program" if aoti and eps else "aoti" if aoti else "exported-program"
+    ok(doc["package"]["kind"] == kind, "%s: kind %s, torch loaded %s" % (name, doc["package"]["kind"], kind))
+    got = sorted(m["name"] for m in doc["models"])
+    ok(got == aoti, "%s: models %s, torch's loader found %s" % (name, got, aoti))
+    got = sorted(e["name"] for e in doc["metadata"]["exported_programs"])
+    ok(got == eps, "%s: exported programs %s, torch's loader found %s" % (name, got, eps))
+
+    models = {m["name"]: m for m in doc["models"]}
+    programs = {e["name"]: e for e in doc["metadata"]["exported_programs"]}
+    for mname, mf in sorted(f["models"].items()):
+        runner = loaded["runners"].get(mname) if loaded else None
+        m = models.get(mname)
+        if runner is not None and m is not None:
+            ok(m["aoti_metadata"] == runner["metadata"],
+               "%s/%s: AOTI metadata %s, the runner's %s" % (name, mname, m["aoti_metadata"], runner["metadata"]))
+            ok(m["size"]["constants"] == len(runner["constant_fqns"]),
+               "%s/%s: %s constants, the runner's %d" % (name, mname, m["size"]["constants"], len(runner["constant_fqns"])))
+        specs = m if m is not None else programs.get(mname)
+        if specs is None:
+            ok(False, "%s/%s: no model or program of that name" % (name, mname))
+            continue
+        ins = specs["inputs"]
+        ok(len(ins) == len(mf["inputs"]), "%s/%s: %d inputs, torch %d" % (name, mname, len(ins), len(mf["inputs"])))
+        for i, (t, tf) in enumerate(zip(ins, mf["inputs"])):
+            what = "%s/%s input %d (%s)" % (name, mname, i, t["name"])
+            ok(t["dtype"] == tf["dtype"], "%s: dtype %s, torch %s" % (what, t["dtype"], tf["dtype"]))
+            ok(t["ndim"] == len(tf["shape"]), "%s: rank %s, torch %d" % (what, t["ndim"], len(tf["shape"])))
+            dyn = {x["axis"]: x for x in t["dynamic_dims"]}
+            for ax, df in enumerate(tf["shape"]):
+                if isinstance(df, int):
+                    ok(t["shape"][ax] == df, "%s axis %d: %s, torch fixes %d" % (what, ax, t["shape"][ax], df))
+                    continue
+                x = dyn.get(ax)
+                ok(x is not None, "%s axis %d: not dynamic, torch's is" % (what, ax))
+                if x is None:
+                    continue
+                if runner is not None:  # the range the compiled model took
+                    want = list(accepted_range(runner["probes"], df["symbol"]))
+                else:
+                    want = [df["min"], df["max"]]
+                ok([x["min"], x["max"]] == want, "%s axis %d: bounds %s, torch %s" % (what, ax, [x["min"], x["max"]], want))
+        outs = specs["outputs"]
+        ok(len(outs) == len(mf["outputs"]), "%s/%s: %d outputs, torch %d" % (name, mname, len(outs), len(mf["outputs"])))
+        for i, (t, tf) in enumerate(zip(outs, mf["outputs"])):
+            if t["dtype"] is None:  # the wrapper records names only (a warning says so)
+                continue
+            ok(t["dtype"] == tf["dtype"], "%s/%s output %d: dtype %s, torch %s" % (name, mname, i, t["dtype"], tf["dtype"]))
+            fixed = [s if isinstance(s, int) else None for s in tf["shape"]]
+            got = [s if isinstance(s, int) else None for s in t["shape"]]
+            ok(got == fixed, "%s/%s output %d: dims %s, torch %s" % (name, mname, i, t["shape"], tf["shape"]))
+        # every shape the compiled model was given: valid exactly where it ran
+        for p in (runner or {}).get("probes", []):
+            args = ["validate", path, "--json"]
+            if len(f["models"]) > 1:
+                args += ["--model", mname]
+            for t, shape in zip(ins, p["shapes"]):
+                args += ["--input", "%s=%s" % (t["name"], ",".join(str(v) for v in shape))]
+            v = run(*args)
+            ok(v.returncode == (0 if p["accepted"] else 1),
+               "%s/%s %s %s: torch %s (%s), pt2scope validate exits %d %s" % (
+                   name, mname, p["case"], p["shapes"], "took it" if p["accepted"] else "refused it",
+                   p["error"], v.returncode, v.stdout.strip()[:300] + v.stderr.strip()))
+
+    if loaded and doc["runtime"]["libraries"] and f.get("load_without_compiler") is None:
+        floor = doc["runtime"]["needs"]["torch"]["min"]
+        ok(floor is not None and version_tuple(floor) <= version_tuple(facts["torch"]),
+           "%s: torch floor %s, loaded by torch %s" % (name, floor, facts["torch"]))
+        if libtorch:
+            # with a target, this machine is not judged: the runtime entry is the libtorch alone
+            c = run("check", path, "--target", "H100", "--libtorch", libtorch, "--json")
+            e = [x for x in json.loads(c.stdout)["compatibility"] if x["kind"] == "runtime"] if c.stdout else []
+            v = [x["verdict"] for x in e if x["target"].startswith("libtorch")]
+            ok(v == ["compatible"], "%s: --libtorch %s says %s" % (name, libtorch, v or c.stderr.strip()))
+        elif require == "1":
+            ok(False, "%s: no libtorch 2.14 in the oracle cache (service/tools/oracle.sh fetch)" % name)
+        else:
+            skip("%s --libtorch: libtorch 2.14 not fetched (service/tools/oracle.sh fetch)" % name)
+        if root:
+            c = run("check", path, "--sysroot", root, "--json")
+            e = [x for x in json.loads(c.stdout)["compatibility"] if x["kind"] == "runtime"] if c.stdout else []
+            v = [(x["verdict"], x["reason"]) for x in e]
+            ok(len(v) == 1 and v[0][0] == "compatible", "%s: torch loaded it in %s; --sysroot says %s %s" % (name, root, v, c.stderr.strip()))
+        else:
+            skip("%s --sysroot: no torch root (PT2SCOPE_TORCH_ROOT, tests/fixtures/torch/make.sh)" % name)
+
+    nc = f.get("load_without_compiler")
+    if nc is not None:  # torch's loader compiled it with g++, and failed without
+        ok(loaded is not None and not nc["loaded"], "%s: facts: loads with g++ and not without" % name)
+        c = run("check", path, "--json")
+        codes = [x["code"] for x in json.loads(c.stdout)["compatibility"] if x["kind"] == "cpu"]
+        ok(codes == ["needs-compile"], "%s: torch compiles it at load (%s without g++); the CPU verdict is %s" % (name, nc["error"], codes))
+
+    for m in doc["models"]:
+        want = loaded["runners"][m["name"]]["metadata"].get("AOTI_CPU_ISA") if loaded else None
+        if want and want != "INVALID_VEC_ISA":
+            ok(m["cpu_isa"] is not None and m["cpu_isa"]["isa"] == want,
+               "%s/%s: CPU ISA %s, torch built for %s" % (name, m["name"], m["cpu_isa"], want))
+
+print("torch_real: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+sys.exit(1 if failed else 0)
+EOF
