@@ -11,6 +11,10 @@ shift
 FUZZ_DIR=${FUZZ_DIR:-build/fuzz}
 pass=0 fail=0
 
+torch_seeds() { # torch 2.14.1's own small packages (tests/fixtures/torch/, under 100 KB)
+    find tests/fixtures/torch -name '*.pt2' -size -100k -exec cp {} "$1/" \;
+}
+
 seed() { # seed NAME DIR: the harness's starting corpus in DIR
     local name=$1 dir=$2 f i
     case $name in
@@ -19,19 +23,22 @@ seed() { # seed NAME DIR: the harness's starting corpus in DIR
         for f in tests/fixtures/*.pt2 "$(dirname "$FUZZ_DIR")"/fixtures/win/*.pt2; do
             case $f in *wrapper_over_cap*) continue ;; esac
             [ -f "$f" ] && cp "$f" "$dir/"
-        done ;;
+        done
+        torch_seeds "$dir" ;;
     differential)
         # the fixtures, and one package per hostile input of the attack run (issue 24)
         for f in tests/fixtures/*.pt2 tests/fuzz/seeds/differential/*; do
             case $f in *wrapper_over_cap*) continue ;; esac
             cp "$f" "$dir/"
-        done ;;
+        done
+        torch_seeds "$dir" ;;
     zip)
         # whole packages (stored, deflated, zip64) and the hostile ones of the attack run
         for f in tests/fixtures/*.pt2 tests/fuzz/seeds/differential/*; do
             case $f in *wrapper_over_cap*) continue ;; esac
             cp "$f" "$dir/"
-        done ;;
+        done
+        torch_seeds "$dir" ;;
     upload)
         # the first byte is the slice size (fuzz_upload.c): the fixtures at two of them
         for f in tests/fixtures/*.pt2; do

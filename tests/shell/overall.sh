@@ -50,8 +50,9 @@ print("same" if cli == want else "CLI %s\nHTTP %s" % (json.dumps(cli)[:600], jso
 PY
 }
 
-for f in tests/fixtures/*.pt2; do
-    base=$(basename "$f")
+# the fixtures, and torch 2.14.1's own packages (a path below the model root)
+for f in tests/fixtures/*.pt2 tests/fixtures/torch/*.pt2; do
+    base=${f#tests/fixtures/}
     for n in "${NODES[@]}"; do
         read -r name lib sys <<<"$n"
         port=$(cat "$TMP/$name.port")

@@ -394,6 +394,7 @@ START_TEST(test_fixture_documents)
     char dir[512];
 
     ck_assert_int_gt(dir_documents(tu_fixture("", dir, sizeof(dir))), 120);
+    ck_assert_int_ge(dir_documents(tu_fixture("torch", dir, sizeof(dir))), 8 * 3);
     if (tu_shared("corpus/pt2", dir, sizeof(dir)) != NULL)
         ck_assert_int_ge(dir_documents(dir), 4);
 }

@@ -297,6 +297,27 @@ START_TEST(fixtures_stream_to_the_same_document)
 }
 END_TEST
 
+/* torch 2.14.1's own writer (tests/fixtures/torch/): every package streams to its document. */
+START_TEST(torch_packages_stream_to_the_same_document)
+{
+    static const char *const names[] = {"t214_avx2.pt2",
+                                        "t214_cpp_only.pt2",
+                                        "t214_export_save.pt2",
+                                        "t214_linear.pt2",
+                                        "t214_named.pt2",
+                                        "t214_pickle_weights.pt2",
+                                        "t214_program_and_aoti.pt2",
+                                        "t214_two_models.pt2"};
+    char rel[256], path[512];
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(rel, sizeof(rel), "torch/%s", names[i]);
+        ck_assert_msg(check_file(tu_fixture(rel, path, sizeof(path))) == 1, "%s did not stream",
+                      path);
+    }
+}
+END_TEST
+
 START_TEST(corpus_streams_to_the_same_document)
 {
     static const char *const names[] = {"executorch__linear.pt2",
@@ -664,6 +685,7 @@ int main(void)
 
     tcase_set_timeout(t, 600);
     tcase_add_test(t, fixtures_stream_to_the_same_document);
+    tcase_add_test(t, torch_packages_stream_to_the_same_document);
     tcase_add_test(t, corpus_streams_to_the_same_document);
     tcase_add_test(t, weights_are_dropped);
     tcase_add_test(t, corrupt_weight_is_refused);
