@@ -64,10 +64,10 @@ static int count_named(const cJSON *doc, const char *name)
     return n;
 }
 
-/* The packages in tests/fixtures whose names start with `prefix` (hidden ones aside). */
-static int count_prefixed(const char *prefix)
+/* The packages in `dir` whose names start with `prefix` (hidden ones aside). */
+static int count_in(const char *dir, const char *prefix)
 {
-    DIR *d = opendir("tests/fixtures");
+    DIR *d = opendir(dir);
     struct dirent *e;
     int n = 0;
 
@@ -81,9 +81,15 @@ static int count_prefixed(const char *prefix)
     return n;
 }
 
+static int count_prefixed(const char *prefix)
+{
+    return count_in("tests/fixtures", prefix);
+}
+
+/* Every package below the root: the fixtures and torch's own (tests/fixtures/torch/). */
 static int fixture_packages(void)
 {
-    return count_prefixed("");
+    return count_prefixed("") + count_in("tests/fixtures/torch", "");
 }
 
 static unsigned long long metric(const char *series)

@@ -51,7 +51,7 @@ else:
 PY
 }
 
-n=$(ls tests/fixtures/*.pt2 | wc -l)
+n=$(ls tests/fixtures/*.pt2 tests/fixtures/torch/*.pt2 | wc -l)
 for q in "" "target=B200&target=8.0" "target=gfx90a&target=H100&driver=12.4"; do
     args=()
     IFS='&' read -r -a kv <<<"$q"
