@@ -178,8 +178,9 @@ int pt2_isa_from_metadata(const char *value, struct pt2_cpu_isa *out)
             first = 0;
             if (eq_nocase(w, n, "asimd"))
                 snprintf(out->isa, sizeof(out->isa), "NEON");
-            else if (eq_nocase(w, n, "default") || eq_nocase(w, n, "invalid_vec_isa") ||
-                     !is_word(w, n) || !copy_upper(out->isa, sizeof(out->isa), w, n))
+            else if (eq_nocase(w, n, "default") || eq_nocase(w, n, "invalid_vec_isa"))
+                out->novec = 1; /* no vector ISA: torch found none (or was told so) */
+            else if (!is_word(w, n) || !copy_upper(out->isa, sizeof(out->isa), w, n))
                 out->isa[0] = '\0';
             continue;
         }
@@ -620,6 +621,13 @@ int pt2_isa_required_features(const struct pt2_cpu_isa *isa, const char **out, s
 
     *n = fl.n;
     return fl.overflow ? PT2_ERR_TOO_LARGE : PT2_OK;
+}
+
+const char *pt2_isa_display(const struct pt2_cpu_isa *isa)
+{
+    if (isa->isa[0] == '\0' && isa->novec)
+        return "none (no vector ISA: baseline code)";
+    return pt2_isa_display_name(isa->isa);
 }
 
 const char *pt2_isa_display_name(const char *isa)

@@ -82,6 +82,9 @@ int pt2_isa_required_features(const struct pt2_cpu_isa *isa, const char **out, s
 /* Display name of an ISA: "AVX-512", "AVX2", "NEON", "SVE", "VSX",
  * "z/Architecture vector"; `isa` itself (borrowed) if unknown; "" for NULL. */
 const char *pt2_isa_display_name(const char *isa);
+/* The document's display of *isa: its name's, or "none (no vector ISA: baseline code)" where
+ * AOTI_CPU_ISA says torch vectorised nothing (INVALID_VEC_ISA, DEFAULT); static strings. */
+const char *pt2_isa_display(const struct pt2_cpu_isa *isa);
 
 /* 1 when the package was built with -march=native (or -mcpu=native). */
 int pt2_isa_is_native(const struct pt2_cpu_isa *isa);

@@ -180,6 +180,7 @@ struct pt2_constants {
 
 struct pt2_cpu_isa {
     char isa[32];    /* "AVX512", "AVX2", "NEON", "SVE256", "" if unknown */
+    int novec;       /* AOTI_CPU_ISA INVALID_VEC_ISA or DEFAULT: torch vectorised nothing */
     char source[32]; /* "metadata" (AOTI_CPU_ISA) or "compile_cmd" or "" */
     char march[64];  /* value of -march= ("native", "x86-64-v3"), "" if none */
     size_t nflags;

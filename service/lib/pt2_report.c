@@ -236,7 +236,7 @@ static void isa_write(struct pt2_jw *w, const struct pt2_cpu_isa *isa)
     }
     pt2_jw_obj(w);
     wstr(w, "isa", isa->isa, 1);
-    wstr(w, "display", pt2_isa_display_name(isa->isa), 1);
+    wstr(w, "display", pt2_isa_display(isa), 1);
     wstr(w, "source", isa->source, 0);
     wstr(w, "march", isa->march, 1);
     PT2_JW_ARR(w, "flags");

@@ -100,6 +100,12 @@ START_TEST(test_metadata_other_isas)
         ck_assert_str_eq(isa.isa, cases[i].isa);
         ck_assert_str_eq(isa.source, "metadata");
         ck_assert_str_eq(features(&isa, b, sizeof(b)), cases[i].features);
+        /* torch's words for "vectorised nothing" (Debian's torch 2.14.1 writes the first:
+         * tests/fixtures/torch/t214_linear.pt2) are said so, not "unknown" */
+        ck_assert_int_eq(isa.novec, strcmp(cases[i].value, "INVALID_VEC_ISA") == 0 ||
+                                        strcmp(cases[i].value, "DEFAULT") == 0);
+        ck_assert_str_eq(pt2_isa_display(&isa), isa.novec ? "none (no vector ISA: baseline code)"
+                                                          : pt2_isa_display_name(isa.isa));
     }
     ck_assert_int_eq(pt2_isa_from_metadata(NULL, &isa), PT2_ERR_INVALID);
     ck_assert_int_eq(pt2_isa_from_metadata("AVX2", NULL), PT2_ERR_INVALID);
