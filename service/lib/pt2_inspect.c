@@ -98,6 +98,9 @@ struct pkg_model {
     int64_t shaders;    /* Metal shader libraries its MPS wrapper creates; -1 = not counted */
     /* Custom operators the proxy executor runs (<hash>.wrapper.json node targets). */
     char custom_ops[CUSTOM_OPS_MAX][PT2_NAME_MAX];
+    /* 1 where a node of it says torch_library_custom_op: made with torch.library.custom_op in
+     * Python, which torch's C++ loader cannot run outside a Python process defining it */
+    unsigned char custom_py[CUSTOM_OPS_MAX];
     size_t ncustom_ops;
 };
 
@@ -323,13 +326,17 @@ cleanup:
     return rc;
 }
 
-static void add_custom_op(struct pkg_model *m, const char *target)
+static void add_custom_op(struct pkg_model *m, const char *target, int python)
 {
-    for (size_t i = 0; i < m->ncustom_ops; i++)
+    size_t i;
+
+    for (i = 0; i < m->ncustom_ops; i++)
         if (strcmp(m->custom_ops[i], target) == 0)
-            return;
-    if (m->ncustom_ops < CUSTOM_OPS_MAX)
+            break;
+    if (i == m->ncustom_ops && m->ncustom_ops < CUSTOM_OPS_MAX)
         snprintf(m->custom_ops[m->ncustom_ops++], PT2_NAME_MAX, "%s", target);
+    if (i < m->ncustom_ops && python)
+        m->custom_py[i] = 1;
 }
 
 /*
@@ -359,10 +366,13 @@ static int load_custom_ops(struct pt2_package *pkg, struct pkg_model *m, pt2_zip
     }
     cJSON_ArrayForEach(node, cJSON_GetObjectItemCaseSensitive(doc, "nodes"))
     {
-        const char *t = pt2_json_str(cJSON_GetObjectItemCaseSensitive(node, "node"), "target");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(node, "node");
+        const char *t = pt2_json_str(n, "target");
+        const char *py = pt2_json_str(cJSON_GetObjectItemCaseSensitive(n, "metadata"),
+                                      "torch_library_custom_op");
         m->proxy_nodes++;
         if (t != NULL && t[0] != '\0')
-            add_custom_op(m, t);
+            add_custom_op(m, t, py != NULL && strcmp(py, "1") == 0);
     }
     cJSON_Delete(doc);
     free(buf);
@@ -1470,6 +1480,11 @@ const struct pt2_weights *pt2_package_model_weights(const pt2_package *pkg, size
 const struct pt2_weights *pt2_package_eprog_weights(const pt2_package *pkg, size_t i)
 {
     return &pkg->eprogs[i].weights;
+}
+
+int pt2_package_model_custom_op_python(const pt2_package *pkg, size_t i, size_t k)
+{
+    return k < pkg->models[i].ncustom_ops && pkg->models[i].custom_py[k];
 }
 
 size_t pt2_package_model_custom_ops(const pt2_package *pkg, size_t i, size_t k, const char **op,

@@ -62,6 +62,9 @@ const struct pt2_weights *pt2_package_eprog_weights(const pt2_package *pkg, size
  * *nodes = the proxy-executor nodes counted. Either out pointer may be NULL. */
 size_t pt2_package_model_custom_ops(const pt2_package *pkg, size_t i, size_t k, const char **op,
                                     size_t *nodes);
+/* 1 when model i's k-th custom operator was made with torch.library.custom_op (its nodes say
+ * torch_library_custom_op): torch's loader runs it only in a Python process that defines it. */
+int pt2_package_model_custom_op_python(const pt2_package *pkg, size_t i, size_t k);
 /* The GPU verdict of model m alone on dev (pt2_package_check_device is the worst of these). */
 int pt2_package_check_device_model(const pt2_package *pkg, size_t m, const struct pt2_device *dev,
                                    struct pt2_verdict_result *out, struct pt2_error *err);

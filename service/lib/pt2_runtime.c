@@ -1181,6 +1181,58 @@ static void req_loadable(const struct pt2_host *h, const char *glibc, const char
                  "executable.");
 }
 
+/* Operator namespaces libtorch registers itself: a proxy-executor node of these needs nothing
+ * more from the loading process. */
+static int op_builtin(const char *op)
+{
+    static const char *const ns[] = {
+        "aten::",      "prim::",       "prims::",  "_c10d_functional::", "c10d::",
+        "quantized::", "_quantized::", "mkldnn::", "onednn::",           "inductor::"};
+
+    for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+        if (strncmp(op, ns[i], strlen(ns[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * Operators the proxy executor runs (<hash>.wrapper.json) that torch does not register itself:
+ * the loading process must have registered them, or torch's loader refuses the package ("Could
+ * not find schema for ns::op", torch 2.14.1). No runtime describes which operator libraries its
+ * process loads, so this is never met or unmet: it is listed in "unverified" and said.
+ */
+static void req_custom_ops(const pt2_package *pkg, struct req *r)
+{
+    const char *op = NULL, *first = NULL;
+    size_t n = 0, py = 0;
+
+    for (size_t m = 0; m < pt2_package_model_count(pkg); m++)
+        for (size_t k = 0; k < pt2_package_model_custom_ops(pkg, m, 0, NULL, NULL); k++) {
+            pt2_package_model_custom_ops(pkg, m, k, &op, NULL);
+            if (op == NULL || op_builtin(op))
+                continue;
+            first = first != NULL ? first : op;
+            n++;
+            py += (size_t)pt2_package_model_custom_op_python(pkg, m, k);
+        }
+    r->status = REQ_MET;
+    r->key = "custom_ops";
+    r->reason[0] = r->advice[0] = '\0';
+    if (n == 0)
+        return;
+    req_set(r, REQ_UNDESCRIBED, "custom_ops",
+            "needs the operator %.200s%s registered in the loading process (torch's proxy executor "
+            "runs it; torch's loader refuses the package without it)%s",
+            first, n > 1 ? " and others" : "",
+            py > 0 ? "; made with torch.library.custom_op, it runs only in a Python process that "
+                     "defines it"
+                   : "");
+    snprintf(r->advice, sizeof(r->advice),
+             "Load the library that registers %.200s (TORCH_LIBRARY; torch.ops.load_library) in "
+             "the serving process before the package.",
+             n > 1 ? "the custom operators" : first);
+}
+
 /* ---- the combiner ----------------------------------------------------------------------- */
 
 struct judged {
@@ -1366,6 +1418,11 @@ int pt2_runtime_judge(const pt2_package *pkg, const pt2_runtime *rt, cJSON *entr
     if (lr == NULL)
         return pt2_error_set(err, PT2_ERR_NOMEM, "out of memory judging the runtime");
     pt2_shims_floor_init(&t);
+    if (nl > 0) { /* first: a compatible answer says it before what the runtime leaves open */
+        struct req ops;
+        req_custom_ops(pkg, &ops);
+        combine(&j, &ops);
+    }
     for (size_t i = 0; i < nl && rc == PT2_OK; i++) {
         int before = j.decided.status;
         have_lr = 0;

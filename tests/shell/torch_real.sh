@@ -15,7 +15,8 @@
 #  - the torch floor is at most the torch that loaded it; `check --libtorch` on Debian's
 #    libtorch 2.14 (service/tools/oracle.sh) says compatible;
 #  - the C++-only package, which torch's loader compiles at load ("Failed to compile cpp
-#    file." without g++), is needs-compile;
+#    file." without g++), is needs-compile; the custom operator's, which it refuses in a
+#    process without the operator, leaves custom_ops unverified and names it;
 #  - with PT2SCOPE_TORCH_ROOT (the chroot make.sh made; skipped where absent): `check
 #    --sysroot` on the root torch loaded each package in says compatible.
 set -u
@@ -163,6 +164,16 @@ for name, f in sorted(facts["packages"].items()):
             ok(len(v) == 1 and v[0][0] == "compatible", "%s: torch loaded it in %s; --sysroot says %s %s" % (name, root, v, c.stderr.strip()))
         else:
             skip("%s --sysroot: no torch root (PT2SCOPE_TORCH_ROOT, tests/fixtures/torch/make.sh)" % name)
+
+    no_op = f.get("load_without_op")
+    if no_op is not None:  # torch's loader refused it in a process without the operator
+        op = no_op["error"].split("Could not find schema for ")[-1].split(". ")[0]
+        ok(not no_op["loaded"] and doc["runtime"]["needs"]["custom_ops"] == [op],
+           "%s: torch says '%s'; runtime.needs.custom_ops is %s" % (name, no_op["error"], doc["runtime"]["needs"]["custom_ops"]))
+        c = run("check", path, "--target", "H100", "--runtime", "debian13", "--json")
+        e = [x for x in json.loads(c.stdout)["compatibility"] if x["kind"] == "runtime"] if c.stdout else []
+        ok(len(e) == 1 and "custom_ops" in e[0]["unverified"] and op in e[0]["reason"],
+           "%s: the runtime entry leaves %s open: %s" % (name, op, e))
 
     nc = f.get("load_without_compiler")
     if nc is not None:  # torch's loader compiled it with g++, and failed without

@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bigzip.h"
@@ -290,6 +291,91 @@ START_TEST(test_macho_executable)
 }
 END_TEST
 
+/* A package of one small ELF library (a fixture's) and a <hash>.wrapper.json naming `targets`
+ * (NULL-terminated): the first runtime entry's verdict, reason and unverified list on `spec`. */
+static void judge_ops(const char *const *targets, int python, const char *spec, char *verdict,
+                      char *reason, char *unverified, size_t cap)
+{
+    char dir[256], path[512], lib[512], json[1024];
+    size_t len, used = 0;
+    uint8_t *so;
+    struct bigzip_writer *w;
+    struct pt2_error err = {0};
+    pt2_package *pkg = NULL;
+    pt2_runtime *rt = NULL;
+    pt2_verdicts *v = NULL;
+    cJSON *doc = NULL, *e, *u;
+
+    so = bigzip_slurp(tu_fixture("bins/host/libembedded_symbols.so", lib, sizeof(lib)), &len);
+    ck_assert_ptr_nonnull(so);
+    used += (size_t)snprintf(json + used, sizeof(json) - used, "{\"nodes\": [");
+    for (size_t i = 0; targets[i] != NULL; i++)
+        used += (size_t)snprintf(
+            json + used, sizeof(json) - used,
+            "%s{\"name\": \"buf%zu\", \"node\": {\"target\": \"%s\"%s}}", i ? ", " : "", i,
+            targets[i], python ? ", \"metadata\": {\"torch_library_custom_op\": \"1\"}" : "");
+    used += (size_t)snprintf(json + used, sizeof(json) - used, "]}");
+    zt_tmp_dir(dir, sizeof(dir));
+    snprintf(path, sizeof(path), "%s/ops.pt2", dir);
+    w = bigzip_open(path, 8);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_int_eq(bigzip_add(w, "data/aotinductor/model/cops.wrapper.json", json, used), 0);
+    ck_assert_int_eq(bigzip_add(w, "data/aotinductor/model/cops.wrapper.so", so, len), 0);
+    ck_assert_int_eq(bigzip_add_trailer(w), 0);
+    ck_assert_int_eq(bigzip_close(w), 0);
+    free(so);
+    ck_assert_int_eq(pt2_package_open_path(&pkg, path, NULL, &err), PT2_OK);
+    ck_assert_int_eq(pt2_runtime_parse(spec, &rt, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_runtime(v, pkg, rt, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
+    e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "compatibility"), 0);
+    snprintf(verdict, cap, "%s", pt2_json_str(e, "verdict"));
+    snprintf(reason, cap, "%s", pt2_json_str(e, "reason"));
+    unverified[0] = '\0';
+    cJSON_ArrayForEach(u, cJSON_GetObjectItem(e, "unverified"))
+    {
+        size_t n = strlen(unverified);
+        snprintf(unverified + n, cap - n, "%s%s", n ? "," : "", u->valuestring);
+    }
+    cJSON_Delete(doc);
+    pt2_verdicts_free(v);
+    pt2_runtime_free(rt);
+    pt2_package_free(pkg);
+    zt_rm_dir(dir);
+}
+
+/* Operators the proxy executor runs must be registered in the loading process, or torch's
+ * loader refuses the package (torch 2.14.1: "Could not find schema for
+ * pt2scope_test::scale_add", tests/fixtures/torch/t214_custom_op.pt2): no runtime says
+ * whether they are, so the requirement is unverified and said; libtorch's own are not. */
+START_TEST(test_custom_ops)
+{
+    static const char *const mine[] = {"pt2scope_test::scale_add", NULL};
+    static const char *const two[] = {"aten::nonzero", "preprocess::tile_crop", "mylib::fused_op",
+                                      NULL};
+    static const char *const builtin[] = {"aten::nonzero", "_c10d_functional::all_reduce", NULL};
+    char verdict[1024], reason[1024], unv[1024];
+
+    judge_ops(mine, 1, "glibc=2.40", verdict, reason, unv, sizeof(reason));
+    ck_assert_str_eq(verdict, "compatible");
+    ck_assert_str_eq(reason, "compatible as far as the runtime glibc=2.40 is described; needs the "
+                             "operator pt2scope_test::scale_add registered in the loading process "
+                             "(torch's proxy executor runs it; torch's loader refuses the package "
+                             "without it); made with torch.library.custom_op, it runs only in a "
+                             "Python process that defines it");
+    ck_assert_ptr_nonnull(strstr(unv, "custom_ops"));
+    judge_ops(two, 0, "glibc=2.40", verdict, reason, unv, sizeof(reason));
+    ck_assert_str_eq(reason, "compatible as far as the runtime glibc=2.40 is described; needs the "
+                             "operator preprocess::tile_crop and others registered in the loading "
+                             "process (torch's proxy executor runs it; torch's loader refuses the "
+                             "package without it)");
+    judge_ops(builtin, 0, "glibc=2.40", verdict, reason, unv, sizeof(reason));
+    ck_assert_ptr_null(strstr(unv, "custom_ops"));
+    ck_assert_ptr_null(strstr(reason, "operator"));
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("runtime");
@@ -300,6 +386,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_macho_platform);
     tcase_add_test(tc, test_macho_executable);
     tcase_add_test(tc, test_mlcolvar_verdicts);
+    tcase_add_test(tc, test_custom_ops);
     suite_add_tcase(s, tc);
     return s;
 }
