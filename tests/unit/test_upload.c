@@ -300,14 +300,10 @@ END_TEST
 /* torch 2.14.1's own writer (tests/fixtures/torch/): every package streams to its document. */
 START_TEST(torch_packages_stream_to_the_same_document)
 {
-    static const char *const names[] = {"t214_avx2.pt2",
-                                        "t214_cpp_only.pt2",
-                                        "t214_export_save.pt2",
-                                        "t214_linear.pt2",
-                                        "t214_named.pt2",
-                                        "t214_pickle_weights.pt2",
-                                        "t214_program_and_aoti.pt2",
-                                        "t214_two_models.pt2"};
+    static const char *const names[] = {
+        "t214_avx2.pt2",           "t214_cpp_only.pt2",         "t214_custom_op.pt2",
+        "t214_export_save.pt2",    "t214_linear.pt2",           "t214_named.pt2",
+        "t214_pickle_weights.pt2", "t214_program_and_aoti.pt2", "t214_two_models.pt2"};
     char rel[256], path[512];
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
