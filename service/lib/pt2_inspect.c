@@ -340,8 +340,8 @@ static void add_custom_op(struct pkg_model *m, const char *target, int python)
 }
 
 /*
- * <hash>.wrapper.json: the nodes the proxy executor runs, each an operator
- * ("preprocess::tile_crop") whose library the loading process must have
+ * <hash>.wrapper.json (<hash>.json up to torch 2.6): the nodes the proxy executor runs, each
+ * an operator ("preprocess::tile_crop") whose library the loading process must have
  * registered. A document that does not parse is a warning.
  */
 static int load_custom_ops(struct pt2_package *pkg, struct pkg_model *m, pt2_zip *z, size_t i,
@@ -981,6 +981,24 @@ static int in_model_folder(enum entry_kind k)
     return k == ENTRY_AOTI_META || k == ENTRY_CPP || k == ENTRY_BINARY || k == ENTRY_MODEL_FILE;
 }
 
+/* The proxy executor's nodes (ExternKernelNodes): <hw>.wrapper.json, or <hash>.json beside
+ * <hash>.cpp and <hash>_metadata.json as torch 2.6 and older name it (52 base32 characters,
+ * 'c' first, as every torch code hash). */
+static int extern_nodes_name(const char *rel)
+{
+    const char *b = base_name(rel);
+    size_t i;
+
+    if (has_suffix(b, ".wrapper.json"))
+        return 1;
+    if (strlen(b) != 52 + 5 || b[0] != 'c' || strcmp(b + 52, ".json") != 0)
+        return 0;
+    for (i = 0; i < 52; i++)
+        if (!((b[i] >= 'a' && b[i] <= 'z') || (b[i] >= '0' && b[i] <= '9')))
+            return 0;
+    return 1;
+}
+
 static enum entry_kind entry_kind(const char *rel, char *mname, size_t mlen)
 {
     if (strcmp(base_name(rel), "model_metadata.json") == 0)
@@ -1221,7 +1239,7 @@ static int walk(struct pt2_package *pkg, pt2_zip *z, size_t cap, struct pt2_erro
                 note_cpp(m, rel);
             else if (kind == ENTRY_BINARY)
                 rc = scan_binary(pkg, z, i, rel, err);
-            else if (kind == ENTRY_MODEL_FILE && has_suffix(rel, ".wrapper.json"))
+            else if (kind == ENTRY_MODEL_FILE && extern_nodes_name(rel))
                 rc = load_custom_ops(pkg, m, z, i, rel, cap, err);
             else if (kind == ENTRY_MODEL_FILE && strcmp(base_name(rel), "CMakeLists.txt") == 0)
                 rc = load_cmake(pkg, m, z, i, err);
