@@ -18,7 +18,9 @@
 #    file." without g++), is needs-compile; the custom operator's, which it refuses in a
 #    process without the operator, leaves custom_ops unverified and names it;
 #  - where make.sh's chroots are kept (PT2SCOPE_TORCH_ROOT, PT2SCOPE_TORCH26_ROOT; skipped
-#    elsewhere): `check --sysroot` on the root torch loaded each package in says compatible.
+#    elsewhere): `check --sysroot` on the root torch loaded each package in says compatible,
+#    and on the other release's root, whose torch refused it, incompatible (naming the
+#    library its loader did not find).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${PT2SCOPE_BUILD:-build}
@@ -200,6 +202,21 @@ for name, f in sorted(facts["packages"].items()):
             ok(len(v) == 1 and v[0][0] == "compatible", "%s: torch loaded it in %s; --sysroot says %s %s" % (name, root, v, c.stderr.strip()))
         else:
             skip("%s --sysroot: no torch %s root (tests/fixtures/torch/make.sh)" % (name, release(f["torch"])))
+
+    other = f.get("load_by_other_release")
+    if other is not None:  # the other release's torch, in its root, refused it
+        r = root_of(other["torch"])
+        if r:
+            c = run("check", path, "--sysroot", r, "--json")
+            e = [x for x in json.loads(c.stdout)["compatibility"] if x["kind"] == "runtime"] if c.stdout else []
+            ok(not other["loaded"] and len(e) == 1 and e[0]["verdict"] == "incompatible",
+               "%s: torch %s in %s says '%s'; --sysroot says %s" % (name, other["torch"], r, other["error"], e))
+            lib = re.match(r"Error in dlopen: (\S+): cannot open shared object file", other["error"])
+            if lib and e:
+                ok(e[0]["missing"]["libraries"][:1] == [lib.group(1)],
+                   "%s: the loader misses %s; pt2scope names %s" % (name, lib.group(1), e[0]["missing"]["libraries"]))
+        else:
+            skip("%s --sysroot: no torch %s root (tests/fixtures/torch/make.sh)" % (name, release(other["torch"])))
 
     no_op = f.get("load_without_op")
     if no_op is not None:  # torch's loader refused it in a process without the operator
