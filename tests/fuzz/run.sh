@@ -62,7 +62,17 @@ seed() { # seed NAME DIR: the harness's starting corpus in DIR
             i=$((i + 1))
         done ;;
     text)
-        cp tests/fuzz/seeds/text/* tests/fixtures/wrapper/* "$dir/" ;;
+        cp tests/fuzz/seeds/text/* tests/fixtures/wrapper/* "$dir/"
+        # the wrappers torch 2.14.1 and 2.6.0 wrote (tests/fixtures/torch/)
+        python3 - "$dir" tests/fixtures/torch/*.pt2 <<'PY'
+import os, sys, zipfile
+for p in sys.argv[2:]:
+    with zipfile.ZipFile(p) as z:
+        for n in z.namelist():
+            if n.endswith(".cpp") and not n.endswith(".kernel.cpp"):
+                open(os.path.join(sys.argv[1], os.path.basename(p) + "." + os.path.basename(n)), "wb").write(z.read(n))
+PY
+        ;;
     request)
         cp tests/fuzz/seeds/request/* "$dir/" ;;
     pe)
