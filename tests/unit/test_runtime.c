@@ -202,6 +202,38 @@ START_TEST(test_mlcolvar_verdicts)
 }
 END_TEST
 
+/* The package at `path` judged on `spec` alone: the first runtime entry's verdict and reason
+ * into the caller's buffers, and its unverified keys joined with ',' where `unverified` is
+ * not NULL; the package, open, into *pkg (the caller frees it). */
+static void runtime_entry(const char *path, const char *spec, char *verdict, char *reason,
+                          char *unverified, size_t cap, pt2_package **pkg)
+{
+    struct pt2_error err = {0};
+    pt2_runtime *rt = NULL;
+    pt2_verdicts *v = NULL;
+    cJSON *doc = NULL, *e, *u;
+
+    ck_assert_int_eq(pt2_package_open_path(pkg, path, NULL, &err), PT2_OK);
+    ck_assert_int_eq(pt2_runtime_parse(spec, &rt, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_add_runtime(v, *pkg, rt, &err), PT2_OK);
+    ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
+    e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "compatibility"), 0);
+    snprintf(verdict, cap, "%s", pt2_json_str(e, "verdict"));
+    snprintf(reason, cap, "%s", pt2_json_str(e, "reason"));
+    if (unverified != NULL) {
+        unverified[0] = '\0';
+        cJSON_ArrayForEach(u, cJSON_GetObjectItem(e, "unverified"))
+        {
+            size_t n = strlen(unverified);
+            snprintf(unverified + n, cap - n, "%s%s", n ? "," : "", u->valuestring);
+        }
+    }
+    cJSON_Delete(doc);
+    pt2_verdicts_free(v);
+    pt2_runtime_free(rt);
+}
+
 /* A package whose model library is a hand-made arm64 Mach-O of `filetype` naming `c`, judged
  * on `spec`: the first runtime entry's verdict and reason into the caller's buffers, the
  * library's os. */
@@ -214,9 +246,7 @@ static void judge_macho_as(uint32_t filetype, const struct tu_macho_cmd *c, size
     struct bigzip_writer *w;
     struct pt2_error err = {0};
     pt2_package *pkg = NULL;
-    pt2_runtime *rt = NULL;
-    pt2_verdicts *v = NULL;
-    cJSON *doc = NULL, *e, *lib;
+    cJSON *doc = NULL, *lib;
 
     tu_put_le32(so + 12, filetype);
     zt_tmp_dir(dir, sizeof(dir));
@@ -226,22 +256,12 @@ static void judge_macho_as(uint32_t filetype, const struct tu_macho_cmd *c, size
     ck_assert_int_eq(bigzip_add(w, "data/aotinductor/model/capple.wrapper.so", so, len), 0);
     ck_assert_int_eq(bigzip_add_trailer(w), 0);
     ck_assert_int_eq(bigzip_close(w), 0);
-    ck_assert_int_eq(pt2_package_open_path(&pkg, path, NULL, &err), PT2_OK);
-    ck_assert_int_eq(pt2_runtime_parse(spec, &rt, &err), PT2_OK);
-    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
-    ck_assert_int_eq(pt2_verdicts_add_runtime(v, pkg, rt, &err), PT2_OK);
-    ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
-    e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "compatibility"), 0);
-    snprintf(verdict, cap, "%s", pt2_json_str(e, "verdict"));
-    snprintf(reason, cap, "%s", pt2_json_str(e, "reason"));
-    cJSON_Delete(doc);
+    runtime_entry(path, spec, verdict, reason, NULL, cap, &pkg);
     ck_assert_int_eq(pt2_package_to_json(pkg, PT2_JSON_DEFAULT, &doc, &err), PT2_OK);
     lib = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "runtime"), "libraries"),
                              0);
     snprintf(os, 32, "%s", pt2_json_str(lib, "os"));
     cJSON_Delete(doc);
-    pt2_verdicts_free(v);
-    pt2_runtime_free(rt);
     pt2_package_free(pkg);
     zt_rm_dir(dir);
 }
@@ -300,11 +320,7 @@ static void judge_ops(const char *const *targets, int python, const char *spec, 
     size_t len, used = 0;
     uint8_t *so;
     struct bigzip_writer *w;
-    struct pt2_error err = {0};
     pt2_package *pkg = NULL;
-    pt2_runtime *rt = NULL;
-    pt2_verdicts *v = NULL;
-    cJSON *doc = NULL, *e, *u;
 
     so = bigzip_slurp(tu_fixture("bins/host/libembedded_symbols.so", lib, sizeof(lib)), &len);
     ck_assert_ptr_nonnull(so);
@@ -324,23 +340,7 @@ static void judge_ops(const char *const *targets, int python, const char *spec, 
     ck_assert_int_eq(bigzip_add_trailer(w), 0);
     ck_assert_int_eq(bigzip_close(w), 0);
     free(so);
-    ck_assert_int_eq(pt2_package_open_path(&pkg, path, NULL, &err), PT2_OK);
-    ck_assert_int_eq(pt2_runtime_parse(spec, &rt, &err), PT2_OK);
-    ck_assert_int_eq(pt2_verdicts_new(&v, &err), PT2_OK);
-    ck_assert_int_eq(pt2_verdicts_add_runtime(v, pkg, rt, &err), PT2_OK);
-    ck_assert_int_eq(pt2_verdicts_to_json(v, &doc, &err), PT2_OK);
-    e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "compatibility"), 0);
-    snprintf(verdict, cap, "%s", pt2_json_str(e, "verdict"));
-    snprintf(reason, cap, "%s", pt2_json_str(e, "reason"));
-    unverified[0] = '\0';
-    cJSON_ArrayForEach(u, cJSON_GetObjectItem(e, "unverified"))
-    {
-        size_t n = strlen(unverified);
-        snprintf(unverified + n, cap - n, "%s%s", n ? "," : "", u->valuestring);
-    }
-    cJSON_Delete(doc);
-    pt2_verdicts_free(v);
-    pt2_runtime_free(rt);
+    runtime_entry(path, spec, verdict, reason, unverified, cap, &pkg);
     pt2_package_free(pkg);
     zt_rm_dir(dir);
 }
