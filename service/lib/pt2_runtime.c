@@ -29,7 +29,7 @@ struct pt2_runtime {
     char glibc[16], glibcxx[16], cxxabi[16];
     unsigned gcc;   /* GCC release of its libgcc_s / libgomp; 0 unknown */
     unsigned torch; /* release, 0 unknown */
-    unsigned macos; /* major*100+minor, 0 unknown */
+    uint32_t macos; /* xxxx.yy.zz nibbles as pt2_needs.macos_min (14.2.1 = 0x000e0201), 0 unknown */
     struct pt2_sysroot *sysroot;
     struct pt2_sysroot *libtorch;
     char libtorch_path[PT2_PATH_MAX];
@@ -168,6 +168,26 @@ static void fill_local(struct pt2_runtime *rt)
     pt2_sysroot_free(sr);
 }
 
+static void macos_text(uint32_t v, char *buf, size_t len);
+
+/* "14", "14.2" or "14.2.1" as LC_BUILD_VERSION encodes it (major 16 bits, minor and patch 8
+ * bits each), so a library's minimum compares with it exactly; 0 past those widths. */
+static int macos_parse(const char *val, uint32_t *out)
+{
+    const char *p = val;
+    uint64_t part[3] = {0, 0, 0};
+
+    for (int i = 0; i < 3 && *p != '\0'; i++) {
+        part[i] = num_at(&p);
+        if (*p == '.')
+            p++;
+    }
+    if (part[0] == 0 || part[0] > 0xffff || part[1] > 0xff || part[2] > 0xff)
+        return 0;
+    *out = (uint32_t)(part[0] << 16 | part[1] << 8 | part[2]);
+    return 1;
+}
+
 static int set_field(struct pt2_runtime *rt, const char *key, const char *val,
                      struct pt2_error *err)
 {
@@ -181,10 +201,7 @@ static int set_field(struct pt2_runtime *rt, const char *key, const char *val,
         snprintf(rt->cxxabi, sizeof(rt->cxxabi), "%s", val);
     } else if (strcmp(key, "torch") == 0 && pt2_shims_release_parse(val, &rt->torch) == PT2_OK) {
         /* set */
-    } else if (strcmp(key, "macos") == 0 && dotted(val, 1, 3)) {
-        unsigned major = lead(val);
-        const char *dot = strchr(val, '.');
-        rt->macos = major * 100 + (dot != NULL ? lead(dot + 1) % 100 : 0);
+    } else if (strcmp(key, "macos") == 0 && dotted(val, 1, 3) && macos_parse(val, &rt->macos)) {
         snprintf(rt->os, sizeof(rt->os), "macos");
     } else if (strcmp(key, "glibc") == 0 || strcmp(key, "glibcxx") == 0 ||
                strcmp(key, "cxxabi") == 0 || strcmp(key, "torch") == 0 ||
@@ -419,9 +436,8 @@ cJSON *pt2_runtime_json(const pt2_runtime *rt)
     add_str_or_null(o, "glibcxx", rt->glibcxx, &failed);
     add_str_or_null(o, "cxxabi", rt->cxxabi, &failed);
     add_str_or_null(o, "torch", pt2_shims_release_text(rt->torch, t, sizeof(t)), &failed);
-    if (rt->macos != 0)
-        snprintf(t, sizeof(t), "%u.%u", rt->macos / 100, rt->macos % 100);
-    add_str_or_null(o, "macos", rt->macos != 0 ? t : NULL, &failed);
+    macos_text(rt->macos, t, sizeof(t));
+    add_str_or_null(o, "macos", t, &failed);
     add_str_or_null(o, "sysroot", rt->sysroot != NULL ? pt2_sysroot_dir(rt->sysroot) : NULL,
                     &failed);
     add_str_or_null(o, "libtorch", rt->libtorch_path, &failed);
@@ -944,7 +960,7 @@ static void req_gcc(const struct pt2_floors *f, const struct pt2_runtime *rt, st
 
 static void req_macos(const struct pt2_floors *f, const struct pt2_runtime *rt, struct req *r)
 {
-    char need[24];
+    char need[24], have[24];
 
     r->status = REQ_MET;
     if (f->macos == 0 || strcmp(rt->os, "macos") != 0)
@@ -953,10 +969,9 @@ static void req_macos(const struct pt2_floors *f, const struct pt2_runtime *rt, 
     if (rt->macos == 0)
         req_set(r, REQ_UNDESCRIBED, "macos", "needs macOS %s; %s does not say which macOS", need,
                 rt->name);
-    else if (rt->macos / 100 < (f->macos >> 16) ||
-             (rt->macos / 100 == (f->macos >> 16) && rt->macos % 100 < ((f->macos >> 8) & 0xff))) {
-        req_set(r, REQ_UNMET, "macos", "needs macOS %s; %s is macOS %u.%u", need, rt->name,
-                rt->macos / 100, rt->macos % 100);
+    else if (rt->macos < f->macos) { /* the same encoding: patch levels count (14.2 < 14.2.1) */
+        macos_text(rt->macos, have, sizeof(have));
+        req_set(r, REQ_UNMET, "macos", "needs macOS %s; %s is macOS %s", need, rt->name, have);
         snprintf(r->advice, sizeof(r->advice),
                  "Serve it on macOS %s or newer, or rebuild with MACOSX_DEPLOYMENT_TARGET set to "
                  "the runtime's macOS.",

@@ -52,6 +52,17 @@ START_TEST(test_parse_specs)
     ck_assert_str_eq(pt2_json_str(j, "os"), "macos");
     cJSON_Delete(j);
     pt2_runtime_free(rt);
+    /* a patch level is kept (LC_BUILD_VERSION's minos has one), a bare major is .0 */
+    ck_assert_int_eq(pt2_runtime_parse("macos=14.2.1", &rt, &err), PT2_OK);
+    j = json_of(rt);
+    ck_assert_str_eq(pt2_json_str(j, "macos"), "14.2.1");
+    cJSON_Delete(j);
+    pt2_runtime_free(rt);
+    ck_assert_int_eq(pt2_runtime_parse("macos=15", &rt, &err), PT2_OK);
+    j = json_of(rt);
+    ck_assert_str_eq(pt2_json_str(j, "macos"), "15.0");
+    cJSON_Delete(j);
+    pt2_runtime_free(rt);
 
     static const char *const bad[][2] = {
         {"debian99", "runtime base 'debian99' is unknown (bases: debian11, debian12, debian13, "
@@ -63,6 +74,8 @@ START_TEST(test_parse_specs)
                     "macos= or a base name)"},
         {"torch=2", "runtime torch=2: not a version (e.g. glibc=2.36, glibcxx=3.4.30, "
                     "torch=2.8, macos=14.0)"},
+        {"macos=14.256", "runtime macos=14.256: not a version (e.g. glibc=2.36, "
+                         "glibcxx=3.4.30, torch=2.8, macos=14.0)"},
         {"", "runtime: empty or longer than 256 bytes (e.g. debian12 or ubuntu22.04,torch=2.8)"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -277,7 +290,8 @@ static void judge_macho(const struct tu_macho_cmd *c, size_t n, const char *spec
 START_TEST(test_macho_platform)
 {
     static const struct tu_macho_cmd ios[] = {{0x32, 2, 0x00110000}},
-                                     zippered[] = {{0x32, 1, 0x000e0000}, {0x32, 6, 0x00110000}};
+                                     zippered[] = {{0x32, 1, 0x000e0000}, {0x32, 6, 0x00110000}},
+                                     patch[] = {{0x32, 1, 0x000e0201}};
     char verdict[256], reason[256], os[32];
 
     judge_macho(ios, 1, "macos=14.0", verdict, reason, sizeof(verdict), os);
@@ -293,6 +307,14 @@ START_TEST(test_macho_platform)
     judge_macho(zippered, 2, "macos=13.5", verdict, reason, sizeof(verdict), os);
     ck_assert_str_eq(verdict, "incompatible");
     ck_assert_str_eq(reason, "needs macOS 14.0; the runtime macos=13.5 is macOS 13.5");
+    /* the patch level counts: 14.2 is older than a minimum of 14.2.1 */
+    judge_macho(patch, 1, "macos=14.2", verdict, reason, sizeof(verdict), os);
+    ck_assert_str_eq(verdict, "incompatible");
+    ck_assert_str_eq(reason, "needs macOS 14.2.1; the runtime macos=14.2 is macOS 14.2");
+    judge_macho(patch, 1, "macos=14.2.1", verdict, reason, sizeof(verdict), os);
+    ck_assert_str_eq(verdict, "compatible");
+    judge_macho(patch, 1, "macos=14.3", verdict, reason, sizeof(verdict), os);
+    ck_assert_str_eq(verdict, "compatible");
 }
 END_TEST
 
