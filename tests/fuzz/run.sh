@@ -11,8 +11,11 @@ shift
 FUZZ_DIR=${FUZZ_DIR:-build/fuzz}
 pass=0 fail=0
 
-torch_seeds() { # torch 2.14.1's own small packages (tests/fixtures/torch/, under 100 KB)
+torch_seeds() { # torch's own small packages (tests/fixtures/torch/, under 100 KB), and
+    # tests/fuzz/seeds/torch/: t214_program_and_aoti without its library (an exported program
+    # and the wrapper that narrows its specs, in 69 KB)
     find tests/fixtures/torch -name '*.pt2' -size -100k -exec cp {} "$1/" \;
+    cp tests/fuzz/seeds/torch/* "$1/"
 }
 
 seed() { # seed NAME DIR: the harness's starting corpus in DIR
