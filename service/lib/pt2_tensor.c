@@ -538,6 +538,70 @@ int pt2_tensor_json_int(const cJSON *item, int64_t *out)
     return 1;
 }
 
+/* ---- derived dims -------------------------------------------------------- */
+
+/* A decimal integer within +-2^53 at *p (no sign); 1 and *p past it, else 0. */
+static int lin_int(const char **p, int64_t *out)
+{
+    int64_t v = 0;
+    const char *q = *p;
+
+    if (*q < '0' || *q > '9')
+        return 0;
+    for (; *q >= '0' && *q <= '9'; q++) {
+        v = v * 10 + (*q - '0');
+        if (v > PT2_JSON_INT_MAX)
+            return 0;
+    }
+    *out = v;
+    *p = q;
+    return 1;
+}
+
+static int lin_ident(const char **p, char *sym, size_t symlen)
+{
+    const char *q = *p;
+    size_t n = 0;
+
+    if (!(isalpha((unsigned char)*q) || *q == '_'))
+        return 0;
+    while (isalnum((unsigned char)q[n]) || q[n] == '_')
+        n++;
+    if (n >= symlen)
+        return 0;
+    memcpy(sym, q, n);
+    sym[n] = '\0';
+    *p = q + n;
+    return 1;
+}
+
+int pt2_tensor_linear(const char *text, char *sym, size_t symlen, int64_t *a, int64_t *b)
+{
+    const char *p = text;
+    int64_t k = 1, c = 0;
+    int scaled = 0;
+
+    if (lin_int(&p, &k)) {
+        if (*p++ != '*' || k == 0)
+            return 0;
+        scaled = 1;
+    }
+    if (!lin_ident(&p, sym, symlen))
+        return 0;
+    if (*p == ' ' && (p[1] == '+' || p[1] == '-') && p[2] == ' ') {
+        int neg = p[1] == '-';
+        p += 3;
+        if (!lin_int(&p, &c) || c == 0)
+            return 0;
+        c = neg ? -c : c;
+    }
+    if (*p != '\0' || (!scaled && c == 0))
+        return 0; /* a bare symbol is no derived dim */
+    *a = k;
+    *b = c;
+    return 1;
+}
+
 /* ---- validation ------------------------------------------------------------ */
 
 /*
@@ -777,6 +841,50 @@ static void check_input(struct vstate *st, size_t ti, const cJSON *shape)
     }
 }
 
+/* Each derived dim ("2*s0") of one input against the size its symbol took where another dim
+ * names the symbol itself (check_input bound it); one it cannot relate is left alone. */
+static void check_derived(struct vstate *st, size_t ti, const cJSON *shape)
+{
+    const struct pt2_tensor *t = &st->expected->v[ti];
+    const cJSON *d;
+    int axis = 0;
+
+    if (t->ndim < 0 || cJSON_GetArraySize(shape) != t->ndim)
+        return; /* the rank was said */
+    cJSON_ArrayForEach(d, shape)
+    {
+        const struct pt2_dim *dim = &t->dims[axis];
+        char base[PT2_SYMBOL_MAX], want[96];
+        const struct smap_slot *s;
+        int64_t a, b, got, v;
+        struct viol w = {"symbol-mismatch", t->name, axis, want, 0, 1};
+
+        int over;
+
+        if (dim->size < 0 && dim->symbol[0] != '\0' &&
+            pt2_tensor_linear(dim->symbol, base, sizeof(base), &a, &b) &&
+            (s = smap_slot(&st->symbols, base))->key != NULL && pt2_tensor_json_int(d, &got)) {
+            /* a size past int64 is no size any shape can have */
+            over = __builtin_mul_overflow(a, s->size, &v) || __builtin_add_overflow(v, b, &v);
+            if (!over && got == v) {
+                axis++;
+                continue;
+            }
+            w.got = (long long)got;
+            if (over)
+                snprintf(want, sizeof(want), "%s", dim->symbol);
+            else
+                snprintf(want, sizeof(want), "%lld", (long long)v);
+            verdict(st, &w,
+                    "input '%s' axis %d: dynamic dim '%s' must be %s ('%s' is %lld in input "
+                    "'%s'), got %lld",
+                    t->name, axis, dim->symbol, want, base, (long long)s->size,
+                    st->expected->v[s->idx].name, (long long)got);
+        }
+        axis++;
+    }
+}
+
 int pt2_tensor_validate(const struct pt2_tensor_list *expected, const cJSON *proposed,
                         cJSON *errors, struct pt2_error *err)
 {
@@ -844,6 +952,11 @@ int pt2_tensor_validate(const struct pt2_tensor_list *expected, const cJSON *pro
             verdict(st, &w, "missing input '%s'", expected->v[i].name);
         else
             check_input(st, i, s->shape);
+    }
+    for (i = 0; i < expected->n; i++) {
+        const struct smap_slot *s = smap_slot(&st->proposed, expected->v[i].name);
+        if (s->key != NULL)
+            check_derived(st, i, s->shape);
     }
     if (st->nerrors > PT2_VALIDATE_ERRORS_MAX) {
         /* the cap's own line: counted past the cap, so added here directly */

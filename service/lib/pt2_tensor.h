@@ -70,6 +70,13 @@ void pt2_tensor_list_free(struct pt2_tensor_list *l);
 const struct pt2_tensor *pt2_tensor_list_find(const struct pt2_tensor_list *l, const char *name);
 
 /*
+ * A derived dim: `text` is "A*s", "A*s + B", "A*s - B", "s + B" or "s - B" (sympy's str()
+ * of torch.export's derived Dims, A and B integers, A != 0) naming one symbol s. 1 with
+ * s into sym (symlen bytes), *a and *b set; 0 for anything else, a bare symbol included.
+ */
+int pt2_tensor_linear(const char *text, char *sym, size_t symlen, int64_t *a, int64_t *b);
+
+/*
  * Narrow an exported program's specs to what its compiled AOTI model accepts. `inputs` are
  * the program's user inputs; `compiled` the same inputs, in the same order, as the model's
  * wrapper checks them (torch specialises a size 0/1 bound away and may fix a dim). Where the
@@ -137,7 +144,9 @@ int pt2_tensor_list_oip_json(const struct pt2_tensor_list *l, const char *what, 
  * PT2_ERR_INVALID. Otherwise returns PT2_OK and appends to the JSON array
  * `errors` one object per violation, every one (empty = acceptable): unknown
  * names, missing names, then per input in `expected` order the rank, each
- * fixed size, each dynamic range and the agreement of shared symbols. Each is
+ * fixed size, each dynamic range and the agreement of shared symbols, then
+ * every derived dim ("2*s0") against its symbol's size where another dim
+ * names the symbol itself (symbol-mismatch). Each is
  * {input, axis, expected, got, code, message}, code one of unknown-input,
  * missing-input, rank, size, range, symbol-mismatch, and past
  * PT2_VALIDATE_ERRORS_MAX one `more` whose got counts the rest.

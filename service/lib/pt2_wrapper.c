@@ -957,11 +957,54 @@ static int add_binding(struct pt2_wrapper_scan *s, const char *sym, const char *
     return push_binding(s, base, sym, dim, err);
 }
 
+/* One size of an assert_size_stride list: a symbol ("s27") or a derived dim of one
+ * ("2L*s27", "s27 + 1L", "2L*s27 - 1L"), written as sympy prints it ("2*s27", "s27 + 1")
+ * into sym; 0 for a number or any other expression (the check blocks' business). */
+static int assert_size(const char *p, const char *end, char *sym, size_t len)
+{
+    char id[PT2_SYMBOL_MAX];
+    int64_t a = 1, b = 0;
+    int scaled = 0, n;
+    size_t k;
+
+    if (parse_i64(&p, &a)) {
+        if (!eat(&p, "*") || a == 0)
+            return 0;
+        scaled = 1;
+    }
+    p = skip_ws(p);
+    k = ident_len(p);
+    if (!copy_ident(p, k, id, sizeof(id)))
+        return 0;
+    p = skip_ws(p + k);
+    if (p < end && (*p == '+' || *p == '-')) {
+        int neg = *p == '-';
+        p++;
+        if (!parse_i64(&p, &b) || b <= 0)
+            return 0;
+        b = neg ? -b : b;
+        p = skip_ws(p);
+    }
+    if (p != end)
+        return 0;
+    if (!scaled && b == 0)
+        n = snprintf(sym, len, "%s", id);
+    else if (!scaled)
+        n = snprintf(sym, len, "%s %c %lld", id, b < 0 ? '-' : '+', (long long)(b < 0 ? -b : b));
+    else if (b == 0)
+        n = snprintf(sym, len, "%lld*%s", (long long)a, id);
+    else
+        n = snprintf(sym, len, "%lld*%s %c %lld", (long long)a, id, b < 0 ? '-' : '+',
+                     (long long)(b < 0 ? -b : b));
+    return n > 0 && (size_t)n < len;
+}
+
 /* `... assert_size_stride(arg3_1, {2L, s27}, {s27, 1L}, "input"); }`: each size that is a
- * bare symbol binds that dim (numbers and expressions are the check blocks' business). */
+ * symbol, or a derived dim of one, binds that dim. */
 static int add_assert(struct pt2_wrapper_scan *s, const char *p, struct pt2_error *err)
 {
     char var[NAME_LEN], sym[PT2_SYMBOL_MAX];
+    const char *start, *end;
     size_t n;
     int64_t dim;
     int depth, rc;
@@ -979,17 +1022,18 @@ static int add_assert(struct pt2_wrapper_scan *s, const char *p, struct pt2_erro
         p = skip_ws(p);
         if (*p == '}')
             return PT2_OK;
-        n = ident_len(p);
-        if (n > 0 && (*skip_ws(p + n) == ',' || *skip_ws(p + n) == '}') &&
-            copy_ident(p, n, sym, sizeof(sym))) {
-            rc = push_binding(s, var, sym, dim, err);
-            if (rc != PT2_OK)
-                return rc;
-        }
+        start = p;
         for (depth = 0; *p != '\0' && !(depth == 0 && (*p == ',' || *p == '}')); p++)
             depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
         if (*p == '\0')
             return PT2_OK;
+        for (end = p; end > start && (end[-1] == ' ' || end[-1] == '\t'); end--)
+            ;
+        if (assert_size(start, end, sym, sizeof(sym))) {
+            rc = push_binding(s, var, sym, dim, err);
+            if (rc != PT2_OK)
+                return rc;
+        }
         if (*p == ',')
             p++;
     }

@@ -471,6 +471,68 @@ START_TEST(test_narrow_to_compiled)
 }
 END_TEST
 
+/* ---- derived dims (torch.export's Dim arithmetic, "2*s0") ---- */
+
+START_TEST(test_linear_forms)
+{
+    static const struct {
+        const char *text, *sym;
+        int64_t a, b;
+    } yes[] = {{"2*s77", "s77", 2, 0}, {"2*s77 + 1", "s77", 2, 1}, {"3*b - 2", "b", 3, -2},
+               {"s0 + 1", "s0", 1, 1}, {"s0 - 4", "s0", 1, -4},    {"10*_x9", "_x9", 10, 0}};
+    static const char *const no[] = {"s0",     "2",      "2*s0*s1", "s0 + s1",
+                                     "2 * s0", "2*s0+1", "0*s0",    "s0 + 0",
+                                     "-2*s0",  "(2*s0)", "2*s0 + ", "9007199254740993*s0",
+                                     ""};
+    char sym[PT2_SYMBOL_MAX];
+    int64_t a, b;
+
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        ck_assert_msg(pt2_tensor_linear(yes[i].text, sym, sizeof(sym), &a, &b) == 1, "%s",
+                      yes[i].text);
+        ck_assert_str_eq(sym, yes[i].sym);
+        ck_assert_int_eq(a, yes[i].a);
+        ck_assert_int_eq(b, yes[i].b);
+    }
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        ck_assert_msg(pt2_tensor_linear(no[i], sym, sizeof(sym), &a, &b) == 0, "%s", no[i]);
+}
+END_TEST
+
+START_TEST(test_validate_derived)
+{
+    struct pt2_tensor_list l = {0};
+    char buf[1024];
+
+    /* tests/fixtures/torch/t214_derived.pt2: x (b, 4), y (2*b, 4), b in [2, 32] */
+    push(&l, mk("x", "float32", "s77[2:32],4"));
+    push(&l, mk("y", "float32", "2*s77[4:64],4"));
+    push(&l, mk("z", "float32", "s77 + 1[3:33]"));
+    ck_assert_str_eq(check(&l, "{\"x\": [3, 4], \"y\": [6, 4], \"z\": [4]}", buf, sizeof(buf)),
+                     "OK");
+    ck_assert_str_eq(check(&l, "{\"x\": [3, 4], \"y\": [8, 4], \"z\": [5]}", buf, sizeof(buf)),
+                     "input 'y' axis 0: dynamic dim '2*s77' must be 6 ('s77' is 3 in input 'x'), "
+                     "got 8 | input 'z' axis 0: dynamic dim 's77 + 1' must be 4 ('s77' is 3 in "
+                     "input 'x'), got 5");
+    /* the range is said once, and the derivation still checked */
+    ck_assert_str_eq(check(&l, "{\"x\": [40, 4], \"y\": [80, 4], \"z\": [41]}", buf, sizeof(buf)),
+                     "input 'x' axis 0: dynamic dim 's77' must be in [2, 32], got 40 | input 'y' "
+                     "axis 0: dynamic dim '2*s77' must be in [4, 64], got 80 | input 'z' axis 0: "
+                     "dynamic dim 's77 + 1' must be in [3, 33], got 41");
+    pt2_tensor_list_free(&l);
+
+    /* a symbol no dim names alone relates nothing; a size past int64 is never equal */
+    push(&l, mk("y", "float32", "2*s5"));
+    push(&l, mk("w", "float32", "9007199254740992*s6"));
+    push(&l, mk("v", "float32", "s6"));
+    ck_assert_str_eq(
+        check(&l, "{\"y\": [7], \"w\": [1], \"v\": [9007199254740992]}", buf, sizeof(buf)),
+        "input 'w' axis 0: dynamic dim '9007199254740992*s6' must be "
+        "9007199254740992*s6 ('s6' is 9007199254740992 in input 'v'), got 1");
+    pt2_tensor_list_free(&l);
+}
+END_TEST
+
 START_TEST(test_validate_valid)
 {
     struct pt2_tensor_list l = image_scale();
@@ -783,6 +845,8 @@ int main(void)
     tcase_add_test(tc, test_list_cap);
     tcase_add_test(tc, test_json_int);
     tcase_add_test(tc, test_narrow_to_compiled);
+    tcase_add_test(tc, test_linear_forms);
+    tcase_add_test(tc, test_validate_derived);
     tcase_add_test(tc, test_validate_valid);
     tcase_add_test(tc, test_validate_missing);
     tcase_add_test(tc, test_validate_unknown);

@@ -505,6 +505,36 @@ START_TEST(test_assert_size_stride)
     pt2_wrapper_info_free(&w);
     pt2_wrapper_scan_free(s);
 
+    /* a derived dim (torch.export's 2*b: tests/fixtures/torch/t214_derived.pt2) is named as
+     * sympy prints it; other expressions name nothing */
+    {
+        static const struct {
+            const char *size, *want;
+        } forms[] = {{"2L*s27", "2*s27"},   {"s27 + 1L", "s27 + 1"}, {"2L*s27 - 3L", "2*s27 - 3"},
+                     {"2L * s27", "2*s27"}, {"s27*2L", "?"},         {"(s27 + 1L)", "?"},
+                     {"s27 + s28", "?"},    {"0L*s27", "?"},         {"2L*s27 + 0L", "?"}};
+        char line[256], *t;
+        size_t tl;
+
+        for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+            const char *cut = strstr(assert_text, "    if (_check");
+            char want[64];
+
+            tl = (size_t)(cut - assert_text);
+            snprintf(line, sizeof(line), "    assert_size_stride(arg3_1, {2L, %s}, {1L});\n",
+                     forms[i].size);
+            t = malloc(tl + strlen(line) + 1);
+            ck_assert_ptr_nonnull(t);
+            memcpy(t, assert_text, tl);
+            memcpy(t + tl, line, strlen(line) + 1);
+            scan_str(t, &w);
+            snprintf(want, sizeof(want), "arg3_1 float32 (2, %s[2..512])", forms[i].want);
+            ck_assert_str_eq(in_desc(&w, 1, buf, sizeof(buf)), want);
+            pt2_wrapper_info_free(&w);
+            free(t);
+        }
+    }
+
     /* every dim named in the prologue: done at inputs.clear(), as before */
     scan_str(shared_text, &w);
     ck_assert_str_eq(in_desc(&w, 1, buf, sizeof(buf)), "mask bool (s0[2..32], s1[1..4096])");
