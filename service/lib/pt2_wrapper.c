@@ -423,6 +423,8 @@ struct pt2_wrapper_scan {
     uint64_t assert_from;
     size_t asserts_seen;
     int has_in_spec, has_out_spec;
+    char *in_spec; /* the in_spec_ literal's text (JSON), when its line fitted the window */
+    size_t in_spec_len;
 
     struct const_cur cc;
     unsigned char *cseen; /* bitmap of constant indices counted */
@@ -1121,11 +1123,53 @@ static int spec_nonempty(const char *p)
     return p[0] == '"' && p[1] != '"' && p[1] != '\0';
 }
 
+/* The text of `= R"(...)";` or `= "...";` (only \" and \\ escapes, as torch writes it) into
+ * s->in_spec; anything else is left unread. */
+static void spec_keep(struct pt2_wrapper_scan *s, const char *p)
+{
+    const char *end;
+    char *t;
+    size_t n = 0;
+
+    if (s->in_spec != NULL || !eat(&p, "="))
+        return;
+    p = skip_ws(p);
+    if (p[0] == 'R' && p[1] == '"' && p[2] == '(') {
+        p += 3;
+        end = strstr(p, ")\"");
+        if (end == NULL || (t = malloc((size_t)(end - p) + 1)) == NULL)
+            return;
+        memcpy(t, p, (size_t)(end - p));
+        n = (size_t)(end - p);
+    } else if (p[0] == '"') {
+        if ((t = malloc(strlen(p))) == NULL)
+            return;
+        for (p++; *p != '\0' && *p != '"'; p++) {
+            if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+                p++;
+            else if (*p == '\\')
+                break; /* an escape torch does not write: leave it */
+            t[n++] = *p;
+        }
+        if (*p != '"') {
+            free(t);
+            return;
+        }
+    } else {
+        return;
+    }
+    t[n] = '\0';
+    s->in_spec = t;
+    s->in_spec_len = n;
+}
+
 static int spec_line(struct pt2_wrapper_scan *s, const char *p)
 {
     if (eat(&p, "in_spec_")) {
-        if (spec_nonempty(p))
+        if (spec_nonempty(p)) {
             s->has_in_spec = 1;
+            spec_keep(s, p);
+        }
         return 1;
     }
     if (eat(&p, "out_spec_")) {
@@ -1338,6 +1382,7 @@ void pt2_wrapper_scan_free(pt2_wrapper_scan *s)
     free(s->cseen);
     free(s->bind);
     free(s->dyn);
+    free(s->in_spec);
     free(s);
 }
 
@@ -1635,6 +1680,97 @@ static void count_unnamed(const struct io_table *tb, size_t *unnamed, size_t *to
     }
 }
 
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A pytree spec node with no children (a leaf: one tensor). */
+static int spec_leaf(const cJSON *n)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(n, "children_spec");
+    return cJSON_IsObject(n) && cJSON_IsArray(c) && cJSON_GetArraySize(c) == 0 &&
+           cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(n, "type"));
+}
+
+/* Every child of a spec node a leaf: their number, else -1. */
+static int spec_leaves(const cJSON *n, const char *type)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(n, "children_spec"), *e;
+    const char *t = pt2_json_str(n, "type");
+    int k = 0;
+
+    if (t == NULL || strcmp(t, type) != 0 || !cJSON_IsArray(c))
+        return -1;
+    cJSON_ArrayForEach(e, c)
+    {
+        if (!spec_leaf(e))
+            return -1;
+        k++;
+    }
+    return k;
+}
+
+/*
+ * Inputs passed by keyword are named as forward() names them. torch's in_spec_ is the
+ * pytree of forward(*args, **kwargs): [version, tuple(args tuple, kwargs dict)], the dict's
+ * context the JSON text of its keys, in the order of the flattened inputs after the args.
+ * Where every argument is one tensor, the k-th keyword input takes its key for its name
+ * (the wrapper's own is argN_M); a nested or unexpected spec leaves the names as they are.
+ */
+static void kwargs_names(const struct pt2_wrapper_scan *s, struct pt2_wrapper_info *o)
+{
+    static const struct pt2_json_limits lim = {PT2_WRAPPER_LINE_MAX, 32, 20000, 4096};
+    struct pt2_error ignored = {0};
+    cJSON *doc = NULL, *keys = NULL;
+    const cJSON *spec, *args, *kw, *k;
+    const char **sorted = NULL;
+    int nargs, nkw, i = 0;
+
+    if (s->in_spec == NULL ||
+        pt2_json_parse(s->in_spec, s->in_spec_len, &lim, "in_spec", &doc, &ignored) != PT2_OK)
+        return;
+    spec = cJSON_GetArrayItem(doc, 1);
+    args = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(spec, "children_spec"), 0);
+    kw = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(spec, "children_spec"), 1);
+    nargs = spec_leaves(args, "builtins.tuple");
+    nkw = spec_leaves(kw, "builtins.dict");
+    if (!cJSON_IsArray(doc) || nargs < 0 || nkw <= 0 || (size_t)(nargs + nkw) != o->inputs.n ||
+        pt2_json_str(kw, "context") == NULL ||
+        pt2_json_parse(pt2_json_str(kw, "context"), strlen(pt2_json_str(kw, "context")), &lim,
+                       "in_spec context", &keys, &ignored) != PT2_OK ||
+        !cJSON_IsArray(keys) || cJSON_GetArraySize(keys) != nkw)
+        goto cleanup;
+    /* the keys and the positional inputs' names, sorted: every name once (no quadratic step) */
+    sorted = malloc(o->inputs.n * sizeof(*sorted));
+    if (sorted == NULL)
+        goto cleanup;
+    for (i = 0; i < nargs; i++)
+        sorted[i] = o->inputs.v[i].name;
+    cJSON_ArrayForEach(k, keys)
+    {
+        if (!cJSON_IsString(k) || k->valuestring[0] == '\0' ||
+            strlen(k->valuestring) >= sizeof(o->inputs.v[0].name))
+            goto cleanup;
+        sorted[i++] = k->valuestring;
+    }
+    qsort(sorted, o->inputs.n, sizeof(*sorted), str_cmp);
+    for (i = 1; (size_t)i < o->inputs.n; i++)
+        if (strcmp(sorted[i - 1], sorted[i]) == 0)
+            goto cleanup;
+    i = 0;
+    cJSON_ArrayForEach(k, keys)
+    {
+        char *name = o->inputs.v[nargs + i++].name;
+        memcpy(name, k->valuestring, strlen(k->valuestring) + 1); /* fits: checked above */
+        pt2_utf8_scrub(name, strlen(name));
+    }
+cleanup:
+    free(sorted);
+    cJSON_Delete(keys);
+    cJSON_Delete(doc);
+}
+
 static void add_warnings(const struct pt2_wrapper_scan *s, struct pt2_wrapper_info *o)
 {
     char model[NAME_LEN + 16], names[160];
@@ -1801,6 +1937,7 @@ int pt2_wrapper_scan_finish(pt2_wrapper_scan *s, struct pt2_wrapper_info *out,
     fill_constants(s, &out->constants);
     out->bytes_scanned = s->consumed;
     out->cut = s->cut;
+    kwargs_names(s, out);
     add_warnings(s, out);
 cleanup:
     if (rc != PT2_OK)

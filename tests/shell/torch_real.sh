@@ -124,6 +124,9 @@ for name, f in sorted(facts["packages"].items()):
             continue
         ins = specs["inputs"]
         ok(len(ins) == len(mf["inputs"]), "%s/%s: %d inputs, torch %d" % (name, mname, len(ins), len(mf["inputs"])))
+        if "keywords" in mf:  # passed by keyword: named as forward() names them
+            ok([t["name"] for t in ins] == mf["keywords"],
+               "%s/%s: inputs %s, forward() takes %s" % (name, mname, [t["name"] for t in ins], mf["keywords"]))
         # torch 2.6's wrapper checks nothing (its runner took every shape it could compute
         # with, and failed inside a kernel call on the others) and records input names only:
         # the package does not say the specs, so pt2scope must not either (a warning says

@@ -571,6 +571,82 @@ START_TEST(test_assert_size_stride)
 }
 END_TEST
 
+/* ---- inputs passed by keyword: named by the pytree spec ---- */
+
+/* A wrapper of two inputs with this in_spec_ line. */
+static void kwargs_case(const char *spec_line, const char *name0, const char *name1)
+{
+    struct pt2_wrapper_info w;
+    char text[4096];
+
+    snprintf(text, sizeof(text),
+             "    : AOTInductorModelBase(2, 1, 0, \"cpu\", std::nullopt, true) {\n"
+             "    inputs_info_[0].name = \"arg0_1\";\n"
+             "    inputs_info_[1].name = \"arg1_1\";\n"
+             "%s\n"
+             "    outputs_info_[0].name = \"output0\";\n"
+             "}\n",
+             spec_line);
+    scan_str(text, &w);
+    ck_assert_uint_eq(w.inputs.n, 2);
+    ck_assert_str_eq(w.inputs.v[0].name, name0);
+    ck_assert_str_eq(w.inputs.v[1].name, name1);
+    pt2_wrapper_info_free(&w);
+}
+
+/* torch 2.14.1 writes a raw literal, 2.6.0 an escaped one (t214_keywords, t26_keywords). */
+START_TEST(test_kwargs_names)
+{
+#define LEAF "{\"type\": null, \"context\": null, \"children_spec\": []}"
+#define LEAF_E "{\\\"type\\\": null, \\\"context\\\": null, \\\"children_spec\\\": []}"
+    kwargs_case("    in_spec_ = R\"([1, {\"type\": \"builtins.tuple\", \"context\": \"null\", "
+                "\"children_spec\": [{\"type\": \"builtins.tuple\", \"context\": \"null\", "
+                "\"children_spec\": []}, {\"type\": \"builtins.dict\", \"context\": "
+                "\"[\\\"image\\\", \\\"scale\\\"]\", \"children_spec\": [" LEAF ", " LEAF
+                "]}]}])\";",
+                "image", "scale");
+    kwargs_case("    in_spec_ = \"[1, {\\\"type\\\": \\\"builtins.tuple\\\", \\\"context\\\": "
+                "\\\"null\\\", \\\"children_spec\\\": [{\\\"type\\\": \\\"builtins.tuple\\\", "
+                "\\\"context\\\": \\\"null\\\", \\\"children_spec\\\": []}, {\\\"type\\\": "
+                "\\\"builtins.dict\\\", \\\"context\\\": \\\"[\\\\\\\"image\\\\\\\", "
+                "\\\\\\\"scale\\\\\\\"]\\\", \\\"children_spec\\\": [" LEAF_E ", " LEAF_E
+                "]}]}]\";",
+                "image", "scale");
+    /* one positional, one keyword */
+    kwargs_case("    in_spec_ = R\"([1, {\"type\": \"builtins.tuple\", \"context\": \"null\", "
+                "\"children_spec\": [{\"type\": \"builtins.tuple\", \"context\": \"null\", "
+                "\"children_spec\": [" LEAF "]}, {\"type\": \"builtins.dict\", \"context\": "
+                "\"[\\\"mask\\\"]\", \"children_spec\": [" LEAF "]}]}])\";",
+                "arg0_1", "mask");
+    /* positional only, a nested keyword, a count that does not match, a repeated key: as is */
+    kwargs_case("    in_spec_ = R\"([1, {\"type\": \"builtins.tuple\", \"context\": \"null\", "
+                "\"children_spec\": [{\"type\": \"builtins.tuple\", \"context\": \"null\", "
+                "\"children_spec\": [" LEAF ", " LEAF "]}, {\"type\": \"builtins.dict\", "
+                "\"context\": \"[]\", \"children_spec\": []}]}])\";",
+                "arg0_1", "arg1_1");
+    kwargs_case("    in_spec_ = R\"([1, {\"type\": \"builtins.tuple\", \"context\": \"null\", "
+                "\"children_spec\": [{\"type\": \"builtins.tuple\", \"context\": \"null\", "
+                "\"children_spec\": []}, {\"type\": \"builtins.dict\", \"context\": "
+                "\"[\\\"batch\\\"]\", \"children_spec\": [{\"type\": \"builtins.dict\", "
+                "\"context\": \"[\\\"a\\\", \\\"b\\\"]\", \"children_spec\": [" LEAF ", " LEAF
+                "]}]}]}])\";",
+                "arg0_1", "arg1_1");
+    kwargs_case("    in_spec_ = R\"([1, {\"type\": \"builtins.tuple\", \"context\": \"null\", "
+                "\"children_spec\": [{\"type\": \"builtins.tuple\", \"context\": \"null\", "
+                "\"children_spec\": []}, {\"type\": \"builtins.dict\", \"context\": "
+                "\"[\\\"image\\\"]\", \"children_spec\": [" LEAF "]}]}])\";",
+                "arg0_1", "arg1_1");
+    kwargs_case("    in_spec_ = R\"([1, {\"type\": \"builtins.tuple\", \"context\": \"null\", "
+                "\"children_spec\": [{\"type\": \"builtins.tuple\", \"context\": \"null\", "
+                "\"children_spec\": []}, {\"type\": \"builtins.dict\", \"context\": "
+                "\"[\\\"x\\\", \\\"x\\\"]\", \"children_spec\": [" LEAF ", " LEAF "]}]}])\";",
+                "arg0_1", "arg1_1");
+    kwargs_case("    in_spec_ = R\"(not json)\";", "arg0_1", "arg1_1");
+#undef LEAF
+#undef LEAF_E
+}
+END_TEST
+
 /* ---- constants: every dtype spelling ---- */
 
 START_TEST(test_constant_dtype_spellings)
@@ -1157,6 +1233,7 @@ int main(void)
     tcase_add_test(tc, test_dynamic_bounds);
     tcase_add_test(tc, test_shared_symbols);
     tcase_add_test(tc, test_assert_size_stride);
+    tcase_add_test(tc, test_kwargs_names);
     tcase_add_test(tc, test_constant_dtype_spellings);
     tcase_add_test(tc, test_constants_repeated_and_declared);
     tcase_add_test(tc, test_chunking_is_invisible);
