@@ -1727,7 +1727,10 @@ static void kwargs_names(const struct pt2_wrapper_scan *s, struct pt2_wrapper_in
     const char **sorted = NULL;
     int nargs, nkw, i = 0;
 
+    /* most models take no keyword: their dict's context is "[]", and nothing is parsed */
     if (s->in_spec == NULL ||
+        strstr(s->in_spec, "\"builtins.dict\", \"context\": \"[]\"") != NULL ||
+        strstr(s->in_spec, "\"builtins.dict\"") == NULL ||
         pt2_json_parse(s->in_spec, s->in_spec_len, &lim, "in_spec", &doc, &ignored) != PT2_OK)
         return;
     spec = cJSON_GetArrayItem(doc, 1);
